@@ -1,0 +1,329 @@
+import Atomics
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// The real-time segments engine: tracks events and identity, keeps the customer's segments fresh,
+/// and notifies the registered callbacks of exactly the categories that changed.
+///
+/// ```swift
+/// let client = SegmentsClient(configuration: .init(projectToken: "token", transport: transport))
+/// client.segmentation.addCallback(callbackData: .init(category: .discovery, isIncludeFirstLoad: true) {
+///     print($0)
+/// })
+/// client.start()
+/// try client.identifyCustomer(customerIds: ["registered": "jane@example.com"])
+/// try client.trackEvent(eventType: "view_item", properties: ["sku": "A-1"])
+/// let content = try await client.getSegments(category: .content)
+/// ```
+///
+/// Threading: every method may be called from any thread. `trackEvent`, `identifyCustomer` and
+/// `anonymize` are lock-free and return without waiting for the engine; their effects are applied
+/// in call order. Callbacks and `getSegments` completions run on background threads, never on the
+/// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
+/// and uploads run as tasks. Call ``stop()`` to end the engine thread.
+///
+/// Errors: invalid arguments and calls before ``start()`` or after ``stop()`` throw
+/// ``SegmentsError``; network failures are logged as `Segments:` lines, failed uploads are retried and
+/// never dropped, and `getSegments` reports them to its caller.
+public final class SegmentsClient: Sendable {
+    private enum Lifecycle: Int, AtomicValue {
+        case created, started, stopped
+    }
+
+    /// The configuration the client was created with.
+    public let configuration: SegmentsConfiguration
+    /// Where callbacks are registered and removed.
+    public let segmentation: SegmentationManager
+
+    private let channels: EngineChannels
+    private let identity: IdentityCell
+    private let registry: CallbackRegistry
+    private let pullCache: PullCache
+    private let counters = EngineCounters()
+    private let lifecycle = ManagedAtomic<Lifecycle>(.created)
+    private let initial: Mutex<EngineOwner.Initial?>
+    private let engineFinished = DispatchSemaphore(value: 0)
+
+    /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
+    /// unsent events) from ``SegmentsConfiguration/stateDirectory``. A corrupt state file is logged
+    /// and ignored. Nothing runs until ``start()``.
+    public init(configuration: SegmentsConfiguration) {
+        self.configuration = configuration
+        let logger = configuration.logger
+        let channels = EngineChannels(ringCapacity: configuration.ingestCapacity)
+        self.channels = channels
+        let registry = CallbackRegistry()
+        self.registry = registry
+        self.pullCache = PullCache(ttl: configuration.cacheTTL)
+
+        let restored = Self.restore(configuration)
+        self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))
+        self.initial = Mutex(restored.initial)
+
+        let lifecycle = lifecycle
+        self.segmentation = SegmentationManager(registry: registry, logger: logger) {
+            // Reload trigger 1: a registration while the engine runs.
+            if lifecycle.load(ordering: .relaxed) == .started { channels.requestReload() }
+        }
+    }
+
+    private static func restore(_ configuration: SegmentsConfiguration) -> (customerIds: [String: String], initial: EngineOwner.Initial) {
+        let fresh = (
+            customerIds: [CustomerIdKey.cookie: UUID().uuidString],
+            initial: EngineOwner.Initial(linkedIds: [:], lastKnown: nil, pendingUploads: [])
+        )
+        guard let directory = configuration.stateDirectory else { return fresh }
+        let store = StateStore(directory: directory)
+        switch store.load() {
+        case .missing:
+            return fresh
+        case .corrupt(let reason):
+            configuration.logger.warning("Segments: Ignoring corrupt state file \(store.fileURL.path): \(reason)")
+            return fresh
+        case .loaded(let state):
+            let lastKnown = state.lastKnown.map { known in
+                LastKnownState(customerIds: known.customerIds, response: SegmentsResponse(wireCategories: known.categories))
+            }
+            if !state.pendingUploads.isEmpty {
+                configuration.logger.info("Segments: Restored \(state.pendingUploads.count) unsent uploads")
+            }
+            return (
+                state.customerIds,
+                EngineOwner.Initial(linkedIds: state.linkedIds, lastKnown: lastKnown, pendingUploads: state.pendingUploads)
+            )
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the engine thread: restored uploads go out and, if callbacks are registered, a check is
+    /// requested (reload trigger 2). Calling it again does nothing.
+    public func start() {
+        guard lifecycle.compareExchange(expected: .created, desired: .started, ordering: .acquiringAndReleasing).exchanged,
+            let initial = initial.withLock({ $0.take() })
+        else {
+            configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
+            return
+        }
+        let owner = OwnerBox(
+            configuration: configuration, channels: channels, identity: identity, registry: registry,
+            pullCache: pullCache, counters: counters, initial: initial)
+        let finished = engineFinished
+        let thread = Thread {
+            owner.makeOwner().run()
+            finished.signal()
+        }
+        thread.name = "RealtimeSegments.engine"
+        thread.start()
+    }
+
+    /// Stops the engine: cancels pending checks (no callback is invoked for data fetched before),
+    /// fails waiting `getSegments` calls with ``SegmentsError/stopped``, makes one last attempt to
+    /// upload buffered events, and persists what could not be sent (if a state directory is set).
+    /// Blocks until the engine thread has ended or `timeout` passed. The client cannot be restarted.
+    /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted.
+    public func stop(timeout: Duration = .seconds(30)) {
+        let previous = lifecycle.exchange(.stopped, ordering: .acquiringAndReleasing)
+        guard previous == .started else { return }
+        identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
+        channels.post(.stop)
+        if engineFinished.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
+            configuration.logger.warning("Segments: stop() timed out waiting for the final upload")
+        }
+    }
+
+    private func requireStarted() throws(SegmentsError) {
+        switch lifecycle.load(ordering: .relaxed) {
+        case .started: return
+        case .created: throw .notStarted
+        case .stopped: throw .stopped
+        }
+    }
+
+    // MARK: Tracking and identity
+
+    /// Tracks an event for the current customer. Lock-free; the event is uploaded according to
+    /// ``SegmentsConfiguration/flushingMode`` and a successful upload requests a check (trigger 4).
+    /// If the ingestion ring is full the call waits for room: events are never dropped.
+    ///
+    /// - Parameters:
+    ///   - timestamp: seconds since 1970; `nil` for now.
+    /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty event type,
+    ///   ``SegmentsError/notStarted`` or ``SegmentsError/stopped``.
+    public func trackEvent(
+        eventType: String, properties: [String: JSONValue] = [:], timestamp: Double? = nil
+    ) throws(SegmentsError) {
+        guard !eventType.isEmpty else { throw .invalidArgument("eventType is empty") }
+        try requireStarted()
+        channels.ingest(.event(
+            eventType: eventType, properties: properties,
+            timestamp: timestamp ?? configuration.clock.wallClockSeconds()))
+    }
+
+    /// Identifies the current customer with hard ids (for example `["registered": "jane@example.com"]`)
+    /// and/or updates customer properties. Ids are merged into the current ones; the cookie stays.
+    ///
+    /// When the hard ids change, the customer generation changes: checks in flight for the previous
+    /// ids are dropped and no callback receives their data. Naming any hard id requests a check
+    /// (reload trigger 3).
+    ///
+    /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty key or value, a `cookie` key (the
+    ///   engine owns the cookie; use ``anonymize()``), or a call with neither ids nor properties;
+    ///   ``SegmentsError/notStarted`` or ``SegmentsError/stopped``.
+    public func identifyCustomer(
+        customerIds: [String: String] = [:], properties: [String: JSONValue] = [:]
+    ) throws(SegmentsError) {
+        if customerIds.isEmpty && properties.isEmpty {
+            throw .invalidArgument("identifyCustomer needs customer ids or properties")
+        }
+        for (key, value) in customerIds {
+            if key.isEmpty { throw .invalidArgument("a customer id key is empty") }
+            if key == CustomerIdKey.cookie {
+                throw .invalidArgument("the cookie is managed by the engine; use anonymize() for a new one")
+            }
+            if value.isEmpty { throw .invalidArgument("customer id \"\(key)\" is empty") }
+        }
+        try requireStarted()
+        let next = identity.update { current in
+            var ids = current.customerIds
+            ids.merge(customerIds) { _, new in new }
+            guard ids != current.customerIds else { return nil }
+            let hardIdsChanged = customerIds.contains { current.customerIds[$0.key] != $0.value }
+            return IdentitySnapshot(customerIds: ids, generation: current.generation + (hardIdsChanged ? 1 : 0))
+        }
+        channels.ingest(.identify(next, properties: properties, namedHardId: !customerIds.isEmpty))
+    }
+
+    /// Switches to a new anonymous customer: mints a new cookie, drops hard ids, cancels any pending
+    /// check, clears pending first loads and the last known state. Registered callbacks stay.
+    /// Lock-free. Before ``start()`` or after ``stop()`` it does nothing but log a `Segments:` error.
+    public func anonymize() {
+        guard lifecycle.load(ordering: .relaxed) == .started else {
+            configuration.logger.error("Segments: anonymize() ignored: the client is not running")
+            return
+        }
+        let next = identity.update { current in
+            IdentitySnapshot(customerIds: [CustomerIdKey.cookie: UUID().uuidString], generation: current.generation + 1)
+        }
+        registry.clearPendingFirstLoads()
+        channels.ingest(.anonymize(next))
+    }
+
+    /// The current customer ids, cookie included.
+    public var customerIds: [String: String] { identity.load().customerIds }
+
+    /// Uploads every buffered event now, whatever the flushing mode. Returns at once.
+    public func flush() {
+        guard lifecycle.load(ordering: .relaxed) == .started else { return }
+        channels.post(.flush)
+    }
+
+    // MARK: Pull
+
+    /// The current customer's segments of `category`: from the cache if it is younger than
+    /// ``SegmentsConfiguration/cacheTTL`` and belongs to the current customer (and `force` is false),
+    /// else fetched once for all concurrent callers. Only the requested category is returned.
+    ///
+    /// - Throws: the fetch's ``SegmentsError``; ``SegmentsError/customerChanged`` if the customer kept
+    ///   changing during the fetch; ``SegmentsError/notStarted`` / ``SegmentsError/stopped``;
+    ///   ``SegmentsError/invalidArgument(_:)`` for an empty category.
+    public func getSegments(category: SegmentCategory, force: Bool = false) async throws(SegmentsError) -> [Segment] {
+        guard category.isValid else { throw .invalidArgument("the category name is empty") }
+        try requireStarted()
+        if !force, let cached = cachedSegments(category) { return cached }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[Segment], SegmentsError>, Never>) in
+            channels.post(.getSegments(category: category, force: force, completion: { continuation.resume(returning: $0) }))
+        }
+        return try result.get()
+    }
+
+    /// The completion form of ``getSegments(category:force:)``: `result` runs on a background thread
+    /// with the segments, or with `[]` when there is no data to give (not started, stopped, or the
+    /// fetch failed, which is logged as a `Segments:` line).
+    public func getSegments(category: SegmentCategory, force: Bool = false, result: @escaping @Sendable ([Segment]) -> Void) {
+        let logger = configuration.logger
+        let complete: PullCompletion = { outcome in
+            switch outcome {
+            case .success(let segments): result(segments)
+            case .failure(let error):
+                logger.warning("Segments: getSegments(\(category)) returns [] because: \(error)")
+                result([])
+            }
+        }
+        do throws(SegmentsError) {
+            guard category.isValid else { throw .invalidArgument("the category name is empty") }
+            try requireStarted()
+        } catch {
+            runInBackground { complete(.failure(error)) }
+            return
+        }
+        if !force, let cached = cachedSegments(category) {
+            runInBackground { complete(.success(cached)) }
+            return
+        }
+        channels.post(.getSegments(category: category, force: force, completion: complete))
+    }
+
+    private func cachedSegments(_ category: SegmentCategory) -> [Segment]? {
+        let hit = pullCache.lookup(category, generation: identity.generation, now: configuration.clock.now())
+        if hit != nil { counters.pullCacheHits.wrappingIncrement(ordering: .relaxed) }
+        return hit
+    }
+
+    private func runInBackground(_ work: @escaping @Sendable () -> Void) {
+        let channels = channels
+        channels.beginWork()
+        DispatchQueue.global(qos: .utility).async {
+            work()
+            channels.endWork()
+        }
+    }
+
+    // MARK: Observation
+
+    /// Counters of what the client has done so far.
+    public var statistics: SegmentsStatistics {
+        counters.snapshot(producerStalls: channels.producerStalls.load(ordering: .relaxed))
+    }
+
+    /// Blocks until every call made before it has been processed, every fetch and upload it started
+    /// has completed, and every callback and completion it caused has returned. Pending debounce,
+    /// retry and flush timers do not count (advance a ``ManualClock`` to fire them). Returns `false`
+    /// if that did not happen within `timeout`.
+    ///
+    /// Meant for tests and the benchmark harness. Do not call it from a callback (it would wait for
+    /// itself).
+    @discardableResult
+    public func waitUntilIdle(timeout: Duration = .seconds(10)) -> Bool {
+        guard lifecycle.load(ordering: .acquiring) == .started else { return true }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
+        while true {
+            let barrier = DispatchSemaphore(value: 0)
+            channels.post(.barrier(barrier))
+            if barrier.wait(timeout: deadline) == .timedOut { return false }
+            if !channels.hasOutstandingWork && channels.ring.isEmpty { return true }
+            if DispatchTime.now() >= deadline { return false }
+            usleep(100)
+        }
+    }
+}
+
+/// Carries the owner's Sendable ingredients onto the engine thread, where the (thread-confined)
+/// ``EngineOwner`` is built.
+private struct OwnerBox: Sendable {
+    var configuration: SegmentsConfiguration
+    var channels: EngineChannels
+    var identity: IdentityCell
+    var registry: CallbackRegistry
+    var pullCache: PullCache
+    var counters: EngineCounters
+    var initial: EngineOwner.Initial
+
+    func makeOwner() -> EngineOwner {
+        EngineOwner(
+            configuration: configuration, channels: channels, identity: identity, registry: registry,
+            pullCache: pullCache, counters: counters, initial: initial)
+    }
+}

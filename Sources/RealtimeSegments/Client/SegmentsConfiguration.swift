@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+
+/// Everything a ``SegmentsClient`` needs: who it talks to, how it times checks, where it keeps state.
+///
+/// Only the project token and the transport are required; every other setting has the reference
+/// SDKs' default (5 s debounce, 5 s cache TTL, immediate flushing) plus a 30 s max-wait.
+public struct SegmentsConfiguration: Sendable {
+    /// The project token, sent in every URL path.
+    public var projectToken: String
+    /// The `authorization` header (`Token …` or `Bearer …`), or `nil` for none.
+    public var authorization: SegmentsAuthorization?
+    /// The backend connection.
+    public var transport: any SegmentsTransport
+    /// Quiet time after the last reload request before a listener check starts (default 5 s).
+    public var debounce: Duration = .seconds(5)
+    /// Longest time a steady stream of requests can postpone a check (default 30 s).
+    public var maxWait: Duration = .seconds(30)
+    /// How long `getSegments` serves from its cache (default 5 s).
+    public var cacheTTL: Duration = .seconds(5)
+    /// When tracked events are uploaded (default ``FlushingMode/immediate``).
+    public var flushingMode: FlushingMode = .immediate
+    /// Where the cookie, customer ids, last known segments and unsent events are kept across
+    /// restarts; `nil` keeps everything in memory.
+    public var stateDirectory: URL?
+    /// How callbacks of one check are invoked (default ``DeliveryMode/ordered``).
+    public var deliveryMode: DeliveryMode = .ordered
+    /// Where `Segments:` lines go.
+    public var logger: Logger = Logger(label: "RealtimeSegments")
+    /// The time source (inject a ``ManualClock`` in tests).
+    public var clock: any SegmentsClock = SystemClock()
+    /// Events the ingestion ring holds before producers are slowed (rounded up to a power of two).
+    public var ingestCapacity: Int = 16_384
+    /// Most events sent in one upload.
+    public var maxUploadBatchSize: Int = 500
+    /// Backoff between retries of a failed upload: doubles from `initial` up to `maximum`.
+    public var uploadRetry: RetryPolicy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60))
+    /// How often `getSegments` refetches when the customer changes mid-flight before failing.
+    public var maxPullRefetches: Int = 3
+
+    /// Creates a configuration with the defaults.
+    public init(projectToken: String, authorization: SegmentsAuthorization? = nil, transport: any SegmentsTransport) {
+        self.projectToken = projectToken
+        self.authorization = authorization
+        self.transport = transport
+    }
+
+    var requestContext: SegmentsRequestContext {
+        SegmentsRequestContext(projectToken: projectToken, authorization: authorization)
+    }
+}
+
+/// When tracked events are uploaded. An upload that succeeds is reload trigger 4.
+public enum FlushingMode: Sendable, Hashable {
+    /// As soon as they are tracked (batched while an upload is in flight).
+    case immediate
+    /// Every `interval`.
+    case periodic(Duration)
+    /// Only on ``SegmentsClient/flush()`` (and a last attempt at ``SegmentsClient/stop()``).
+    case manual
+}
+
+/// How the callbacks of one category are invoked for one check.
+public enum DeliveryMode: Sendable, Hashable {
+    /// One delivery thread per category; callbacks run one after another in registration order.
+    case ordered
+    /// The category's callbacks are split across all cores; no order among them.
+    case parallel
+}
+
+/// Exponential backoff bounds.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Delay before the first retry.
+    public var initial: Duration
+    /// Largest delay between retries.
+    public var maximum: Duration
+
+    /// Creates a policy.
+    public init(initial: Duration, maximum: Duration) {
+        self.initial = initial
+        self.maximum = maximum
+    }
+
+    /// The delay after `failures` consecutive failures (1 → `initial`).
+    func delay(afterFailures failures: Int) -> Duration {
+        var delay = initial
+        for _ in 1..<max(1, failures) {
+            delay *= 2
+            if delay >= maximum { return maximum }
+        }
+        return min(delay, maximum)
+    }
+}

@@ -1,0 +1,54 @@
+import Synchronization
+
+/// A clock that moves only when told to: for deterministic tests of debounce, max-wait, TTL and
+/// backoff without sleeping.
+///
+/// ``advance(by:)`` moves time forward and wakes every engine thread whose deadline has passed. It
+/// does not wait for the engine to react; call ``SegmentsClient/waitUntilIdle(timeout:)`` for that.
+///
+/// Threading: every method may be called from any thread.
+public final class ManualClock: SegmentsClock {
+    private struct State {
+        var now: SegmentsInstant
+        var wallClock: Double
+        var sleepers: [(deadline: SegmentsInstant, wakeup: EngineWakeup)] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a clock at `start` (monotonic) and `wallClockSeconds` (wall clock).
+    public init(start: SegmentsInstant = SegmentsInstant(nanoseconds: 1_000_000_000), wallClockSeconds: Double = 1_700_000_000) {
+        state = Mutex(State(now: start, wallClock: wallClockSeconds))
+    }
+
+    public func now() -> SegmentsInstant { state.withLock { $0.now } }
+
+    public func wallClockSeconds() -> Double { state.withLock { $0.wallClock } }
+
+    /// Moves both clocks forward by `duration` and wakes the engine threads whose deadline passed.
+    public func advance(by duration: Duration) {
+        let due: [EngineWakeup] = state.withLock { state in
+            state.now = state.now + duration
+            state.wallClock += duration.inSeconds
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.map(\.wakeup)
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for wakeup in due { wakeup.signal() }
+    }
+
+    public func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
+        if let deadline {
+            let alreadyDue = state.withLock { state in
+                if deadline <= state.now { return true }
+                state.sleepers.append((deadline, wakeup))
+                return false
+            }
+            if alreadyDue { return }
+        }
+        // Only a signal (new work) or `advance` past the deadline ends this wait.
+        wakeup.wait()
+        state.withLock { $0.sleepers.removeAll { $0.wakeup === wakeup } }
+    }
+}

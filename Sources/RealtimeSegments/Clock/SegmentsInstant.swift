@@ -1,0 +1,41 @@
+/// A point on a monotonic clock, in nanoseconds from an arbitrary origin.
+public struct SegmentsInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    /// Nanoseconds since the clock's origin.
+    public var nanoseconds: UInt64
+
+    /// Creates an instant.
+    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+
+    public static func < (lhs: SegmentsInstant, rhs: SegmentsInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    /// The instant `duration` later (saturating; negative durations count as zero).
+    public static func + (lhs: SegmentsInstant, rhs: Duration) -> SegmentsInstant {
+        let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(rhs.clampedNanoseconds)
+        return SegmentsInstant(nanoseconds: overflow ? .max : sum)
+    }
+
+    /// The time from `earlier` to `self`, or zero if `earlier` is later.
+    public func duration(since earlier: SegmentsInstant) -> Duration {
+        nanoseconds >= earlier.nanoseconds ? .nanoseconds(Int64(clamping: nanoseconds - earlier.nanoseconds)) : .zero
+    }
+
+    public var description: String { "\(nanoseconds)ns" }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `0...UInt64.max`.
+    var clampedNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max }
+        let (total, overflow2) = whole.addingReportingOverflow(UInt64(max(0, attoseconds) / 1_000_000_000))
+        return overflow2 ? .max : total
+    }
+
+    /// The duration in seconds, as a `Double`.
+    var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

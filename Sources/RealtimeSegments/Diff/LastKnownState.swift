@@ -1,0 +1,45 @@
+/// What the engine last told the callbacks: the customer it belonged to and, per category, the
+/// segments (as fetched, for persistence) and their packed set (for diffing).
+struct LastKnownState: Sendable {
+    struct Category: Sendable {
+        var segments: [Segment]
+        var set: PackedSegmentSet
+
+        init(_ segments: [Segment]) {
+            self.segments = segments
+            self.set = PackedSegmentSet(segments)
+        }
+    }
+
+    /// The customer ids (cookie included) the state was fetched for.
+    var customerIds: [String: String]
+    /// Segments per category.
+    var categories: [SegmentCategory: Category]
+
+    init(customerIds: [String: String], response: SegmentsResponse) {
+        self.customerIds = customerIds
+        self.categories = response.categories.mapValues(Category.init)
+    }
+
+    /// The categories of `response` that changed relative to `previous`, for a check of `customerIds`.
+    ///
+    /// With no previous state, or one that belongs to other customer ids, every category of the
+    /// response is changed. Otherwise a category is changed iff it appears, disappears, or its set
+    /// of (id, segmentationId) pairs differs (order and duplicates ignored).
+    static func changedCategories(
+        from previous: LastKnownState?,
+        to next: LastKnownState
+    ) -> Set<SegmentCategory> {
+        guard let previous, previous.customerIds == next.customerIds else {
+            return Set(next.categories.keys)
+        }
+        var changed = Set<SegmentCategory>()
+        for (category, state) in next.categories where previous.categories[category]?.set != state.set {
+            changed.insert(category)
+        }
+        for category in previous.categories.keys where next.categories[category] == nil {
+            changed.insert(category)
+        }
+        return changed
+    }
+}

@@ -1,0 +1,55 @@
+import Dispatch
+
+/// Messages to the engine thread other than the ordered ingestion items.
+enum ControlMessage: Sendable {
+    /// `getSegments` that missed the cache.
+    case getSegments(category: SegmentCategory, force: Bool, completion: PullCompletion)
+    /// Upload everything buffered now.
+    case flush
+    /// Stop: final upload attempt, persist, end the thread.
+    case stop
+    /// A listener check or pull fetch finished.
+    case fetchCompleted(FetchOutcome)
+    /// An upload finished.
+    case uploadCompleted(UploadOutcome)
+    /// Signal `semaphore` once everything before it has been processed and timers re-evaluated.
+    case barrier(DispatchSemaphore)
+}
+
+/// Receives the result of a `getSegments` call.
+typealias PullCompletion = @Sendable (Result<[Segment], SegmentsError>) -> Void
+
+/// Why a fetch ran.
+enum FetchPurpose: Sendable {
+    /// A listener check.
+    case check
+    /// A `getSegments` fetch.
+    case pull
+}
+
+/// The result of a fetch task, back on the engine thread.
+struct FetchOutcome: Sendable {
+    var purpose: FetchPurpose
+    /// The identity the fetch was made for.
+    var identity: IdentitySnapshot
+    /// Hard ids linked successfully before the fetch, if a link was made.
+    var linked: [String: String]?
+    var result: Result<SegmentsResponse, FetchFailure>
+}
+
+/// Why a fetch produced no data.
+enum FetchFailure: Error, Sendable {
+    /// Link-ids failed; the fetch was not attempted.
+    case link(SegmentsError)
+    /// The fetch itself failed.
+    case fetch(SegmentsError)
+}
+
+/// The result of an upload task.
+struct UploadOutcome: Sendable {
+    /// How many items from the front of the upload queue were sent.
+    var count: Int
+    /// Whether they were events (reload trigger 4) or a customer update.
+    var wereEvents: Bool
+    var error: SegmentsError?
+}

@@ -1,0 +1,62 @@
+import Atomics
+
+/// Counters the engine keeps for the harness and for ``SegmentsClient/statistics``.
+/// Relaxed atomic increments, off the per-event path.
+final class EngineCounters: Sendable {
+    let checksStarted = ManagedAtomic<Int>(0)
+    let checksSucceeded = ManagedAtomic<Int>(0)
+    let checksFailed = ManagedAtomic<Int>(0)
+    let staleResultsDropped = ManagedAtomic<Int>(0)
+    let staleDeliveriesDropped = ManagedAtomic<Int>(0)
+    let pullFetches = ManagedAtomic<Int>(0)
+    let pullCacheHits = ManagedAtomic<Int>(0)
+    let linkCalls = ManagedAtomic<Int>(0)
+    let callbacksNotified = ManagedAtomic<Int>(0)
+    let eventsUploaded = ManagedAtomic<Int>(0)
+    let uploadFailures = ManagedAtomic<Int>(0)
+
+    func snapshot(producerStalls: Int) -> SegmentsStatistics {
+        SegmentsStatistics(
+            checksStarted: checksStarted.load(ordering: .relaxed),
+            checksSucceeded: checksSucceeded.load(ordering: .relaxed),
+            checksFailed: checksFailed.load(ordering: .relaxed),
+            staleResultsDropped: staleResultsDropped.load(ordering: .relaxed),
+            staleDeliveriesDropped: staleDeliveriesDropped.load(ordering: .relaxed),
+            pullFetches: pullFetches.load(ordering: .relaxed),
+            pullCacheHits: pullCacheHits.load(ordering: .relaxed),
+            linkCalls: linkCalls.load(ordering: .relaxed),
+            callbacksNotified: callbacksNotified.load(ordering: .relaxed),
+            eventsUploaded: eventsUploaded.load(ordering: .relaxed),
+            uploadFailures: uploadFailures.load(ordering: .relaxed),
+            producerStalls: producerStalls
+        )
+    }
+}
+
+/// What a client has done so far; read with ``SegmentsClient/statistics``.
+public struct SegmentsStatistics: Sendable, Hashable, Codable {
+    /// Listener checks started (one fetch each, after link-ids if needed).
+    public var checksStarted: Int
+    /// Listener checks whose data was applied.
+    public var checksSucceeded: Int
+    /// Listener checks that failed (link or fetch error).
+    public var checksFailed: Int
+    /// Fetch results dropped because the customer changed while they were in flight.
+    public var staleResultsDropped: Int
+    /// Category deliveries cut short because the customer changed before they ran.
+    public var staleDeliveriesDropped: Int
+    /// Fetches made for `getSegments`.
+    public var pullFetches: Int
+    /// `getSegments` calls served from the cache.
+    public var pullCacheHits: Int
+    /// Link-ids calls made.
+    public var linkCalls: Int
+    /// Callback invocations.
+    public var callbacksNotified: Int
+    /// Events uploaded successfully.
+    public var eventsUploaded: Int
+    /// Upload attempts that failed (and will be retried).
+    public var uploadFailures: Int
+    /// Times `trackEvent` found the ingestion ring full and waited.
+    public var producerStalls: Int
+}

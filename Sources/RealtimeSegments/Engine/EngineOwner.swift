@@ -1,0 +1,524 @@
+import Dispatch
+import DequeModule
+import Foundation
+import Logging
+
+/// The one owner of engine state, running on the engine thread.
+///
+/// It drains the ingestion ring (stamping events with the customer they belong to), uploads,
+/// drives the coalescer, runs checks and pull fetches through the transport, diffs results against
+/// the last known state, persists, and hands deliveries to the ``DeliveryExecutor``. Nothing else
+/// mutates this state, so none of it is locked. Transport calls run in tasks and report back through
+/// the control inbox; the thread itself never waits on the network or on user code.
+final class EngineOwner {
+    /// What the owner starts from (loaded by the client before the thread starts).
+    struct Initial: Sendable {
+        var linkedIds: [String: String]
+        var lastKnown: LastKnownState?
+        var pendingUploads: [UploadItem]
+    }
+
+    /// Why a check was requested (decides which "no callback" line is logged).
+    enum Trigger {
+        case initial, registration, identify, trackedEvent
+    }
+
+    private let configuration: SegmentsConfiguration
+    private let channels: EngineChannels
+    private let identity: IdentityCell
+    private let registry: CallbackRegistry
+    private let pullCache: PullCache
+    private let counters: EngineCounters
+    private let clock: any SegmentsClock
+    private let logger: Logger
+    private let store: StateStore?
+    private let delivery: DeliveryExecutor
+
+    private var coalescer: CoalescerStateMachine
+    private var lastKnown: LastKnownState?
+    private var linkedIds: [String: String]
+    private var stampingIds: [String: String]
+
+    private var uploads: Deque<UploadItem>
+    private var uploadInFlight = false
+    private var consecutiveUploadFailures = 0
+    private var uploadRetryAt: SegmentsInstant?
+    private var flushRequested = false
+    private var nextPeriodicFlush: SegmentsInstant?
+
+    private var pullWaiters: [(category: SegmentCategory, completion: PullCompletion)] = []
+    private var pullInFlight = false
+    private var pullAttempts = 0
+
+    private var stopping = false
+    private var finalUploadFailed = false
+    private var stateDirty = false
+    private var barriers: [DispatchSemaphore] = []
+
+    /// Ring items handled per loop turn before control messages get a turn.
+    private static let drainBatch = 4096
+
+    init(
+        configuration: SegmentsConfiguration, channels: EngineChannels, identity: IdentityCell,
+        registry: CallbackRegistry, pullCache: PullCache, counters: EngineCounters, initial: Initial
+    ) {
+        self.configuration = configuration
+        self.channels = channels
+        self.identity = identity
+        self.registry = registry
+        self.pullCache = pullCache
+        self.counters = counters
+        self.clock = configuration.clock
+        self.logger = configuration.logger
+        self.store = configuration.stateDirectory.map(StateStore.init(directory:))
+        self.delivery = DeliveryExecutor(
+            registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
+            logger: configuration.logger, counters: counters)
+        self.coalescer = CoalescerStateMachine(
+            timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
+        self.lastKnown = initial.lastKnown
+        self.linkedIds = initial.linkedIds
+        self.stampingIds = identity.load().customerIds
+        self.uploads = Deque(initial.pendingUploads)
+    }
+
+    // MARK: Loop
+
+    /// Runs until ``ControlMessage/stop`` has been handled and the final upload attempt is over.
+    func run() {
+        stateDirty = true
+        if case .periodic(let interval) = configuration.flushingMode {
+            nextPeriodicFlush = clock.now() + interval
+        }
+        requestCheck(.initial)
+        while true {
+            drainRing()
+            for message in channels.takeMessages() {
+                handle(message)
+            }
+            if channels.takeReloadRequest() {
+                requestCheck(.registration)
+            }
+            let now = clock.now()
+            if !stopping, coalescer.tick(at: now) == .startCheck {
+                startCheck()
+            }
+            pumpUploads(at: now)
+            persistIfNeeded()
+            let finished = stopping && !uploadInFlight && (uploads.isEmpty || finalUploadFailed) && channels.ring.isEmpty
+            if finished {
+                finishStop()
+            }
+            for barrier in barriers {
+                channels.endWork()
+                barrier.signal()
+            }
+            barriers.removeAll()
+            if finished { return }
+            channels.sleep(until: nextDeadline(), clock: clock)
+        }
+    }
+
+    private func nextDeadline() -> SegmentsInstant? {
+        var deadline = stopping ? nil : coalescer.deadline
+        func consider(_ candidate: SegmentsInstant?) {
+            guard let candidate else { return }
+            deadline = deadline.map { min($0, candidate) } ?? candidate
+        }
+        if !uploads.isEmpty && !uploadInFlight { consider(uploadRetryAt) }
+        consider(nextPeriodicFlush)
+        return deadline
+    }
+
+    // MARK: Ingestion
+
+    private func drainRing() {
+        var handled = 0
+        while handled < Self.drainBatch, let item = channels.ring.dequeue() {
+            handled += 1
+            switch item {
+            case .event(let eventType, let properties, let timestamp):
+                uploads.append(.event(TrackedEvent(
+                    customerIds: stampingIds, eventType: eventType, timestamp: timestamp, properties: properties)))
+            case .identify(let snapshot, let properties, let namedHardId):
+                stampingIds = snapshot.customerIds
+                uploads.append(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)))
+                stateDirty = true
+                if namedHardId { requestCheck(.identify) }
+            case .anonymize(let snapshot):
+                stampingIds = snapshot.customerIds
+                if coalescer.cancel() {
+                    logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
+                }
+                lastKnown = nil
+                linkedIds = [:]
+                pullCache.clear()
+                stateDirty = true
+            }
+        }
+    }
+
+    // MARK: Control messages
+
+    private func handle(_ message: ControlMessage) {
+        switch message {
+        case .barrier(let semaphore):
+            // Signalled at the end of this turn, after timers have been evaluated.
+            barriers.append(semaphore)
+            return
+        case .getSegments(let category, let force, let completion):
+            handlePull(category: category, force: force, completion: completion)
+        case .flush:
+            flushRequested = true
+        case .stop:
+            beginStop()
+        case .fetchCompleted(let outcome):
+            switch outcome.purpose {
+            case .check: handleCheckCompleted(outcome)
+            case .pull: handlePullCompleted(outcome)
+            }
+        case .uploadCompleted(let outcome):
+            handleUploadCompleted(outcome)
+        }
+        channels.endWork()
+    }
+
+    // MARK: Listener checks
+
+    private func requestCheck(_ trigger: Trigger) {
+        guard !stopping else { return }
+        guard registry.snapshot().count > 0 else {
+            switch trigger {
+            case .initial: logger.debug("\(SegmentsLogMessage.skippingInitialNoCallback)")
+            case .identify, .trackedEvent: logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
+            case .registration: logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
+            }
+            return
+        }
+        logger.trace("Segments: Reload requested (\(trigger))")
+        if coalescer.request(at: clock.now()) == .startCheck {
+            startCheck()
+        }
+    }
+
+    private func startCheck() {
+        guard registry.snapshot().count > 0 else {
+            logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
+            finishCheck()
+            return
+        }
+        if registry.pendingFirstLoads == 0 {
+            logger.debug("\(SegmentsLogMessage.skippingInitialNotRequired)")
+        }
+        counters.checksStarted.wrappingIncrement(ordering: .relaxed)
+        let current = identity.load()
+        logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
+        launchFetch(.check, for: current)
+    }
+
+    /// Tells the coalescer the check is over, and starts the next one if it is already due.
+    private func finishCheck() {
+        if coalescer.checkFinished(at: clock.now()) == .startCheck {
+            startCheck()
+        }
+    }
+
+    private func launchFetch(_ purpose: FetchPurpose, for identity: IdentitySnapshot) {
+        let hardIds = identity.hardIds
+        let mustLink = !hardIds.isEmpty && hardIds != linkedIds
+        let transport = configuration.transport
+        let context = configuration.requestContext
+        let channels = channels
+        let counters = counters
+        let link = mustLink ? hardIds : nil
+        channels.beginWork()
+        Task { @Sendable in
+            let outcome = await performFetch(
+                purpose, identity: identity, link: link, transport: transport,
+                context: context, counters: counters)
+            channels.post(.fetchCompleted(outcome))
+            channels.endWork()
+        }
+    }
+
+    /// Records a successful link if the cookie it was made for is still the customer's.
+    private func recordLink(_ outcome: FetchOutcome) {
+        guard let linked = outcome.linked, identity.load().cookie == outcome.identity.cookie else { return }
+        linkedIds = linked
+        stateDirty = true
+    }
+
+    private func handleCheckCompleted(_ outcome: FetchOutcome) {
+        defer { finishCheck() }
+        recordLink(outcome)
+        guard !stopping else { return }
+        guard outcome.identity.generation == identity.generation else {
+            counters.staleResultsDropped.wrappingIncrement(ordering: .relaxed)
+            logger.debug("\(SegmentsLogMessage.checkCanceledCustomerChanged)")
+            logger.debug("\(SegmentsLogMessage.newDataIgnoredDifferentCustomer)")
+            return
+        }
+        switch outcome.result {
+        case .failure(.link(let error)):
+            counters.checksFailed.wrappingIncrement(ordering: .relaxed)
+            logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
+        case .failure(.fetch(let error)):
+            counters.checksFailed.wrappingIncrement(ordering: .relaxed)
+            logger.error("\(SegmentsLogMessage.fetchFailed(error))")
+        case .success(let response):
+            counters.checksSucceeded.wrappingIncrement(ordering: .relaxed)
+            apply(response, for: outcome.identity)
+        }
+    }
+
+    /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
+    private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
+        let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
+        let changed = LastKnownState.changedCategories(from: lastKnown, to: next)
+        lastKnown = next
+        stateDirty = true
+        pullCache.store(response, generation: snapshot.generation, at: clock.now())
+
+        let registrations = registry.snapshot()
+        let firstLoadsPending = registry.pendingFirstLoads > 0
+        var scheduled = 0
+        // Sorted so that categories are delivered in a deterministic order.
+        for category in registrations.byCategory.keys.sorted(by: { $0.name < $1.name }) {
+            let isChanged = changed.contains(category)
+            guard isChanged
+                || (firstLoadsPending && registrations.registrations(of: category).contains(where: \.hasPendingFirstLoad))
+            else { continue }
+            delivery.deliver(.init(
+                category: category, segments: response[category], notifyAll: isChanged,
+                generation: snapshot.generation))
+            scheduled += 1
+        }
+        let changedNames = changed.map(\.name).sorted().joined(separator: ", ")
+        logger.debug("Segments: Check done, changed categories: [\(changedNames)], delivering \(scheduled) categories")
+    }
+
+    // MARK: Pull (getSegments)
+
+    private func handlePull(category: SegmentCategory, force: Bool, completion: @escaping PullCompletion) {
+        guard !stopping else {
+            complete(completion, with: .failure(.stopped))
+            return
+        }
+        let current = identity.load()
+        if !force, let cached = pullCache.lookup(category, generation: current.generation, now: clock.now()) {
+            counters.pullCacheHits.wrappingIncrement(ordering: .relaxed)
+            complete(completion, with: .success(cached))
+            return
+        }
+        pullWaiters.append((category, completion))
+        if pullInFlight {
+            logger.trace("Segments: Manual fetch is already in progress, waiting for result")
+            return
+        }
+        pullAttempts = 1
+        startPullFetch(for: current)
+    }
+
+    private func startPullFetch(for snapshot: IdentitySnapshot) {
+        pullInFlight = true
+        counters.pullFetches.wrappingIncrement(ordering: .relaxed)
+        launchFetch(.pull, for: snapshot)
+    }
+
+    private func handlePullCompleted(_ outcome: FetchOutcome) {
+        pullInFlight = false
+        recordLink(outcome)
+        guard !stopping else {
+            completePullWaiters(with: .failure(.stopped))
+            return
+        }
+        let current = identity.load()
+        guard outcome.identity.generation == current.generation else {
+            if pullAttempts <= configuration.maxPullRefetches {
+                pullAttempts += 1
+                logger.debug("Segments: Repeating manual fetch because customer has changed")
+                startPullFetch(for: current)
+            } else {
+                logger.warning("Segments: Manual fetch gave up after \(pullAttempts) attempts: customer kept changing")
+                completePullWaiters(with: .failure(.customerChanged))
+            }
+            return
+        }
+        switch outcome.result {
+        case .success(let response):
+            pullCache.store(response, generation: current.generation, at: clock.now())
+            completePullWaiters(with: .success(response))
+        case .failure(.link(let error)):
+            logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
+            completePullWaiters(with: .failure(error))
+        case .failure(.fetch(let error)):
+            logger.error("\(SegmentsLogMessage.fetchFailed(error))")
+            completePullWaiters(with: .failure(error))
+        }
+    }
+
+    private func completePullWaiters(with result: Result<SegmentsResponse, SegmentsError>) {
+        let waiters = pullWaiters
+        pullWaiters.removeAll()
+        for waiter in waiters {
+            complete(waiter.completion, with: result.map { $0[waiter.category] })
+        }
+    }
+
+    private func complete(_ completion: @escaping PullCompletion, with result: Result<[Segment], SegmentsError>) {
+        let channels = channels
+        channels.beginWork()
+        DispatchQueue.global(qos: .utility).async {
+            completion(result)
+            channels.endWork()
+        }
+    }
+
+    // MARK: Uploads
+
+    private func pumpUploads(at now: SegmentsInstant) {
+        if case .periodic(let interval) = configuration.flushingMode, let due = nextPeriodicFlush, now >= due {
+            flushRequested = true
+            nextPeriodicFlush = now + interval
+        }
+        guard !uploadInFlight, !uploads.isEmpty else {
+            if uploads.isEmpty { flushRequested = false }
+            return
+        }
+        if stopping {
+            guard !finalUploadFailed else { return }
+        } else {
+            if let retryAt = uploadRetryAt, now < retryAt { return }
+            guard configuration.flushingMode == .immediate || flushRequested else { return }
+        }
+        startUpload()
+    }
+
+    private func startUpload() {
+        // One customer update alone, or the run of events up to the next customer update: an update
+        // changes who the following events belong to upstream, so it is never reordered with them.
+        var customer: CustomerUpdate?
+        var batch: [TrackedEvent] = []
+        if case .customer(let update) = uploads.first {
+            customer = update
+        } else {
+            for item in uploads {
+                guard case .event(let event) = item, batch.count < configuration.maxUploadBatchSize else { break }
+                batch.append(event)
+            }
+        }
+        uploadInFlight = true
+        let transport = configuration.transport
+        let context = configuration.requestContext
+        let channels = channels
+        channels.beginWork()
+        if let customer {
+            Task {
+                var failure: SegmentsError?
+                do throws(SegmentsError) { try await transport.identifyCustomer(customer, context: context) } catch { failure = error }
+                channels.post(.uploadCompleted(UploadOutcome(count: 1, wereEvents: false, error: failure)))
+                channels.endWork()
+            }
+        } else {
+            let events = batch
+            Task {
+                var failure: SegmentsError?
+                do throws(SegmentsError) { try await transport.trackEvents(events, context: context) } catch { failure = error }
+                channels.post(.uploadCompleted(UploadOutcome(count: events.count, wereEvents: true, error: failure)))
+                channels.endWork()
+            }
+        }
+    }
+
+    private func handleUploadCompleted(_ outcome: UploadOutcome) {
+        uploadInFlight = false
+        if let error = outcome.error {
+            counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
+            consecutiveUploadFailures += 1
+            if stopping {
+                finalUploadFailed = true
+                logger.warning("Segments: Final upload before stop failed: \(error)")
+                return
+            }
+            let delay = configuration.uploadRetry.delay(afterFailures: consecutiveUploadFailures)
+            uploadRetryAt = clock.now() + delay
+            let what = outcome.wereEvents ? "\(outcome.count) events" : "customer update"
+            logger.warning("Segments: Upload of \(what) failed: \(error); kept, retrying in \(delay)")
+            return
+        }
+        uploads.removeFirst(outcome.count)
+        consecutiveUploadFailures = 0
+        uploadRetryAt = nil
+        if outcome.wereEvents {
+            counters.eventsUploaded.wrappingIncrement(by: outcome.count, ordering: .relaxed)
+            requestCheck(.trackedEvent)
+        }
+    }
+
+    // MARK: Stop and persistence
+
+    private func beginStop() {
+        stopping = true
+        if coalescer.cancel() {
+            logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
+        }
+        completePullWaiters(with: .failure(.stopped))
+        nextPeriodicFlush = nil
+    }
+
+    private func finishStop() {
+        drainRing()
+        if !uploads.isEmpty {
+            if store != nil {
+                logger.notice("Segments: \(uploads.count) unsent uploads kept for the next start")
+            } else {
+                logger.error(
+                    "Segments: \(uploads.count) unsent uploads are lost at stop: configure stateDirectory to keep them")
+            }
+        }
+        stateDirty = true
+        persistIfNeeded()
+    }
+
+    /// Writes the state if it changed. Unsent uploads are included, so events restored at start are
+    /// not lost if the process dies before they go out.
+    private func persistIfNeeded() {
+        guard stateDirty, let store else { return }
+        stateDirty = false
+        let state = PersistedState(
+            customerIds: identity.load().customerIds,
+            linkedIds: linkedIds,
+            lastKnown: lastKnown.map { known in
+                PersistedState.LastKnown(
+                    customerIds: known.customerIds,
+                    categories: Dictionary(uniqueKeysWithValues: known.categories.map { ($0.key.name, $0.value.segments) }))
+            },
+            pendingUploads: Array(uploads))
+        do {
+            try store.save(state)
+        } catch {
+            logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
+        }
+    }
+}
+
+/// Links (if asked) and fetches for `identity`; never throws, the failure is in the outcome.
+private func performFetch(
+    _ purpose: FetchPurpose, identity: IdentitySnapshot, link: [String: String]?,
+    transport: any SegmentsTransport, context: SegmentsRequestContext, counters: EngineCounters
+) async -> FetchOutcome {
+    if let link {
+        counters.linkCalls.wrappingIncrement(ordering: .relaxed)
+        do {
+            try await transport.linkCustomerIds(cookie: identity.cookie, externalIds: link, context: context)
+        } catch {
+            return FetchOutcome(purpose: purpose, identity: identity, linked: nil, result: .failure(.link(error)))
+        }
+    }
+    do {
+        let response = try await transport.fetchSegments(cookie: identity.cookie, context: context)
+        return FetchOutcome(purpose: purpose, identity: identity, linked: link, result: .success(response))
+    } catch {
+        return FetchOutcome(purpose: purpose, identity: identity, linked: link, result: .failure(.fetch(error)))
+    }
+}

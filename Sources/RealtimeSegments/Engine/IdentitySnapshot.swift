@@ -1,0 +1,81 @@
+import Atomics
+
+/// The customer identity at one moment: the ids (cookie included) and the generation they belong to.
+///
+/// Immutable and published atomically by ``IdentityCell``. The generation grows whenever the
+/// customer changes (a hard id change, `anonymize`, `stop`); a check started under one generation
+/// can only deliver while that generation is still current.
+final class IdentitySnapshot: AtomicReference, Sendable {
+    /// Every id of the customer; `cookie` is always present.
+    let customerIds: [String: String]
+    /// The customer generation these ids belong to.
+    let generation: UInt64
+
+    init(customerIds: [String: String], generation: UInt64) {
+        precondition(customerIds[CustomerIdKey.cookie] != nil, "an identity always has a cookie")
+        self.customerIds = customerIds
+        self.generation = generation
+    }
+
+    /// The anonymous id.
+    var cookie: String { customerIds[CustomerIdKey.cookie] ?? "" }
+
+    /// Every id but the cookie: what link-ids sends as `external_ids`.
+    var hardIds: [String: String] { customerIds.filter { $0.key != CustomerIdKey.cookie } }
+}
+
+/// Well-known customer id keys.
+enum CustomerIdKey {
+    /// The anonymous id minted by the engine.
+    static let cookie = "cookie"
+}
+
+/// The current customer identity, readable without a lock from any thread.
+///
+/// Writers (identify, anonymize, stop) replace the snapshot with a compare-and-swap loop, so they
+/// are lock-free too. ``generation`` mirrors the snapshot's generation in a plain atomic integer,
+/// because delivery checks it before every callback and a strong-reference load costs a
+/// double-wide compare-and-swap.
+final class IdentityCell: Sendable {
+    private let snapshot: ManagedAtomic<IdentitySnapshot>
+    private let generationValue: ManagedAtomic<UInt64>
+
+    init(_ initial: IdentitySnapshot) {
+        snapshot = ManagedAtomic(initial)
+        generationValue = ManagedAtomic(initial.generation)
+    }
+
+    /// The current identity.
+    func load() -> IdentitySnapshot { snapshot.load(ordering: .acquiring) }
+
+    /// The current generation (one atomic load).
+    @inline(__always)
+    var generation: UInt64 { generationValue.load(ordering: .acquiring) }
+
+    /// Replaces the identity with `transform(current)`; `nil` leaves it unchanged.
+    /// Returns the identity in force after the call.
+    @discardableResult
+    func update(_ transform: (IdentitySnapshot) -> IdentitySnapshot?) -> IdentitySnapshot {
+        var current = snapshot.load(ordering: .acquiring)
+        while true {
+            guard let next = transform(current) else { return current }
+            let (exchanged, original) = snapshot.compareExchange(
+                expected: current, desired: next, ordering: .acquiringAndReleasing)
+            if exchanged {
+                raiseGeneration(to: next.generation)
+                return next
+            }
+            current = original
+        }
+    }
+
+    private func raiseGeneration(to value: UInt64) {
+        var current = generationValue.load(ordering: .relaxed)
+        while current < value {
+            let (exchanged, original) = generationValue.compareExchange(
+                expected: current, desired: value, ordering: .sequentiallyConsistent)
+            if exchanged { return }
+            current = original
+        }
+    }
+}

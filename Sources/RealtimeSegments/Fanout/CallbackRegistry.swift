@@ -1,0 +1,105 @@
+import Atomics
+import Synchronization
+
+/// The registered callbacks, per category, as an immutable snapshot.
+///
+/// A snapshot is never mutated: add and remove build a new one and publish it atomically
+/// (read-copy-update), so delivery iterates what it loaded without a lock and without copying.
+final class RegistrySnapshot: AtomicReference, Sendable {
+    /// Registrations per category, in registration order.
+    let byCategory: [SegmentCategory: [Registration]]
+    /// Number of registrations over all categories.
+    let count: Int
+
+    init(byCategory: [SegmentCategory: [Registration]]) {
+        self.byCategory = byCategory
+        self.count = byCategory.values.reduce(0) { $0 + $1.count }
+    }
+
+    static let empty = RegistrySnapshot(byCategory: [:])
+
+    /// The registrations of `category`, in registration order.
+    func registrations(of category: SegmentCategory) -> [Registration] { byCategory[category] ?? [] }
+}
+
+/// The registry behind ``SegmentationManager``: copy-on-write snapshots for readers, a small lock
+/// that only serializes writers (add/remove), and a count of pending first loads.
+///
+/// Threading: every method may be called from any thread, including from inside a callback.
+/// Readers (``snapshot()``) never lock. No user code runs under the writer lock.
+final class CallbackRegistry: Sendable {
+    private let current = ManagedAtomic<RegistrySnapshot>(.empty)
+    private let writerLock = Mutex<Void>(())
+    private let pendingFirstLoadCount = Atomic<Int>(0)
+
+    /// The current registrations (lock-free).
+    @inline(__always)
+    func snapshot() -> RegistrySnapshot { current.load(ordering: .acquiring) }
+
+    /// Number of registrations whose first load has not been served yet.
+    var pendingFirstLoads: Int { pendingFirstLoadCount.load(ordering: .acquiring) }
+
+    /// Adds one registration of `data`.
+    func add(_ data: SegmentCallbackData) {
+        let registration = Registration(data)
+        if data.isIncludeFirstLoad {
+            pendingFirstLoadCount.add(1, ordering: .acquiringAndReleasing)
+        }
+        writerLock.withLock { _ in
+            var byCategory = current.load(ordering: .relaxed).byCategory
+            byCategory[data.category, default: []].append(registration)
+            current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
+        }
+    }
+
+    /// Removes every registration with `identity`; returns how many were removed.
+    @discardableResult
+    func remove(identity: SegmentCallbackData.ID, category: SegmentCategory) -> Int {
+        let removed: [Registration] = writerLock.withLock { _ in
+            var byCategory = current.load(ordering: .relaxed).byCategory
+            guard let list = byCategory[category] else { return [] }
+            let removed = list.filter { $0.identity == identity }
+            guard !removed.isEmpty else { return [] }
+            let kept = list.filter { $0.identity != identity }
+            byCategory[category] = kept.isEmpty ? nil : kept
+            current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
+            return removed
+        }
+        for registration in removed {
+            _ = registration.deactivate()
+            releaseFirstLoad(of: registration)
+        }
+        return removed.count
+    }
+
+    /// Records that `registration`'s first load was served or dropped, if it was still pending.
+    /// Returns `true` if this call released it (the caller may serve it).
+    @inline(__always)
+    @discardableResult
+    func releaseFirstLoad(of registration: Registration) -> Bool {
+        guard registration.claimFirstLoad() else { return false }
+        pendingFirstLoadCount.subtract(1, ordering: .acquiringAndReleasing)
+        return true
+    }
+
+    /// Drops every pending first load (anonymize). Registrations stay.
+    func clearPendingFirstLoads() {
+        guard pendingFirstLoads > 0 else { return }
+        for list in snapshot().byCategory.values {
+            for registration in list { releaseFirstLoad(of: registration) }
+        }
+    }
+
+    /// Removes every registration (stop).
+    func removeAll() {
+        let old = writerLock.withLock { _ in
+            current.exchange(.empty, ordering: .acquiringAndReleasing)
+        }
+        for list in old.byCategory.values {
+            for registration in list {
+                _ = registration.deactivate()
+                releaseFirstLoad(of: registration)
+            }
+        }
+    }
+}

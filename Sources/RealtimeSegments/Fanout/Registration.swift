@@ -1,0 +1,49 @@
+import Foundation
+import Synchronization
+
+/// One registration of a ``SegmentCallbackData`` in the ``CallbackRegistry``.
+///
+/// Registering the same value twice creates two registrations with the same ``identity``. A
+/// registration carries two atomic flags, so that neither removal nor first-load bookkeeping ever
+/// needs to rebuild or lock the registry from the delivery path:
+/// - `active` goes false once on removal; delivery skips inactive registrations, so nothing is
+///   invoked after ``SegmentationManager/removeCallback(callbackData:)`` returns (other than a call
+///   already running).
+/// - `firstLoadPending` is set for `isIncludeFirstLoad` registrations and cleared by exactly one
+///   claimer: the delivery that serves it, removal, or `anonymize`.
+final class Registration: Sendable {
+    let identity: SegmentCallbackData.ID
+    let category: SegmentCategory
+    let onNewData: @Sendable ([Segment]) -> Void
+    private let active = Atomic<Bool>(true)
+    private let firstLoadPending: Atomic<Bool>
+
+    init(_ data: SegmentCallbackData) {
+        identity = data.id
+        category = data.category
+        onNewData = data.onNewData
+        firstLoadPending = Atomic(data.isIncludeFirstLoad)
+    }
+
+    @inline(__always)
+    var isActive: Bool { active.load(ordering: .acquiring) }
+
+    var hasPendingFirstLoad: Bool { firstLoadPending.load(ordering: .acquiring) }
+
+    /// Marks the registration removed. Returns `true` the first time.
+    func deactivate() -> Bool {
+        active.exchange(false, ordering: .acquiringAndReleasing)
+    }
+
+    /// Clears the pending first load; `true` if this call cleared it (so the caller owns it).
+    @inline(__always)
+    func claimFirstLoad() -> Bool {
+        guard firstLoadPending.load(ordering: .relaxed) else { return false }
+        return firstLoadPending.exchange(false, ordering: .acquiringAndReleasing)
+    }
+}
+
+extension SegmentCallbackData {
+    /// The identity type of a callback value.
+    public typealias ID = UUID
+}

@@ -1,0 +1,59 @@
+import Logging
+
+/// The listener registry of a ``SegmentsClient``: where apps register and remove
+/// ``SegmentCallbackData``.
+///
+/// ```swift
+/// let callback = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
+///     print("discovery segments now:", segments)
+/// }
+/// client.segmentation.addCallback(callbackData: callback)
+/// // later
+/// client.segmentation.removeCallback(callbackData: callback)
+/// ```
+///
+/// Threading: both methods may be called from any thread, including from inside `onNewData`. They
+/// never block on a delivery in progress and never run user code.
+public final class SegmentationManager: Sendable {
+    let registry: CallbackRegistry
+    private let logger: Logger
+    private let onRegistration: @Sendable () -> Void
+
+    init(registry: CallbackRegistry, logger: Logger, onRegistration: @escaping @Sendable () -> Void) {
+        self.registry = registry
+        self.logger = logger
+        self.onRegistration = onRegistration
+    }
+
+    /// Registers `callbackData`. Registering the same value twice creates two registrations.
+    ///
+    /// If the client is started, this requests a check (debounced like every trigger); a callback
+    /// with `isIncludeFirstLoad` is then notified once with the current data. A callback for an
+    /// invalid (empty) category is not registered: a `Segments:` error line says so.
+    public func addCallback(callbackData: SegmentCallbackData) {
+        guard callbackData.category.isValid else {
+            logger.error("Segments: Callback ignored: the category name is empty")
+            return
+        }
+        registry.add(callbackData)
+        logger.trace("Segments: Callback registered for category \(callbackData.category)")
+        onRegistration()
+    }
+
+    /// Removes every registration with the identity of `callbackData` (and its pending first load).
+    ///
+    /// After this returns, no new invocation of the callback starts; one already running finishes.
+    /// A value constructed again with the same closure has another identity and removes nothing.
+    public func removeCallback(callbackData: SegmentCallbackData) {
+        let removed = registry.remove(identity: callbackData.id, category: callbackData.category)
+        logger.trace("Segments: Removed \(removed) registrations of a callback for category \(callbackData.category)")
+    }
+
+    /// Number of registrations (all categories).
+    public var callbackCount: Int { registry.snapshot().count }
+
+    /// Number of registrations of `category`.
+    public func callbackCount(for category: SegmentCategory) -> Int {
+        registry.snapshot().registrations(of: category).count
+    }
+}

@@ -1,0 +1,169 @@
+import Synchronization
+
+/// A scriptable in-memory backend for tests and examples: no sockets, every call recorded.
+///
+/// - Segments come from ``setSegments(_:forCookie:)`` (per cookie), else ``defaultResponse``, or from a
+///   custom ``responder`` closure.
+/// - Failures are scripted per endpoint with ``failNext(_:with:count:)``.
+/// - ``holdFetches()`` makes fetches wait until ``releaseHeldFetches()``, to put a fetch "in flight"
+///   at a chosen moment (customer-switch races); ``heldFetchCount`` tells how many are waiting.
+/// - A request whose project token differs from ``expectedProjectToken`` (when set) fails with
+///   ``SegmentsError/unauthorized(status:)`` 401, as the real server does.
+///
+/// Threading: every method may be called from any thread.
+public final class InMemorySegmentsTransport: SegmentsTransport {
+    /// The endpoints, for scripting failures.
+    public enum Endpoint: Sendable, Hashable, CaseIterable {
+        case trackEvents, identifyCustomer, linkCustomerIds, fetchSegments
+    }
+
+    /// A recorded link-ids call.
+    public struct LinkCall: Sendable, Hashable {
+        public var cookie: String
+        public var externalIds: [String: String]
+    }
+
+    private struct State {
+        var segmentsByCookie: [String: SegmentsResponse] = [:]
+        var defaultResponse = SegmentsResponse()
+        var responder: (@Sendable (String) -> SegmentsResponse)?
+        var failures: [Endpoint: [SegmentsError]] = [:]
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var fetchedCookies: [String] = []
+        var linkCalls: [LinkCall] = []
+        var trackedEvents: [TrackedEvent] = []
+        var trackBatches = 0
+        var customerUpdates: [CustomerUpdate] = []
+        var contexts: Set<SegmentsRequestContext> = []
+    }
+
+    private let state = Mutex(State())
+    /// When set, requests with another project token fail with 401.
+    public let expectedProjectToken: String?
+
+    /// Creates an empty backend.
+    public init(expectedProjectToken: String? = nil) {
+        self.expectedProjectToken = expectedProjectToken
+    }
+
+    // MARK: Scripting
+
+    /// Sets the segments returned for `cookie`.
+    public func setSegments(_ response: SegmentsResponse, forCookie cookie: String) {
+        state.withLock { $0.segmentsByCookie[cookie] = response }
+    }
+
+    /// The segments returned for cookies without their own.
+    public var defaultResponse: SegmentsResponse {
+        get { state.withLock { $0.defaultResponse } }
+        set { state.withLock { $0.defaultResponse = newValue } }
+    }
+
+    /// Computes every response from the cookie (takes precedence over stored segments).
+    public func setResponder(_ responder: (@Sendable (String) -> SegmentsResponse)?) {
+        state.withLock { $0.responder = responder }
+    }
+
+    /// Makes the next `count` calls to `endpoint` fail with `error`.
+    public func failNext(_ endpoint: Endpoint, with error: SegmentsError, count: Int = 1) {
+        state.withLock { $0.failures[endpoint, default: []].append(contentsOf: repeatElement(error, count: count)) }
+    }
+
+    /// From now on, fetches wait until ``releaseHeldFetches()``.
+    public func holdFetches() { state.withLock { $0.holding = true } }
+
+    /// Lets every waiting fetch continue and stops holding new ones.
+    public func releaseHeldFetches() {
+        let held = state.withLock { state in
+            state.holding = false
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Number of fetches currently waiting.
+    public var heldFetchCount: Int { state.withLock { $0.held.count } }
+
+    // MARK: Recordings
+
+    /// Cookies of every fetch, in call order (held fetches included).
+    public var fetchedCookies: [String] { state.withLock { $0.fetchedCookies } }
+    /// Number of fetch calls.
+    public var fetchCount: Int { state.withLock { $0.fetchedCookies.count } }
+    /// Every link-ids call, in order.
+    public var linkCalls: [LinkCall] { state.withLock { $0.linkCalls } }
+    /// Every event accepted, in upload order.
+    public var trackedEvents: [TrackedEvent] { state.withLock { $0.trackedEvents } }
+    /// Number of successful event uploads (batches).
+    public var trackBatchCount: Int { state.withLock { $0.trackBatches } }
+    /// Every customer update accepted, in order.
+    public var customerUpdates: [CustomerUpdate] { state.withLock { $0.customerUpdates } }
+    /// Every distinct request context seen.
+    public var contexts: Set<SegmentsRequestContext> { state.withLock { $0.contexts } }
+
+    // MARK: SegmentsTransport
+
+    public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        try state.withLock { state throws(SegmentsError) in
+            try Self.admit(&state, .trackEvents, context, expectedProjectToken)
+            state.trackedEvents.append(contentsOf: events)
+            state.trackBatches += 1
+        }
+    }
+
+    public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        try state.withLock { state throws(SegmentsError) in
+            try Self.admit(&state, .identifyCustomer, context, expectedProjectToken)
+            state.customerUpdates.append(update)
+        }
+    }
+
+    public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError)
+    {
+        try state.withLock { state throws(SegmentsError) in
+            state.linkCalls.append(LinkCall(cookie: cookie, externalIds: externalIds))
+            try Self.admit(&state, .linkCustomerIds, context, expectedProjectToken)
+        }
+    }
+
+    public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
+        -> SegmentsResponse
+    {
+        let mustWait = state.withLock { state in
+            state.fetchedCookies.append(cookie)
+            return state.holding
+        }
+        if mustWait {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    guard state.holding else { return true }
+                    state.held.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        }
+        return try state.withLock { state throws(SegmentsError) in
+            try Self.admit(&state, .fetchSegments, context, expectedProjectToken)
+            if let responder = state.responder { return responder(cookie) }
+            return state.segmentsByCookie[cookie] ?? state.defaultResponse
+        }
+    }
+
+    private static func admit(
+        _ state: inout State, _ endpoint: Endpoint, _ context: SegmentsRequestContext, _ expectedToken: String?
+    ) throws(SegmentsError) {
+        state.contexts.insert(context)
+        if let expectedToken, context.projectToken != expectedToken {
+            throw .unauthorized(status: 401)
+        }
+        if var scripted = state.failures[endpoint], !scripted.isEmpty {
+            let error = scripted.removeFirst()
+            state.failures[endpoint] = scripted
+            throw error
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Atomics
+
+/// The `getSegments` cache: the latest successful fetch for the current customer.
+///
+/// Written by the engine thread, read lock-free by callers, so a cache hit never waits for the
+/// engine. An entry is valid while its generation is the current customer generation and it is
+/// younger than the TTL.
+final class PullCacheEntry: AtomicReference, Sendable {
+    let generation: UInt64
+    let fetchedAt: SegmentsInstant
+    let response: SegmentsResponse
+
+    init(generation: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
+        self.generation = generation
+        self.fetchedAt = fetchedAt
+        self.response = response
+    }
+}
+
+/// Holds the current ``PullCacheEntry``.
+final class PullCache: Sendable {
+    private let entry = ManagedAtomic<PullCacheEntry?>(nil)
+    let ttl: Duration
+
+    init(ttl: Duration) { self.ttl = ttl }
+
+    /// The segments of `category` if the entry is fresh for `generation` at `now`.
+    func lookup(_ category: SegmentCategory, generation: UInt64, now: SegmentsInstant) -> [Segment]? {
+        guard let entry = entry.load(ordering: .acquiring), entry.generation == generation,
+            now < entry.fetchedAt + ttl
+        else { return nil }
+        return entry.response[category]
+    }
+
+    func store(_ response: SegmentsResponse, generation: UInt64, at now: SegmentsInstant) {
+        entry.store(PullCacheEntry(generation: generation, fetchedAt: now, response: response), ordering: .releasing)
+    }
+
+    func clear() { entry.store(nil, ordering: .releasing) }
+}

@@ -1,0 +1,172 @@
+import RealtimeSegments
+import XCTest
+
+/// SPEC §4: a category is changed iff its set differs; callbacks of changed categories get the full
+/// list; first loads are served exactly once.
+final class NotifyRuleTests: XCTestCase {
+    func testChangedCategoryNotifiesItsCallbacksWithTheFullCurrentList() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1), segment(2)]])
+
+        fixture.transport.defaultResponse = response([.discovery: [1, 2, 3]])
+        fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.content, tag: "c"))
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(1), segment(2), segment(3)], "full list, not a delta")
+    }
+
+    func testUnchangedCategoryNotifiesNobody() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count, 1)
+        _ = fixture.register(.content, tag: "c")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+        XCTAssertEqual(fixture.recorder.count, 1)
+    }
+
+    func testOrderAndDuplicatesDoNotCountAsAChange() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        fixture.transport.defaultResponse = response([.discovery: [2, 1, 2]])
+        _ = fixture.register(.content)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.count(tag: "d"), 1)
+    }
+
+    func testOnlyTheChangedCategoryIsNotified() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1], .content: [2]])
+        _ = fixture.register(.discovery, tag: "d")
+        _ = fixture.register(.content, tag: "c")
+        fixture.startAndRunInitialCheck()
+        fixture.recorder.clear()
+        fixture.transport.defaultResponse = response([.discovery: [1], .content: [3]])
+        _ = fixture.register(.merchandising, tag: "m")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.tags, ["c"])
+    }
+
+    func testACategoryThatAppearsIsAChange() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery)
+        _ = fixture.register(.content, tag: "c")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count(tag: "c"), 0)
+        fixture.transport.defaultResponse = response([.discovery: [1], .content: []])
+        _ = fixture.register(.merchandising)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[]])
+    }
+
+    func testACategoryThatDisappearsIsAChangeDeliveredAsEmpty() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1], .content: [2]])
+        _ = fixture.register(.content, tag: "c")
+        fixture.startAndRunInitialCheck()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.merchandising)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], []])
+    }
+
+    func testANewCustomerMakesEveryResponseCategoryChanged() throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], [segment(1)]], "same data, new customer ids")
+    }
+
+    func testEachRegistrationIsNotifiedAtMostOncePerCheck() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let callback = fixture.recorder.callback(.discovery, firstLoad: true, tag: "d")
+        fixture.client.segmentation.addCallback(callbackData: callback)
+        fixture.client.segmentation.addCallback(callbackData: callback)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count(tag: "d"), 2, "two registrations, each once (changed and first load)")
+    }
+
+    func testFirstLoadCallbackIsNotifiedOnceEvenWhenDataIsUnchanged() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "old")
+        fixture.startAndRunInitialCheck()
+        _ = fixture.register(.discovery, firstLoad: true, tag: "new")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "new"), [[segment(1)]])
+        XCTAssertEqual(fixture.recorder.count(tag: "old"), 1, "unchanged data for a first load does not notify others")
+        _ = fixture.register(.content)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.count(tag: "new"), 1, "only once")
+    }
+
+    func testFirstLoadOfACategoryMissingFromTheResponseIsEmpty() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.other("custom_future_category"), firstLoad: true, tag: "f")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "f"), [[]])
+    }
+
+    func testFirstLoadOfAnEmptyCategoryIsDelivered() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.content: []])
+        _ = fixture.register(.content, firstLoad: true, tag: "c")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[]])
+    }
+
+    func testFirstLoadStaysPendingAcrossAFailedCheck() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.transport.failNext(.fetchSegments, with: .serverError(status: 503))
+        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count, 0)
+        _ = fixture.register(.content)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+    }
+
+    func testFirstLoadStaysPendingAcrossACheckCancelledByACustomerChange() throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        fixture.client.start()
+        fixture.settle()
+        fixture.transport.holdFetches()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.count, 0, "the result for the previous ids is dropped")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "served by the next check")
+    }
+}
+
+/// Polls `condition` (for states with no event to wait on, like "a fetch is being held").
+func waitUntil(timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > deadline {
+            XCTFail("condition not met within \(timeout) s", file: file, line: line)
+            return
+        }
+        usleep(1_000)
+    }
+}

@@ -1,0 +1,74 @@
+import XCTest
+
+@testable import RealtimeSegments
+
+/// SPEC §4: a category's change test compares sets of (id, segmentationId) pairs.
+final class PackedSegmentSetTests: XCTestCase {
+    func testObjectIdsArePacked() {
+        XCTAssertTrue(PackedSegmentSet([segment(1), segment(2)]).isPacked)
+    }
+
+    func testOrderAndDuplicatesAreIgnored() {
+        let a = PackedSegmentSet([segment(1), segment(2), segment(3)])
+        let b = PackedSegmentSet([segment(3), segment(1), segment(2), segment(1)])
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(b.count, 3)
+    }
+
+    func testADifferentSegmentationIdIsADifferentSegment() {
+        XCTAssertNotEqual(PackedSegmentSet([segment(1, segmentation: 1)]), PackedSegmentSet([segment(1, segmentation: 2)]))
+    }
+
+    func testAddedOrRemovedSegmentIsADifference() {
+        XCTAssertNotEqual(PackedSegmentSet([segment(1)]), PackedSegmentSet([segment(1), segment(2)]))
+        XCTAssertNotEqual(PackedSegmentSet([segment(1), segment(2)]), PackedSegmentSet([segment(2)]))
+    }
+
+    func testEmptySetsAreEqual() {
+        XCTAssertEqual(PackedSegmentSet([]), PackedSegmentSet([]))
+    }
+
+    func testIdsThatAreNotObjectIdsStillWork() {
+        let a = PackedSegmentSet([Segment(id: "vip", segmentationId: "tier"), Segment(id: "new", segmentationId: "tier")])
+        let b = PackedSegmentSet([Segment(id: "new", segmentationId: "tier"), Segment(id: "vip", segmentationId: "tier")])
+        XCTAssertFalse(a.isPacked)
+        XCTAssertEqual(a, b)
+        XCTAssertNotEqual(a, PackedSegmentSet([Segment(id: "vip", segmentationId: "tier")]))
+    }
+
+    func testUpperCaseHexIsComparedAsTheStringItIs() {
+        let lower = Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4")
+        let upper = Segment(id: "66140257F4CB337324209871", segmentationId: "66140215fb50effc8a7218b4")
+        XCTAssertNotEqual(PackedSegmentSet([lower]), PackedSegmentSet([upper]))
+        XCTAssertEqual(PackedSegmentSet([upper]), PackedSegmentSet([upper]))
+    }
+
+    func testParsingRejectsWrongLengthsAndCharacters() {
+        XCTAssertNil(PackedSegmentSet.parseObjectId("66140257f4cb33732420987"))
+        XCTAssertNil(PackedSegmentSet.parseObjectId("66140257f4cb3373242098712"))
+        XCTAssertNil(PackedSegmentSet.parseObjectId("66140257f4cb33732420987g"))
+        let parsed = PackedSegmentSet.parseObjectId("0000000000000001000000ff")
+        XCTAssertEqual(parsed?.high, 1)
+        XCTAssertEqual(parsed?.low, 0xff)
+    }
+
+    func testMixedPackedAndStringSetsAreNeverEqual() {
+        XCTAssertNotEqual(PackedSegmentSet([segment(1)]), PackedSegmentSet([segment(1), Segment(id: "x", segmentationId: "y")]))
+    }
+
+    func testDiffReportsAppearingDisappearingAndChangedCategories() {
+        let ids = ["cookie": "c"]
+        let before = LastKnownState(customerIds: ids, response: response([.discovery: [1], .content: [2], .merchandising: [3]]))
+        let after = LastKnownState(customerIds: ids, response: response([.discovery: [1], .content: [4], .other("new"): []]))
+        XCTAssertEqual(
+            LastKnownState.changedCategories(from: before, to: after),
+            [.content, .merchandising, .other("new")])
+    }
+
+    func testDiffAgainstAnotherCustomerOrNoStateMarksEveryResponseCategory() {
+        let before = LastKnownState(customerIds: ["cookie": "a"], response: response([.discovery: [1]]))
+        let after = LastKnownState(customerIds: ["cookie": "b"], response: response([.discovery: [1], .content: []]))
+        XCTAssertEqual(LastKnownState.changedCategories(from: before, to: after), [.discovery, .content])
+        XCTAssertEqual(LastKnownState.changedCategories(from: nil, to: after), [.discovery, .content])
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import RealtimeSegments
+import XCTest
+
+/// A client on a manual clock and an in-memory transport, with captured logs.
+final class Fixture: Sendable {
+    static let token = "test-token"
+
+    let clock = ManualClock()
+    let transport = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+    let logs = LogCapture()
+    let recorder = Recorder()
+    let client: SegmentsClient
+    let stateDirectory: URL?
+
+    init(
+        stateDirectory: URL? = nil,
+        transport: InMemorySegmentsTransport? = nil,
+        configure: (inout SegmentsConfiguration) -> Void = { _ in }
+    ) {
+        self.stateDirectory = stateDirectory
+        var configuration = SegmentsConfiguration(
+            projectToken: Fixture.token, authorization: .token("secret"), transport: transport ?? self.transport)
+        configuration.clock = clock
+        configuration.logger = logs.makeLogger()
+        configuration.stateDirectory = stateDirectory
+        configure(&configuration)
+        client = SegmentsClient(configuration: configuration)
+    }
+
+    deinit { client.stop() }
+
+    /// Waits for the engine to settle (fails the test if it does not within 10 s).
+    func settle(file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(client.waitUntilIdle(timeout: .seconds(10)), "engine did not settle", file: file, line: line)
+    }
+
+    /// Moves the clock forward and lets the engine react.
+    func advance(_ duration: Duration, file: StaticString = #filePath, line: UInt = #line) {
+        clock.advance(by: duration)
+        settle(file: file, line: line)
+    }
+
+    /// Starts the client and runs the initial debounce window to completion.
+    func startAndRunInitialCheck() {
+        client.start()
+        settle()
+        advance(.seconds(5))
+    }
+
+    func register(_ category: SegmentCategory, firstLoad: Bool = false, tag: String = "") -> SegmentCallbackData {
+        let callback = recorder.callback(category, firstLoad: firstLoad, tag: tag)
+        client.segmentation.addCallback(callbackData: callback)
+        settle()
+        return callback
+    }
+
+    /// The current cookie.
+    var cookie: String { client.customerIds["cookie"] ?? "" }
+}
+
+/// A fresh temporary directory.
+func temporaryDirectory() -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("rs-tests-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
