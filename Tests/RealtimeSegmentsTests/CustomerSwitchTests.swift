@@ -1,0 +1,135 @@
+import RealtimeSegments
+import XCTest
+
+/// SPEC §5: generations make customer switches safe; anonymize resets the customer.
+final class CustomerSwitchTests: XCTestCase {
+    func testAResponseFetchedForThePreviousCustomerNeverReachesACallback() throws {
+        let fixture = Fixture()
+        fixture.transport.setResponder { cookieOrId in response([.discovery: [cookieOrId.hashValue & 0xFFFF]]) }
+        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        fixture.client.start()
+        fixture.settle()
+        fixture.transport.holdFetches()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        let previousCookie = fixture.cookie
+        fixture.client.anonymize()
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.count, 0)
+        XCTAssertEqual(fixture.client.statistics.staleResultsDropped, 1)
+        XCTAssertTrue(fixture.logs.contains("Segments: Check process was canceled because customer has changed"))
+        XCTAssertTrue(fixture.logs.contains("Segments: New data are ignored because were loaded for different customer"))
+        XCTAssertNotEqual(fixture.cookie, previousCookie)
+    }
+
+    func testIdentifyWithNewHardIdsDropsTheInFlightResultAndRefetchesForTheNewCustomer() throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.client.start()
+        fixture.settle()
+        fixture.transport.holdFetches()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.count, 0)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+        XCTAssertEqual(fixture.transport.linkCalls.last?.externalIds, ["registered": "jane"])
+    }
+
+    func testIdentifyWithTheSameHardIdsKeepsTheCustomer() throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.count, 1)
+        fixture.transport.holdFetches()
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"], properties: ["plan": "gold"])
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(2)], "same customer: the result is applied")
+    }
+
+    func testAnonymizeCancelsAPendingCheck() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        fixture.settle()
+        fixture.client.anonymize()
+        fixture.settle()
+        fixture.advance(.seconds(60))
+        XCTAssertEqual(fixture.transport.fetchCount, 0)
+        XCTAssertTrue(fixture.logs.contains("Segments: Segments change check has been cancelled meanwhile"))
+    }
+
+    func testAnonymizeClearsFirstLoadsAndTheLastKnownStateButKeepsCallbacks() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "plain")
+        fixture.startAndRunInitialCheck()
+        _ = fixture.register(.content, firstLoad: true, tag: "first")
+        fixture.client.anonymize()
+        fixture.settle()
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 2)
+        _ = fixture.register(.merchandising)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.count(tag: "first"), 0, "the pending first load was cleared")
+        XCTAssertEqual(fixture.recorder.segments(tag: "plain"), [[segment(1)], [segment(1)]], "state cleared: all changed")
+    }
+
+    func testAnonymizeMintsANewCookieAndDropsHardIds() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        let before = fixture.client.customerIds
+        fixture.client.anonymize()
+        let after = fixture.client.customerIds
+        XCTAssertEqual(Set(after.keys), ["cookie"])
+        XCTAssertNotEqual(after["cookie"], before["cookie"])
+        XCTAssertFalse(after["cookie"]?.isEmpty ?? true)
+    }
+
+    func testEventsAreStampedWithTheCustomerCurrentWhenTheyWereTracked() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        let anonymousCookie = fixture.cookie
+        try fixture.client.trackEvent(eventType: "before")
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        try fixture.client.trackEvent(eventType: "after")
+        fixture.client.anonymize()
+        try fixture.client.trackEvent(eventType: "anonymous")
+        fixture.settle()
+        let events = fixture.transport.trackedEvents
+        XCTAssertEqual(events.map(\.eventType), ["before", "after", "anonymous"])
+        XCTAssertEqual(events[0].customerIds, ["cookie": anonymousCookie])
+        XCTAssertEqual(events[1].customerIds, ["cookie": anonymousCookie, "registered": "jane"])
+        XCTAssertNotEqual(events[2].customerIds["cookie"], anonymousCookie)
+        XCTAssertEqual(fixture.transport.customerUpdates.map(\.customerIds), [["cookie": anonymousCookie, "registered": "jane"]])
+    }
+
+    func testStopDropsTheInFlightResult() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery, firstLoad: true)
+        fixture.client.start()
+        fixture.settle()
+        fixture.transport.holdFetches()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.client.stop()
+        fixture.transport.releaseHeldFetches()
+        usleep(50_000)
+        XCTAssertEqual(fixture.recorder.count, 0)
+    }
+}

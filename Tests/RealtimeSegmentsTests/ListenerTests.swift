@@ -1,0 +1,157 @@
+import Foundation
+import RealtimeSegments
+import Synchronization
+import XCTest
+
+/// SPEC §2: registration identity, removal, and where and how callbacks run.
+final class ListenerTests: XCTestCase {
+    func testRegisteringTheSameValueTwiceCreatesTwoRegistrations() {
+        let fixture = Fixture()
+        let callback = fixture.recorder.callback(.discovery)
+        fixture.client.segmentation.addCallback(callbackData: callback)
+        fixture.client.segmentation.addCallback(callbackData: callback)
+        XCTAssertEqual(fixture.client.segmentation.callbackCount(for: .discovery), 2)
+    }
+
+    func testRemoveCallbackRemovesEveryRegistrationWithThatIdentity() {
+        let fixture = Fixture()
+        let callback = fixture.recorder.callback(.discovery)
+        let other = fixture.recorder.callback(.discovery)
+        for _ in 0..<3 { fixture.client.segmentation.addCallback(callbackData: callback) }
+        fixture.client.segmentation.addCallback(callbackData: other)
+        fixture.client.segmentation.removeCallback(callbackData: callback)
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 1)
+    }
+
+    func testRemovingAValueBuiltAgainWithTheSameClosureRemovesNothing() {
+        let fixture = Fixture()
+        let handler: @Sendable ([Segment]) -> Void = { _ in }
+        fixture.client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: false, onNewData: handler))
+        fixture.client.segmentation.removeCallback(
+            callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: false, onNewData: handler))
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 1)
+    }
+
+    func testRemovedCallbackIsNotNotifiedAndItsFirstLoadIsDropped() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let removed = fixture.register(.discovery, firstLoad: true, tag: "removed")
+        _ = fixture.register(.discovery, tag: "kept")
+        fixture.client.segmentation.removeCallback(callbackData: removed)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.tags, ["kept"])
+    }
+
+    func testRemovingACallbackFromInsideItsOwnOnNewDataStopsFurtherNotifications() {
+        let fixture = Fixture()
+        let calls = Atomic<Int>(0)
+        let box = Mutex<SegmentCallbackData?>(nil)
+        let manager = fixture.client.segmentation
+        let callback = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
+            calls.add(1, ordering: .relaxed)
+            if let me = box.withLock({ $0 }) { manager.removeCallback(callbackData: me) }
+        }
+        box.withLock { $0 = callback }
+        manager.addCallback(callbackData: callback)
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.startAndRunInitialCheck()
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        _ = fixture.register(.content)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(calls.load(ordering: .relaxed), 1)
+        XCTAssertEqual(manager.callbackCount(for: .discovery), 0)
+    }
+
+    func testRemovingAnotherCallbackFromInsideACallbackPreventsItsPendingInvocation() {
+        let fixture = Fixture()
+        let manager = fixture.client.segmentation
+        let victim = fixture.recorder.callback(.discovery, tag: "victim")
+        let remover = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
+            manager.removeCallback(callbackData: victim)
+        }
+        manager.addCallback(callbackData: remover)
+        manager.addCallback(callbackData: victim)
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count(tag: "victim"), 0)
+    }
+
+    func testCallbacksRunOnABackgroundThreadThatIsNeitherTheCallersNorTheEngines() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        let call = fixture.recorder.all.first
+        XCTAssertNotNil(call)
+        XCTAssertFalse(call?.isMainThread ?? true)
+        XCTAssertNotEqual(call?.threadName, "RealtimeSegments.engine")
+    }
+
+    func testCallbacksCanCallBackIntoTheEngineBecauseNoLockIsHeld() {
+        let fixture = Fixture()
+        let client = fixture.client
+        let reentered = Atomic<Int>(0)
+        client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in
+                client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: false) { _ in })
+                try? client.trackEvent(eventType: "from_callback")
+                _ = client.customerIds
+                client.getSegments(category: .content) { _ in reentered.add(1, ordering: .relaxed) }
+            })
+        fixture.startAndRunInitialCheck()
+        fixture.settle()
+        XCTAssertEqual(reentered.load(ordering: .relaxed), 1)
+        XCTAssertEqual(client.segmentation.callbackCount(for: .content), 1)
+    }
+
+    func testASlowCallbackDoesNotStallOtherCategoriesOrIngestion() throws {
+        let fixture = Fixture()
+        let release = DispatchSemaphore(value: 0)
+        fixture.client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in release.wait() })
+        let contentDelivered = DispatchSemaphore(value: 0)
+        fixture.client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: true) { _ in contentDelivered.signal() })
+        fixture.client.start()
+        XCTAssertTrue(fixture.client.waitUntilIdle())
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(contentDelivered.wait(timeout: .now() + 10), .success, "content delivered while discovery is blocked")
+        for index in 0..<100 { try fixture.client.trackEvent(eventType: "e\(index)") }
+        waitUntil { fixture.transport.trackedEvents.count == 100 }
+        release.signal()
+        fixture.settle()
+    }
+
+    func testCallbacksOfOneCategoryRunInRegistrationOrder() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        for index in 0..<50 { _ = fixture.register(.discovery, tag: "\(index)") }
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.tags, (0..<50).map { "\($0)" })
+    }
+
+    func testParallelDeliveryNotifiesEveryCallbackExactlyOnce() {
+        let fixture = Fixture { $0.deliveryMode = .parallel }
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        for index in 0..<1_000 { fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.discovery, tag: "\(index)")) }
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count, 1_000)
+        XCTAssertEqual(Set(fixture.recorder.tags).count, 1_000)
+    }
+
+    func testEveryCallbackOfACategoryReceivesTheSamePayload() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.content: [3, 1, 2]])
+        for index in 0..<5 { _ = fixture.register(.content, tag: "\(index)") }
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(Set(fixture.recorder.all.map(\.segments)), [[segment(3), segment(1), segment(2)]])
+    }
+
+    func testACallbackForAnEmptyCategoryIsRejectedWithALogLine() {
+        let fixture = Fixture()
+        fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.other("")))
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+        XCTAssertTrue(fixture.logs.contains("Segments: Callback ignored: the category name is empty"))
+    }
+}

@@ -1,0 +1,178 @@
+import RealtimeSegments
+import XCTest
+
+/// SPEC §3: what requests a check, and how requests coalesce.
+final class TriggerTests: XCTestCase {
+    func testStartWithACallbackRequestsACheck() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.fetchCount, 0, "debounced")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+
+    func testRegisteringWhileStartedRequestsACheck() {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.settle()
+        _ = fixture.register(.discovery)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+
+    func testRegisteringBeforeStartDoesNotFetchUntilStart() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.clock.advance(by: .seconds(60))
+        XCTAssertEqual(fixture.transport.fetchCount, 0)
+    }
+
+    func testIdentifyWithAHardIdRequestsACheck() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+    }
+
+    func testIdentifyWithPropertiesOnlyDoesNotRequestACheck() throws {
+        let fixture = Fixture { $0.flushingMode = .manual }
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        try fixture.client.identifyCustomer(properties: ["name": "Jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+
+    func testAnUploadedEventRequestsACheck() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        try fixture.client.trackEvent(eventType: "purchase")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 1)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+    }
+
+    func testWithManualFlushingTheTriggerComesWhenTheBatchUploads() throws {
+        let fixture = Fixture { $0.flushingMode = .manual }
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        try fixture.client.trackEvent(eventType: "purchase")
+        fixture.settle()
+        fixture.advance(.seconds(10))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0)
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        fixture.client.flush()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 1)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+    }
+
+    func testWithPeriodicFlushingEventsUploadEveryInterval() throws {
+        let fixture = Fixture { $0.flushingMode = .periodic(.seconds(10)) }
+        fixture.client.start()
+        fixture.settle()
+        for index in 0..<3 { try fixture.client.trackEvent(eventType: "e\(index)") }
+        fixture.advance(.seconds(9))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0)
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 3)
+        XCTAssertEqual(fixture.transport.trackBatchCount, 1)
+    }
+
+    func testABurstOfRequestsYieldsExactlyOneFetchAfterTheLastRequest() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        // 20 requests one second apart: within the 30 s max-wait, so only the debounce applies.
+        for _ in 0..<20 {
+            try fixture.client.trackEvent(eventType: "view")
+            fixture.settle()
+            fixture.advance(.seconds(1))
+        }
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "the burst keeps postponing the check")
+        fixture.advance(.seconds(3))
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "one fetch, 5 s after the last request")
+    }
+
+    func testMaxWaitStopsASteadyStreamFromPostponingTheCheckForever() throws {
+        let fixture = Fixture { $0.maxWait = .seconds(12) }
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        for _ in 0..<11 {
+            try fixture.client.trackEvent(eventType: "view")
+            fixture.settle()
+            fixture.advance(.seconds(1))
+        }
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "12 s after the first request of the stream")
+    }
+
+    func testOnlyOneCheckIsInFlightAndARequestDuringItSchedulesOneMore() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        fixture.settle()
+        fixture.transport.holdFetches()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        for _ in 0..<5 {
+            try fixture.client.trackEvent(eventType: "view")
+        }
+        waitUntil { fixture.transport.trackedEvents.count == 5 }
+        fixture.clock.advance(by: .seconds(60))
+        usleep(20_000)
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "no second check while one is in flight")
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+        fixture.advance(.seconds(60))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "exactly one more")
+    }
+
+    func testWithNoCallbackRegisteredNothingIsFetchedAndTheLinesAreLogged() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertTrue(fixture.logs.contains("Segments: Skipping initial segments update process for no callback"))
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        XCTAssertTrue(fixture.logs.contains(
+            "Segments: Skipping segments update process after tracked event due to no callback registered"))
+        fixture.advance(.seconds(60))
+        XCTAssertEqual(fixture.transport.fetchCount, 0)
+    }
+
+    func testCallbacksRemovedDuringTheDebounceMeanNoFetch() {
+        let fixture = Fixture()
+        let callback = fixture.register(.discovery)
+        fixture.client.start()
+        fixture.settle()
+        fixture.client.segmentation.removeCallback(callbackData: callback)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 0)
+        XCTAssertTrue(fixture.logs.contains("Segments: Skipping segments reload process for no callback"))
+    }
+
+    func testACheckWithoutPendingFirstLoadsLogsThatTheInitialUpdateIsNotRequired() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery, firstLoad: false)
+        fixture.startAndRunInitialCheck()
+        XCTAssertTrue(fixture.logs.contains("Segments: Skipping initial segments update process as is not required"))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "the check itself still runs")
+    }
+}
