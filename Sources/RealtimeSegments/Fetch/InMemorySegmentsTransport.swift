@@ -21,6 +21,12 @@ public final class InMemorySegmentsTransport: SegmentsTransport {
     public struct LinkCall: Sendable, Hashable {
         public var cookie: String
         public var externalIds: [String: String]
+
+        /// Creates a record.
+        public init(cookie: String, externalIds: [String: String]) {
+            self.cookie = cookie
+            self.externalIds = externalIds
+        }
     }
 
     private struct State {
@@ -73,10 +79,10 @@ public final class InMemorySegmentsTransport: SegmentsTransport {
     /// From now on, fetches wait until ``releaseHeldFetches()``.
     public func holdFetches() { state.withLock { $0.holding = true } }
 
-    /// Lets every waiting fetch continue and stops holding new ones.
-    public func releaseHeldFetches() {
+    /// Lets every waiting fetch continue; new fetches are held only if `keepHolding`.
+    public func releaseHeldFetches(keepHolding: Bool = false) {
         let held = state.withLock { state in
-            state.holding = false
+            state.holding = keepHolding
             defer { state.held = [] }
             return state.held
         }

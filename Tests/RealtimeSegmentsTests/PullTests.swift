@@ -1,0 +1,173 @@
+import Foundation
+import RealtimeSegments
+import Synchronization
+import XCTest
+
+/// SPEC §6: getSegments — cache, force, single flight, only the requested category.
+final class PullTests: XCTestCase {
+    private func startedFixture(_ response: SegmentsResponse) -> Fixture {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response
+        fixture.client.start()
+        fixture.settle()
+        return fixture
+    }
+
+    func testFetchesOnAMissAndReturnsOnlyTheRequestedCategory() async throws {
+        let fixture = startedFixture(response([.discovery: [1], .content: [2]]))
+        let content = try await fixture.client.getSegments(category: .content)
+        XCTAssertEqual(content, [segment(2)])
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+
+    func testACategoryMissingFromTheResponseIsEmpty() async throws {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        let merchandising = try await fixture.client.getSegments(category: .merchandise)
+        XCTAssertEqual(merchandising, [])
+    }
+
+    func testServesFromTheCacheWithinTheTTL() async throws {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        _ = try await fixture.client.getSegments(category: .discovery)
+        fixture.clock.advance(by: .seconds(4))
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        let cached = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(cached, [segment(1)])
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        XCTAssertEqual(fixture.client.statistics.pullCacheHits, 1)
+    }
+
+    func testRefetchesOnceTheCacheIsOlderThanTheTTL() async throws {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        _ = try await fixture.client.getSegments(category: .discovery)
+        fixture.clock.advance(by: .seconds(5))
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        let fresh = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fresh, [segment(2)])
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+    }
+
+    func testForceBypassesTheCache() async throws {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        _ = try await fixture.client.getSegments(category: .discovery)
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        let forced = try await fixture.client.getSegments(category: .discovery, force: true)
+        XCTAssertEqual(forced, [segment(2)])
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+    }
+
+    func testTheCacheOfAnotherCustomerIsNotUsed() async throws {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        _ = try await fixture.client.getSegments(category: .discovery)
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        _ = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+        fixture.client.anonymize()
+        _ = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fixture.transport.fetchCount, 3)
+    }
+
+    func testConcurrentCallersShareOneFetch() async throws {
+        let fixture = startedFixture(response([.discovery: [1], .content: [2]]))
+        fixture.transport.holdFetches()
+        let client = fixture.client
+        async let first = client.getSegments(category: .discovery)
+        async let second = client.getSegments(category: .content)
+        async let third = client.getSegments(category: .discovery, force: true)
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        usleep(20_000)
+        fixture.transport.releaseHeldFetches()
+        let results = try await [first, second, third]
+        XCTAssertEqual(results, [[segment(1)], [segment(2)], [segment(1)]])
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+
+    func testAFailedFetchThrowsInTheAsyncFormAndLogsTheLine() async {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        fixture.transport.failNext(.fetchSegments, with: .serverError(status: 500))
+        do {
+            _ = try await fixture.client.getSegments(category: .discovery)
+            XCTFail("expected an error")
+        } catch {
+            XCTAssertEqual(error, .serverError(status: 500))
+        }
+        XCTAssertTrue(fixture.logs.contains("Segments: Fetch of segments failed: server error (HTTP 500)"))
+    }
+
+    func testAFailedFetchReturnsEmptyInTheCompletionFormAndTheNextCallFetchesAgain() {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        fixture.transport.failNext(.fetchSegments, with: .timeout)
+        let results = Mutex<[[Segment]]>([])
+        fixture.client.getSegments(category: .discovery) { segments in results.withLock { $0.append(segments) } }
+        fixture.settle()
+        fixture.client.getSegments(category: .discovery) { segments in results.withLock { $0.append(segments) } }
+        fixture.settle()
+        XCTAssertEqual(results.withLock { $0 }, [[], [segment(1)]], "the in-flight flag is released after a failure")
+    }
+
+    func testTheCompletionRunsOnABackgroundThread() {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        let onMain = Mutex<Bool?>(nil)
+        fixture.client.getSegments(category: .discovery) { _ in onMain.withLock { $0 = Thread.isMainThread } }
+        fixture.settle()
+        XCTAssertEqual(onMain.withLock { $0 }, false)
+    }
+
+    func testACustomerChangeMidFlightRefetchesForTheCurrentCustomer() async throws {
+        let fixture = startedFixture(response([:]))
+        fixture.transport.setResponder { cookie in
+            SegmentsResponse(categories: [.discovery: [Segment(id: cookie, segmentationId: "s")]])
+        }
+        fixture.transport.holdFetches()
+        let client = fixture.client
+        async let result = client.getSegments(category: .discovery)
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        client.anonymize()
+        let newCookie = fixture.cookie
+        fixture.transport.releaseHeldFetches()
+        let segments = try await result
+        XCTAssertEqual(segments.map(\.id), [newCookie])
+        XCTAssertEqual(fixture.transport.fetchedCookies.last, newCookie)
+    }
+
+    func testRefetchingAfterCustomerChangesIsBounded() async {
+        let fixture = Fixture { $0.maxPullRefetches = 2 }
+        fixture.client.start()
+        let client = fixture.client
+        let transport = fixture.transport
+        // Every fetch switches the customer while it is in flight.
+        transport.holdFetches()
+        async let result = client.getSegments(category: .discovery)
+        for attempt in 1...3 {
+            waitUntil { transport.heldFetchCount == 1 }
+            client.anonymize()
+            transport.releaseHeldFetches(keepHolding: attempt < 3)
+        }
+        do {
+            _ = try await result
+            XCTFail("expected customerChanged")
+        } catch {
+            XCTAssertEqual(error as? SegmentsError, .customerChanged)
+        }
+        XCTAssertEqual(transport.fetchCount, 3)
+    }
+
+    func testGetSegmentsBeforeStartThrowsNotStarted() async {
+        let fixture = Fixture()
+        do {
+            _ = try await fixture.client.getSegments(category: .discovery)
+            XCTFail("expected notStarted")
+        } catch {
+            XCTAssertEqual(error, .notStarted)
+        }
+    }
+
+    func testAListenerCheckAlsoRefreshesTheCache() async throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        _ = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+}

@@ -1,0 +1,135 @@
+import RealtimeSegments
+import XCTest
+
+/// SPEC §7 and "nothing is lost": link-ids only when hard ids changed; uploads retried, never dropped;
+/// every request carries the project token and authorization.
+final class UploadAndLinkTests: XCTestCase {
+    func testAnAnonymousCustomerIsNeverLinked() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        XCTAssertTrue(fixture.transport.linkCalls.isEmpty)
+    }
+
+    func testLinkIdsRunsBeforeTheFetchOnlyWhenHardIdsChangedSinceTheLastLink() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.linkCalls, [.init(cookie: fixture.cookie, externalIds: ["registered": "jane"])])
+
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+        XCTAssertEqual(fixture.transport.linkCalls.count, 1, "unchanged ids are not linked again")
+
+        try fixture.client.identifyCustomer(customerIds: ["email": "jane@example.com"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.linkCalls.last?.externalIds, ["registered": "jane", "email": "jane@example.com"])
+    }
+
+    func testALinkFailureLogsTheMergeLineSkipsTheFetchAndIsRetriedNextCheck() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.linkCustomerIds, with: .serverError(status: 502))
+        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 0)
+        XCTAssertEqual(
+            fixture.logs.count(prefix: "Segments: Customer IDs {cookie=\(fixture.cookie), registered=jane} merge failed, unable to fetch segments"),
+            1)
+        _ = fixture.register(.content)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.linkCalls.count, 2)
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        XCTAssertEqual(fixture.recorder.count(tag: "d"), 1, "the first load survived the failed check")
+    }
+
+    func testAFetchFailureLogsTheExactLine() {
+        let fixture = Fixture()
+        fixture.transport.failNext(.fetchSegments, with: .malformedResponse("expected Array at discovery"))
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        XCTAssertTrue(fixture.logs.contains("Segments: Fetch of segments failed: malformed response: expected Array at discovery"))
+    }
+
+    func testEveryRequestCarriesTheProjectTokenAndAuthorization() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.contexts, [SegmentsRequestContext(projectToken: Fixture.token, authorization: .token("secret"))])
+    }
+
+    func testAWrongTokenIsAnErrorNotSilentNoData() async {
+        let transport = InMemorySegmentsTransport(expectedProjectToken: "right")
+        let fixture = Fixture(transport: transport)
+        fixture.client.start()
+        do {
+            _ = try await fixture.client.getSegments(category: .discovery)
+            XCTFail("expected unauthorized")
+        } catch {
+            XCTAssertEqual(error, .unauthorized(status: 401))
+        }
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Fetch of segments failed: not authorized (HTTP 401)"), 1)
+    }
+
+    func testAFailedUploadIsKeptAndRetriedWithBackoff() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .connectionFailed("reset"), count: 2)
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "purchase")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0)
+        fixture.advance(.milliseconds(999))
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "no retry before the first backoff (1 s)")
+        fixture.advance(.milliseconds(1))
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 2)
+        fixture.advance(.milliseconds(1_999))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "second backoff is 2 s")
+        fixture.advance(.milliseconds(1))
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["purchase"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Upload of 1 events failed: connection failed: reset"), 2)
+    }
+
+    func testEventsKeepTheirOrderAcrossFailuresAndBatches() throws {
+        let fixture = Fixture { $0.maxUploadBatchSize = 7 }
+        fixture.transport.failNext(.trackEvents, with: .serverError(status: 503))
+        fixture.client.start()
+        for index in 0..<50 { try fixture.client.trackEvent(eventType: "e\(index)") }
+        fixture.settle()
+        for _ in 0..<20 { fixture.advance(.seconds(1)) }
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), (0..<50).map { "e\($0)" })
+    }
+
+    func testWhenTheRingIsFullProducersAreSlowedButNoEventIsDropped() throws {
+        let fixture = Fixture { $0.ingestCapacity = 4 }
+        fixture.client.start()
+        let client = fixture.client
+        DispatchQueue.concurrentPerform(iterations: 4) { producer in
+            for index in 0..<2_500 { try? client.trackEvent(eventType: "p\(producer)-\(index)") }
+        }
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 10_000)
+        XCTAssertGreaterThan(fixture.client.statistics.producerStalls, 0)
+    }
+
+    func testEventTimestampsComeFromTheClockOrTheCaller() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "now")
+        try fixture.client.trackEvent(eventType: "given", timestamp: 42)
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.timestamp), [fixture.clock.wallClockSeconds(), 42])
+    }
+}
