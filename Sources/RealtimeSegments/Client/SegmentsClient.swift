@@ -72,7 +72,7 @@ public final class SegmentsClient: Sendable {
     private static func restore(_ configuration: SegmentsConfiguration) -> (customerIds: [String: String], initial: EngineOwner.Initial) {
         let fresh = (
             customerIds: [CustomerIdKey.cookie: UUID().uuidString],
-            initial: EngineOwner.Initial(linkedIds: [:], lastKnown: nil, pendingUploads: [])
+            initial: EngineOwner.Initial(customerIds: [:], linkedIds: [:], lastKnown: nil, pendingUploads: [])
         )
         guard let directory = configuration.stateDirectory else { return fresh }
         let store = StateStore(directory: directory)
@@ -91,7 +91,9 @@ public final class SegmentsClient: Sendable {
             }
             return (
                 state.customerIds,
-                EngineOwner.Initial(linkedIds: state.linkedIds, lastKnown: lastKnown, pendingUploads: state.pendingUploads)
+                EngineOwner.Initial(
+                    customerIds: state.customerIds, linkedIds: state.linkedIds, lastKnown: lastKnown,
+                    pendingUploads: state.pendingUploads)
             )
         }
     }
@@ -101,10 +103,16 @@ public final class SegmentsClient: Sendable {
     /// Starts the engine thread: restored uploads go out and, if callbacks are registered, a check is
     /// requested (reload trigger 2). Calling it again does nothing.
     public func start() {
-        guard lifecycle.compareExchange(expected: .created, desired: .started, ordering: .acquiringAndReleasing).exchanged,
-            let initial = initial.withLock({ $0.take() })
-        else {
+        // Taken before the client counts as started: until then nothing can change the identity,
+        // so these are exactly the ids the first tracked events belong to.
+        guard var initial = initial.withLock({ $0.take() }) else {
             configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
+            return
+        }
+        initial.customerIds = identity.load().customerIds
+        guard lifecycle.compareExchange(expected: .created, desired: .started, ordering: .acquiringAndReleasing).exchanged
+        else {
+            configuration.logger.debug("Segments: start() ignored: the client was stopped")
             return
         }
         let owner = OwnerBox(

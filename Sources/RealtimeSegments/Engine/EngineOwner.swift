@@ -13,6 +13,9 @@ import Logging
 final class EngineOwner {
     /// What the owner starts from (loaded by the client before the thread starts).
     struct Initial: Sendable {
+        /// The customer ids in force when the client started: what the first ring items are
+        /// stamped with (identity changes after that arrive through the ring, in order).
+        var customerIds: [String: String]
         var linkedIds: [String: String]
         var lastKnown: LastKnownState?
         var pendingUploads: [UploadItem]
@@ -78,7 +81,7 @@ final class EngineOwner {
             timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
         self.lastKnown = initial.lastKnown
         self.linkedIds = initial.linkedIds
-        self.stampingIds = identity.load().customerIds
+        self.stampingIds = initial.customerIds
         self.uploads = Deque(initial.pendingUploads)
     }
 

@@ -1,0 +1,109 @@
+import Foundation
+import RealtimeSegments
+import XCTest
+
+/// SPEC §1, §4: the cookie, ids and last known state survive a restart; a corrupt file is ignored.
+final class PersistenceTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUp() {
+        directory = temporaryDirectory()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private var stateFile: URL { directory.appendingPathComponent("segments-state.json") }
+
+    func testTheCookieAndHardIdsSurviveARestart() throws {
+        let first = Fixture(stateDirectory: directory)
+        first.client.start()
+        try first.client.identifyCustomer(customerIds: ["registered": "jane"])
+        first.settle()
+        let ids = first.client.customerIds
+        first.client.stop()
+
+        let second = Fixture(stateDirectory: directory)
+        XCTAssertEqual(second.client.customerIds, ids)
+    }
+
+    func testTheLastKnownStateSurvivesARestartSoUnchangedDataNotifiesNobody() {
+        let first = Fixture(stateDirectory: directory)
+        first.transport.defaultResponse = response([.discovery: [1]])
+        _ = first.register(.discovery, tag: "d")
+        first.startAndRunInitialCheck()
+        XCTAssertEqual(first.recorder.count, 1)
+        first.client.stop()
+
+        let second = Fixture(stateDirectory: directory)
+        second.transport.defaultResponse = response([.discovery: [1]])
+        _ = second.register(.discovery, tag: "d")
+        _ = second.register(.content, firstLoad: true, tag: "c")
+        second.startAndRunInitialCheck()
+        XCTAssertEqual(second.recorder.tags, ["c"], "discovery is unchanged since before the restart")
+    }
+
+    func testACorruptStateFileIsIgnoredWithALogLine() throws {
+        try Data("{ not json".utf8).write(to: stateFile)
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Ignoring corrupt state file \(stateFile.path)"), 1)
+        XCTAssertNotNil(fixture.client.customerIds["cookie"])
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.count, 1, "the engine works from a fresh state")
+    }
+
+    func testAStateFileWithoutACookieIsTreatedAsCorrupt() throws {
+        try Data(#"{"version":1,"customerIds":{},"linkedIds":{},"pendingUploads":[]}"#.utf8).write(to: stateFile)
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Ignoring corrupt state file"), 1)
+        XCTAssertFalse(fixture.cookie.isEmpty)
+    }
+
+    func testWritesReplaceTheFileAtomicallyAndLeaveNoTemporaryFiles() throws {
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        fixture.client.stop()
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(files, ["segments-state.json"])
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any]
+        XCTAssertNotNil(object?["lastKnown"])
+    }
+
+    func testUnsentEventsArePersistedAtStopAndUploadedAfterTheRestart() throws {
+        let first = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        first.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
+        first.client.start()
+        try first.client.trackEvent(eventType: "kept-1")
+        try first.client.trackEvent(eventType: "kept-2")
+        first.client.stop()
+        XCTAssertTrue(first.transport.trackedEvents.isEmpty)
+        XCTAssertEqual(first.logs.count("Segments: 2 unsent uploads kept for the next start"), 1)
+
+        let second = Fixture(stateDirectory: directory)
+        second.client.start()
+        second.settle()
+        XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["kept-1", "kept-2"])
+    }
+
+    func testWithoutAStateDirectoryUnsentEventsAtStopAreReportedNotSilentlyLost() throws {
+        let fixture = Fixture { $0.flushingMode = .manual }
+        fixture.transport.failNext(.trackEvents, with: .connectionFailed("offline"))
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "e")
+        fixture.client.stop()
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: 1 unsent uploads are lost at stop"), 1)
+    }
+
+    func testStopMakesAFinalUploadAttempt() throws {
+        let fixture = Fixture { $0.flushingMode = .manual }
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "last")
+        fixture.client.stop()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["last"])
+    }
+}

@@ -1,0 +1,76 @@
+import RealtimeSegments
+import XCTest
+
+/// Bad input gets a typed error or a `Segments:` line, never a crash or silent loss.
+final class ValidationTests: XCTestCase {
+    func testTrackingBeforeStartThrowsNotStarted() {
+        let fixture = Fixture()
+        XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "view")) { error in
+            XCTAssertEqual(error as? SegmentsError, .notStarted)
+        }
+    }
+
+    func testTrackingAfterStopThrowsStopped() {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.client.stop()
+        XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "view")) { error in
+            XCTAssertEqual(error as? SegmentsError, .stopped)
+        }
+    }
+
+    func testAnEmptyEventTypeIsRejected() {
+        let fixture = Fixture()
+        fixture.client.start()
+        XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "")) { error in
+            XCTAssertEqual(error as? SegmentsError, .invalidArgument("eventType is empty"))
+        }
+    }
+
+    func testEmptyCustomerIdsAreRejected() {
+        let fixture = Fixture()
+        fixture.client.start()
+        XCTAssertThrowsError(try fixture.client.identifyCustomer(customerIds: [:]))
+        XCTAssertThrowsError(try fixture.client.identifyCustomer(customerIds: ["registered": ""]))
+        XCTAssertThrowsError(try fixture.client.identifyCustomer(customerIds: ["": "jane"]))
+        XCTAssertEqual(Set(fixture.client.customerIds.keys), ["cookie"], "nothing changed")
+    }
+
+    func testTheCookieCannotBeSetThroughIdentify() {
+        let fixture = Fixture()
+        fixture.client.start()
+        let cookie = fixture.cookie
+        XCTAssertThrowsError(try fixture.client.identifyCustomer(customerIds: ["cookie": "mine"]))
+        XCTAssertEqual(fixture.cookie, cookie)
+    }
+
+    func testGetSegmentsForAnEmptyCategoryIsRejected() async {
+        let fixture = Fixture()
+        fixture.client.start()
+        do {
+            _ = try await fixture.client.getSegments(category: .other(""))
+            XCTFail("expected invalidArgument")
+        } catch {
+            guard case .invalidArgument = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    func testAnonymizeBeforeStartIsLoggedNotIgnoredSilently() {
+        let fixture = Fixture()
+        let cookie = fixture.cookie
+        fixture.client.anonymize()
+        XCTAssertEqual(fixture.cookie, cookie)
+        XCTAssertTrue(fixture.logs.contains("Segments: anonymize() ignored: the client is not running"))
+    }
+
+    func testGetSegmentsCompletionBeforeStartReturnsEmptyAndLogsWhy() {
+        let fixture = Fixture()
+        let done = DispatchSemaphore(value: 0)
+        fixture.client.getSegments(category: .discovery) { segments in
+            XCTAssertEqual(segments, [])
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: getSegments(discovery) returns [] because"), 1)
+    }
+}
