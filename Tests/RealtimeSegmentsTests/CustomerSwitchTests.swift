@@ -62,16 +62,19 @@ final class CustomerSwitchTests: XCTestCase {
         XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(2)], "same customer: the result is applied")
     }
 
-    func testAnonymizeCancelsAPendingCheck() {
+    func testAnonymizeCancelsThePendingCheckAndRequestsOneForTheNewCustomer() {
         let fixture = Fixture()
         _ = fixture.register(.discovery)
         fixture.client.start()
         fixture.settle()
+        fixture.advance(.seconds(3))
         fixture.client.anonymize()
         fixture.settle()
-        fixture.advance(.seconds(60))
-        XCTAssertEqual(fixture.transport.fetchCount, 0)
         XCTAssertTrue(fixture.logs.contains("Segments: Segments change check has been cancelled meanwhile"))
+        fixture.advance(.seconds(2))
+        XCTAssertEqual(fixture.transport.fetchCount, 0, "the previous customer's pending check was cancelled")
+        fixture.advance(.seconds(3))
+        XCTAssertEqual(fixture.transport.fetchedCookies, [fixture.cookie], "one check, for the new customer")
     }
 
     func testAnonymizeClearsFirstLoadsAndTheLastKnownStateButKeepsCallbacks() {

@@ -23,7 +23,7 @@ final class EngineOwner {
 
     /// Why a check was requested (decides which "no callback" line is logged).
     enum Trigger {
-        case initial, registration, identify, trackedEvent
+        case initial, registration, identify, customerSwitch, trackedEvent
     }
 
     private let configuration: SegmentsConfiguration
@@ -157,6 +157,8 @@ final class EngineOwner {
                 linkedIds = [:]
                 pullCache.clear()
                 stateDirty = true
+                // The listeners now belong to a new customer: let them learn its segments.
+                requestCheck(.customerSwitch)
             }
         }
     }
@@ -193,7 +195,8 @@ final class EngineOwner {
         guard registry.snapshot().count > 0 else {
             switch trigger {
             case .initial: logger.debug("\(SegmentsLogMessage.skippingInitialNoCallback)")
-            case .identify, .trackedEvent: logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
+            case .identify, .customerSwitch, .trackedEvent:
+                logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
             case .registration: logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
             }
             return
