@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
 import Synchronization
 import XCTest
 
@@ -46,7 +46,7 @@ final class ListenerTests: XCTestCase {
     func testRemovingACallbackFromInsideItsOwnOnNewDataStopsFurtherNotifications() {
         let fixture = Fixture()
         let calls = Atomic<Int>(0)
-        let box = Mutex<SegmentCallbackData?>(nil)
+        let box = Locked<SegmentCallbackData?>(nil)
         let manager = fixture.client.segmentation
         let callback = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
             calls.add(1, ordering: .relaxed)

@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
 import Synchronization
 import XCTest
 
@@ -97,7 +97,7 @@ final class PullTests: XCTestCase {
     func testAFailedFetchReturnsEmptyInTheCompletionFormAndTheNextCallFetchesAgain() {
         let fixture = startedFixture(response([.discovery: [1]]))
         fixture.transport.failNext(.fetchSegments, with: .timeout)
-        let results = Mutex<[[Segment]]>([])
+        let results = Locked<[[Segment]]>([])
         fixture.client.getSegments(category: .discovery) { segments in results.withLock { $0.append(segments) } }
         fixture.settle()
         fixture.client.getSegments(category: .discovery) { segments in results.withLock { $0.append(segments) } }
@@ -107,7 +107,7 @@ final class PullTests: XCTestCase {
 
     func testTheCompletionRunsOnABackgroundThread() {
         let fixture = startedFixture(response([.discovery: [1]]))
-        let onMain = Mutex<Bool?>(nil)
+        let onMain = Locked<Bool?>(nil)
         fixture.client.getSegments(category: .discovery) { _ in onMain.withLock { $0 = Thread.isMainThread } }
         fixture.settle()
         XCTAssertEqual(onMain.withLock { $0 }, false)

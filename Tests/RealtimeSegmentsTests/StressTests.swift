@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
 import Synchronization
 import XCTest
 
@@ -108,7 +108,7 @@ final class StressTests: XCTestCase {
         let expectedEvents = 2 * perThread + (perThread - perThread / 10)
         XCTAssertEqual(transport.trackedEvents.count, expectedEvents, "no tracked event was lost")
 
-        let final = Mutex<[String]>([])
+        let final = Locked<[String]>([])
         client.segmentation.addCallback(
             callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
                 final.withLock { $0.append(contentsOf: segments.map(\.id)) }

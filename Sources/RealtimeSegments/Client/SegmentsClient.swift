@@ -43,7 +43,7 @@ public final class SegmentsClient: Sendable {
     private let pullCache: PullCache
     private let counters = EngineCounters()
     private let lifecycle = ManagedAtomic<Lifecycle>(.created)
-    private let initial: Mutex<EngineOwner.Initial?>
+    private let initial: Locked<EngineOwner.Initial?>
     private let engineFinished = DispatchSemaphore(value: 0)
 
     /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
@@ -60,7 +60,7 @@ public final class SegmentsClient: Sendable {
 
         let restored = Self.restore(configuration)
         self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))
-        self.initial = Mutex(restored.initial)
+        self.initial = Locked(restored.initial)
 
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {

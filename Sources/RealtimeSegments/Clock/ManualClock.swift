@@ -14,11 +14,11 @@ public final class ManualClock: SegmentsClock {
         var sleepers: [(deadline: SegmentsInstant, wakeup: EngineWakeup)] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a clock at `start` (monotonic) and `wallClockSeconds` (wall clock).
     public init(start: SegmentsInstant = SegmentsInstant(nanoseconds: 1_000_000_000), wallClockSeconds: Double = 1_700_000_000) {
-        state = Mutex(State(now: start, wallClock: wallClockSeconds))
+        state = Locked(State(now: start, wallClock: wallClockSeconds))
     }
 
     public func now() -> SegmentsInstant { state.withLock { $0.now } }

@@ -18,7 +18,7 @@ import Darwin
 final class EngineChannels: Sendable {
     let ring: EventRing<IngestItem>
     let wakeup = EngineWakeup()
-    private let inbox = Mutex<[ControlMessage]>([])
+    private let inbox = Locked<[ControlMessage]>([])
     private let inboxCount = ManagedAtomic<Int>(0)
     private let reloadRequested = ManagedAtomic<Bool>(false)
     private let sleeping = ManagedAtomic<Bool>(false)

@@ -1,4 +1,5 @@
 import Atomics
+import Foundation
 import Synchronization
 
 /// The registered callbacks, per category, as an immutable snapshot.
@@ -29,7 +30,8 @@ final class RegistrySnapshot: AtomicReference, Sendable {
 /// Readers (``snapshot()``) never lock. No user code runs under the writer lock.
 final class CallbackRegistry: Sendable {
     private let current = ManagedAtomic<RegistrySnapshot>(.empty)
-    private let writerLock = Mutex<Void>(())
+    /// Serializes writers only; readers never take it.
+    private let writerLock = NSLock()
     private let pendingFirstLoadCount = Atomic<Int>(0)
 
     /// The current registrations (lock-free).
@@ -45,7 +47,7 @@ final class CallbackRegistry: Sendable {
         if data.isIncludeFirstLoad {
             pendingFirstLoadCount.add(1, ordering: .acquiringAndReleasing)
         }
-        writerLock.withLock { _ in
+        writerLock.withLock {
             var byCategory = current.load(ordering: .relaxed).byCategory
             byCategory[data.category, default: []].append(registration)
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
@@ -55,7 +57,7 @@ final class CallbackRegistry: Sendable {
     /// Removes every registration with `identity`; returns how many were removed.
     @discardableResult
     func remove(identity: SegmentCallbackData.ID, category: SegmentCategory) -> Int {
-        let removed: [Registration] = writerLock.withLock { _ in
+        let removed: [Registration] = writerLock.withLock {
             var byCategory = current.load(ordering: .relaxed).byCategory
             guard let list = byCategory[category] else { return [] }
             let removed = list.filter { $0.identity == identity }
@@ -92,7 +94,7 @@ final class CallbackRegistry: Sendable {
 
     /// Removes every registration (stop).
     func removeAll() {
-        let old = writerLock.withLock { _ in
+        let old = writerLock.withLock {
             current.exchange(.empty, ordering: .acquiringAndReleasing)
         }
         for list in old.byCategory.values {

@@ -44,7 +44,7 @@ public final class InMemorySegmentsTransport: SegmentsTransport {
         var contexts: Set<SegmentsRequestContext> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// When set, requests with another project token fail with 401.
     public let expectedProjectToken: String?
 

@@ -1,3 +1,4 @@
+@testable import RealtimeSegments
 import Logging
 import Synchronization
 
@@ -8,7 +9,7 @@ final class LogCapture: Sendable {
         var message: String
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = Locked<[Entry]>([])
 
     func makeLogger() -> Logger {
         var logger = Logger(label: "RealtimeSegmentsTests") { _ in CapturingHandler(capture: self) }

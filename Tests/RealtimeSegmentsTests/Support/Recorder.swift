@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
 import Synchronization
 
 /// Records the invocations of callbacks made with ``callback(_:firstLoad:)``.
@@ -11,7 +11,7 @@ final class Recorder: Sendable {
         var isMainThread: Bool
     }
 
-    private let calls = Mutex<[Call]>([])
+    private let calls = Locked<[Call]>([])
 
     /// A callback that records its calls under `tag`.
     func callback(_ category: SegmentCategory, firstLoad: Bool = false, tag: String = "") -> SegmentCallbackData {
