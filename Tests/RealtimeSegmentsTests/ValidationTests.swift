@@ -74,3 +74,26 @@ final class ValidationTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: getSegments(discovery) returns [] because"), 1)
     }
 }
+
+/// Lifecycle edges.
+final class LifecycleTests: XCTestCase {
+    func testAClientDroppedWithoutStopEndsItsEngineThread() throws {
+        let transport = InMemorySegmentsTransport()
+        var client: SegmentsClient? = SegmentsClient(
+            configuration: .init(projectToken: "t", transport: transport))
+        weak let weakClient = client
+        client?.start()
+        try client?.trackEvent(eventType: "last")
+        client = nil
+        XCTAssertNil(weakClient)
+        waitUntil { transport.trackedEvents.count == 1 }
+    }
+
+    func testStartingTwiceIsHarmless() {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.logs.count("Segments: start() ignored: the client was already started or stopped"), 1)
+    }
+}

@@ -69,6 +69,14 @@ public final class SegmentsClient: Sendable {
         }
     }
 
+    /// A client dropped without ``stop()`` still ends its engine thread (without waiting for it).
+    deinit {
+        if lifecycle.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
+            identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
+            channels.post(.stop)
+        }
+    }
+
     private static func restore(_ configuration: SegmentsConfiguration) -> (customerIds: [String: String], initial: EngineOwner.Initial) {
         let fresh = (
             customerIds: [CustomerIdKey.cookie: UUID().uuidString],
