@@ -6,11 +6,15 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
+        .library(name: "RealtimeSegmentsHTTP", targets: ["RealtimeSegmentsHTTP"]),
+        .library(name: "SegmentsMockServer", targets: ["SegmentsMockServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -21,10 +25,40 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The HTTP transport: its own module so that apps bringing their own transport do not link NIO.
+        .target(
+            name: "RealtimeSegmentsHTTP",
+            dependencies: [
+                "RealtimeSegments",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The in-process mock segments backend (in-memory and HTTP on loopback); never linked by apps.
+        .target(
+            name: "SegmentsMockServer",
+            dependencies: [
+                "RealtimeSegments",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "RealtimeSegmentsTests",
             dependencies: ["RealtimeSegments"]
         ),
+        .testTarget(
+            name: "SegmentsMockServerTests",
+            dependencies: [
+                "SegmentsMockServer", "RealtimeSegments",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+
     ],
     swiftLanguageModes: [.v6]
 )

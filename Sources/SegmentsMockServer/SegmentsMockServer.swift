@@ -1,0 +1,1 @@
+// The in-process mock segments backend. See README.md ("Mock server").

@@ -1,0 +1,5 @@
+import XCTest
+
+final class SmokeTests: XCTestCase {
+    func testModuleBuilds() {}
+}
