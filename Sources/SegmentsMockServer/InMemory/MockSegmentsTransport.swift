@@ -1,0 +1,112 @@
+import RealtimeSegments
+
+/// A ``SegmentsTransport`` that calls a ``SegmentsBackend`` directly: no sockets, the same model
+/// and the same faults as ``SegmentsMockHTTPServer``, for tests and the benchmark harness.
+///
+/// Each call counts a request on its ``MockEndpoint`` (`trackEvents` with one event is
+/// ``MockEndpoint/trackEvent``, with several ``MockEndpoint/trackBatch``; an empty list is a no-op),
+/// draws its fault decision, then checks the project and the credentials, then applies the call to
+/// the backend. A call that fails leaves the model unchanged.
+///
+/// Faults become the errors the HTTP transport would report:
+/// - error status → ``SegmentsError/unauthorized(status:)`` (401/403), ``SegmentsError/notFound``
+///   (404), ``SegmentsError/rateLimited`` (429), ``SegmentsError/serverError(status:)`` (5xx),
+///   ``SegmentsError/unexpectedStatus(_:)`` otherwise;
+/// - latency → a `Task.sleep` before the outcome;
+/// - hang → a sleep of the profile's `maxHang`, then ``SegmentsError/timeout``;
+/// - malformed or truncated body → ``SegmentsError/malformedResponse(_:)``;
+/// - reset → ``SegmentsError/connectionFailed(_:)`` ("connection reset").
+///
+/// Cancelling the calling task during a latency or hang sleep ends the call with
+/// ``SegmentsError/timeout`` (the client gave up), without touching the model.
+///
+/// Threading: every method may be called from any thread, concurrently.
+public final class MockSegmentsTransport: SegmentsTransport {
+    /// The backend requests go to.
+    public let backend: SegmentsBackend
+    private let injector: FaultInjector
+
+    /// Creates a transport to `backend` that injects `faults`.
+    public init(backend: SegmentsBackend, faults: FaultPlan = .none) {
+        self.backend = backend
+        self.injector = FaultInjector(plan: faults)
+    }
+
+    /// The fault plan in force.
+    public var faultPlan: FaultPlan { injector.plan }
+
+    /// Replaces the fault plan; every endpoint's random stream restarts from the new seed.
+    /// ``faultCounts`` keeps counting.
+    public func setFaultPlan(_ plan: FaultPlan) { injector.replacePlan(plan) }
+
+    /// The faults injected so far, per endpoint and kind.
+    public var faultCounts: FaultCounts { injector.counts }
+
+    // MARK: SegmentsTransport
+
+    public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        guard !events.isEmpty else { return }
+        try await admit(events.count == 1 ? .trackEvent : .trackBatch, context)
+        guard backend.trackEvents(events, projectToken: context.projectToken) else { throw .notFound }
+    }
+
+    public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await admit(.trackCustomer, context)
+        guard backend.identify(update, projectToken: context.projectToken) else { throw .notFound }
+    }
+
+    public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError)
+    {
+        try await admit(.linkIds, context)
+        guard backend.linkIds(cookie: cookie, externalIds: externalIds, projectToken: context.projectToken) else {
+            throw .notFound
+        }
+    }
+
+    public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
+        -> SegmentsResponse
+    {
+        try await admit(.fetchSegments, context)
+        guard let response = backend.segments(forCookie: cookie, projectToken: context.projectToken) else {
+            throw .notFound
+        }
+        return response
+    }
+
+    // MARK: Admission
+
+    /// Counts the request, carries out its fault decision and checks project and credentials;
+    /// returns only when the request may reach the model.
+    private func admit(_ endpoint: MockEndpoint, _ context: SegmentsRequestContext) async throws(SegmentsError) {
+        backend.recordRequest(endpoint)
+        let decision = injector.decide(endpoint)
+        if let delay = decision.delay { try await sleep(for: delay) }
+        switch decision.outcome {
+        case .pass:
+            break
+        case .error(let status):
+            throw .forMockStatus(status)
+        case .hang(let limit):
+            try await sleep(for: limit)
+            throw .timeout
+        case .malformed(let variant):
+            throw .malformedResponse("mock fault: body of the wrong shape (variant \(variant))")
+        case .truncated:
+            throw .malformedResponse("mock fault: body truncated in the middle")
+        case .reset:
+            throw .connectionFailed("connection reset")
+        }
+        guard let project = backend.project(token: context.projectToken) else { throw .notFound }
+        guard project.accepts(context.authorization) else { throw .unauthorized(status: 401) }
+    }
+
+    /// Sleeps; a cancelled caller gave up waiting, which a client reports as a timeout.
+    private func sleep(for duration: Duration) async throws(SegmentsError) {
+        do {
+            try await Task.sleep(for: duration)
+        } catch {
+            throw .timeout
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// The in-process mock segments backend. See README.md ("Mock server").

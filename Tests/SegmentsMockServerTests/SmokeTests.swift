@@ -1,5 +1,0 @@
-import XCTest
-
-final class SmokeTests: XCTestCase {
-    func testModuleBuilds() {}
-}
