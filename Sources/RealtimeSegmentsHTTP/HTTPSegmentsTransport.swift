@@ -1,1 +1,155 @@
-// The HTTP transport of the engine.
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import RealtimeSegments
+
+/// The engine's transport over HTTP/1.1, speaking the segments API (SPEC §7) with AsyncHTTPClient
+/// (connection pooling, keep-alive, a deadline per request).
+///
+/// ```swift
+/// let transport = HTTPSegmentsTransport(configuration: try .init(baseURL: "https://api.example.com"))
+/// let client = SegmentsClient(configuration: .init(projectToken: "token", authorization: .token("key"), transport: transport))
+/// ```
+///
+/// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 429 → `rateLimited`,
+/// 5xx → `serverError`, other non-2xx → `unexpectedStatus`; a deadline → `timeout`; no connection or
+/// a reset before the response → `connectionFailed`; a body that is cut short, too large or not of
+/// the documented shape → `malformedResponse`. The engine logs fetch failures as
+/// `Segments: Fetch of segments failed: …` and retries failed uploads with backoff, never dropping
+/// events; the transport itself does not retry.
+///
+/// Threading: every method may be called concurrently from any task.
+public final class HTTPSegmentsTransport: SegmentsTransport {
+    /// The settings this transport was created with.
+    public let configuration: HTTPTransportConfiguration
+    private let httpClient: HTTPClient
+    private let logger: Logger
+    private let encoder: JSONEncoder
+
+    /// Creates a transport on `httpClient` (default: the process-wide shared client, which needs
+    /// no shutdown). A client you pass in stays yours to shut down.
+    public init(
+        configuration: HTTPTransportConfiguration,
+        httpClient: HTTPClient = .shared,
+        logger: Logger = Logger(label: "RealtimeSegments.HTTP")
+    ) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.logger = logger
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        self.encoder = encoder
+    }
+
+    // MARK: SegmentsTransport
+
+    public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        guard !events.isEmpty else { return }
+        let project = "/track/v2/projects/\(Self.pathComponent(context.projectToken))"
+        if configuration.useBatchEndpoint {
+            _ = try await send(.POST, project + "/batch", body: BatchBody(events: events), context: context)
+        } else {
+            for event in events {
+                _ = try await send(.POST, project + "/customers/events", body: event, context: context)
+            }
+        }
+    }
+
+    public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        let path = "/track/v2/projects/\(Self.pathComponent(context.projectToken))/customers"
+        _ = try await send(.POST, path, body: update, context: context)
+    }
+
+    public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError)
+    {
+        let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/cookies/\(Self.pathComponent(cookie))/link-ids"
+        _ = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
+    }
+
+    public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
+        -> SegmentsResponse
+    {
+        let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/segments?cookie=\(Self.queryValue(cookie))"
+        let body = try await send(.GET, path, body: Optional<LinkIdsBody>.none, context: context)
+        return try SegmentsResponseDecoder.decode(Array(body.readableBytesView))
+    }
+
+    // MARK: Requests
+
+    /// Sends one request and returns the body of a 2xx response.
+    private func send(
+        _ method: HTTPMethod, _ path: String, body: (some Encodable)?, context: SegmentsRequestContext
+    ) async throws(SegmentsError) -> ByteBuffer {
+        var request = HTTPClientRequest(url: configuration.base + path)
+        request.method = method
+        request.headers.add(name: "accept", value: "application/json")
+        if let authorization = context.authorization {
+            request.headers.add(name: "authorization", value: authorization.headerValue)
+        }
+        if let body {
+            let data: Data
+            do {
+                data = try encoder.encode(body)
+            } catch {
+                throw .invalidArgument("request body cannot be encoded: \(error)")
+            }
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: data))
+        }
+        let deadline = NIODeadline.now() + TimeAmount(configuration.requestTimeout)
+
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(request, deadline: deadline, logger: logger)
+        } catch {
+            let mapped = HTTPStatusMapping.error(forRequestFailure: error)
+            logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
+            throw mapped
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await response.body.collect(upTo: configuration.maxResponseBytes)
+        } catch {
+            let mapped = HTTPStatusMapping.error(forBodyFailure: error)
+            logger.debug("Segments: HTTP \(method) \(path) body failed: \(mapped)")
+            throw mapped
+        }
+        if let error = HTTPStatusMapping.error(forStatus: Int(response.status.code)) {
+            logger.debug("Segments: HTTP \(method) \(path) → \(response.status.code)")
+            throw error
+        }
+        return buffer
+    }
+
+    private static let pathAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return allowed
+    }()
+
+    private static let queryAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#")
+        return allowed
+    }()
+
+    static func pathComponent(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? value
+    }
+
+    static func queryValue(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: queryAllowed) ?? value
+    }
+}
+
+extension TimeAmount {
+    /// `duration` in nanoseconds, clamped to what a `TimeAmount` holds.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self = .nanoseconds(overflow ? (seconds < 0 ? .min : .max) : whole &+ attoseconds / 1_000_000_000)
+    }
+}
