@@ -52,6 +52,13 @@ let package = Package(
             dependencies: ["RealtimeSegments"]
         ),
         .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "RealtimeSegments", "RealtimeSegmentsHTTP", "SegmentsMockServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "SegmentsMockServerTests",
             dependencies: [
                 "SegmentsMockServer", "RealtimeSegments",

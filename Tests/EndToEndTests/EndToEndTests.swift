@@ -1,0 +1,89 @@
+import Foundation
+import RealtimeSegments
+import RealtimeSegmentsHTTP
+import SegmentsMockServer
+import XCTest
+
+/// The engine and the mock server over loopback HTTP (issue 3): the real wire protocol end to end.
+final class EndToEndTests: XCTestCase {
+    private let vip = Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4")
+
+    func testAnEventTrackedOverHTTPReachesACallbackAsAMembershipChange() throws {
+        let e2e = try EndToEndFixture()
+        e2e.backend.addRule(SegmentRule(
+            category: .discovery, segment: vip, entersAfter: EventThreshold(eventType: "purchase", count: 3)))
+        let received = NSLockedSegments()
+        e2e.client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { received.append($0) })
+        e2e.client.start()
+        e2e.settle()
+        e2e.advance(.seconds(5))
+        XCTAssertEqual(received.values, [[]], "first load: not a member yet")
+
+        for _ in 0..<3 { try e2e.client.trackEvent(eventType: "purchase", properties: ["price": 10]) }
+        e2e.settle()
+        XCTAssertEqual(e2e.backend.eventCount(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token), 3)
+        let change = e2e.backend.lastChange(forCookie: e2e.cookie, category: .discovery, projectToken: EndToEndFixture.project.token)
+        XCTAssertEqual(change?.segments, [vip], "the rule fired on the server")
+        e2e.advance(.seconds(5))
+        XCTAssertEqual(received.values, [[], [vip]], "the membership change reached the callback")
+    }
+
+    func testIdentifyLinksIdsOnceAndTheServerSeesTheHardId() throws {
+        let e2e = try EndToEndFixture()
+        e2e.client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: false) { _ in })
+        e2e.client.start()
+        try e2e.client.identifyCustomer(customerIds: ["registered": "jane@example.com"], properties: ["plan": "gold"])
+        e2e.settle()
+        e2e.advance(.seconds(5))
+        XCTAssertEqual(e2e.backend.linkCalls, 1)
+        try e2e.client.trackEvent(eventType: "view")
+        e2e.settle()
+        e2e.advance(.seconds(5))
+        XCTAssertEqual(e2e.backend.linkCalls, 1, "unchanged hard ids are not linked again")
+        XCTAssertEqual(e2e.backend.requestCount(.fetchSegments), 2)
+        let customer = e2e.backend.customer(externalIdName: "registered", value: "jane@example.com")
+        XCTAssertEqual(customer?.cookies.contains(e2e.cookie), true)
+        XCTAssertEqual(customer?.properties["plan"], "gold")
+    }
+
+    func testAWrongKeyIsUnauthorizedWithTheFetchFailedLine() throws {
+        let e2e = try EndToEndFixture(authorization: .token("wrong"))
+        e2e.client.start()
+        XCTAssertThrowsError(try runBlocking { try await e2e.client.getSegments(category: .discovery) }) { error in
+            XCTAssertEqual(error as? SegmentsError, .unauthorized(status: 401))
+        }
+        XCTAssertEqual(e2e.logs.count(prefix: "Segments: Fetch of segments failed: not authorized (HTTP 401)"), 1)
+    }
+
+    func testAnUnknownProjectIsNotFound() throws {
+        let e2e = try EndToEndFixture(projectToken: "no-such-project")
+        e2e.client.start()
+        XCTAssertThrowsError(try runBlocking { try await e2e.client.getSegments(category: .discovery) }) { error in
+            XCTAssertEqual(error as? SegmentsError, .notFound)
+        }
+    }
+
+    func testGetSegmentsOverHTTPReturnsTheRequestedCategory() throws {
+        let e2e = try EndToEndFixture()
+        e2e.client.start()
+        e2e.backend.setSegments([vip], category: .content, forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
+        let content = try runBlocking { try await e2e.client.getSegments(category: .content) }
+        XCTAssertEqual(content, [vip])
+    }
+
+    func testABadBaseURLIsAConfigurationError() {
+        XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "not a url at all"))
+        XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "ftp://example.com"))
+        XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "http://"))
+    }
+}
+
+final class NSLockedSegments: @unchecked Sendable {
+    // @unchecked Sendable: `storage` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var storage: [[Segment]] = []
+    func append(_ value: [Segment]) { lock.withLock { storage.append(value) } }
+    var values: [[Segment]] { lock.withLock { storage } }
+}
