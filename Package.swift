@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
         .library(name: "RealtimeSegmentsHTTP", targets: ["RealtimeSegmentsHTTP"]),
         .library(name: "SegmentsMockServer", targets: ["SegmentsMockServer"]),
+        .executable(name: "segments-bench", targets: ["segments-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
@@ -15,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         .target(
@@ -46,6 +50,32 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // jemalloc's statistics, looked up at run time: the harness builds without jemalloc and
+        // reports allocation counts only where the library is present (bench only, never in apps).
+        .target(name: "CJemalloc", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // The harness machinery: scenarios, recorders, reports, the regression gate.
+        .target(
+            name: "SegmentsBenchKit",
+            dependencies: [
+                "RealtimeSegments", "RealtimeSegmentsHTTP", "SegmentsMockServer", "CJemalloc",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "segments-bench",
+            dependencies: [
+                "SegmentsBenchKit", "SegmentsMockServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/SegmentsBench"
+        ),
+        .testTarget(
+            name: "SegmentsBenchKitTests",
+            dependencies: ["SegmentsBenchKit"]
         ),
         .testTarget(
             name: "RealtimeSegmentsTests",

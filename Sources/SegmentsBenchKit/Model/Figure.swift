@@ -1,0 +1,43 @@
+/// One measured number of a scenario, and how the regression gate treats it.
+public struct Figure: Codable, Sendable, Hashable {
+    /// Stable identifier, `<scenario>.<what>` (for example `tracking-storm.allocsPerEvent`).
+    public var name: String
+    /// The measured value.
+    public var value: Double
+    /// Unit for people: `ns`, `allocs/op`, `ratio`, `count`, `bytes`, `ops/s`.
+    public var unit: String
+    /// How the gate compares it with the baseline; `nil` is reported, never gated.
+    public var gate: GateRule?
+    /// One line saying what it is.
+    public var summary: String
+
+    /// Creates a figure.
+    public init(name: String, value: Double, unit: String, gate: GateRule? = nil, summary: String) {
+        self.name = name
+        self.value = value
+        self.unit = unit
+        self.gate = gate
+        self.summary = summary
+    }
+}
+
+/// How a figure is gated. Only figures that are stable on a shared, noisy 2-core machine are gated:
+/// allocation counts (tight), fetch/trigger ratios, correctness counters, and latencies only as a
+/// ratio to a floor measured in the same run (loose).
+public enum GateRule: Codable, Sendable, Hashable {
+    /// Must equal `expected` in every run, whatever the baseline says (correctness: lost events,
+    /// stale deliveries).
+    case mustEqual(Double)
+    /// Lower is better: fails when `value > baseline * (1 + relative) + absolute`; an improvement
+    /// beyond the same tolerance is reported with a hint to update the baseline.
+    case lowerIsBetter(relative: Double, absolute: Double)
+    /// Higher is better: fails when `value < baseline * (1 - relative) - absolute`.
+    case higherIsBetter(relative: Double, absolute: Double)
+
+    /// Allocation counts: tight, half an allocation of slack.
+    public static let allocations = GateRule.lowerIsBetter(relative: 0.05, absolute: 0.5)
+    /// Ratios of a latency to a floor measured in the same run: loose (shared 2-core machine).
+    public static let latencyRatio = GateRule.lowerIsBetter(relative: 1.0, absolute: 0.5)
+    /// Counts that must be zero.
+    public static let zero = GateRule.mustEqual(0)
+}

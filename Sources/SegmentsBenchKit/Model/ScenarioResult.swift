@@ -1,0 +1,72 @@
+/// What one scenario run measured.
+public struct ScenarioResult: Codable, Sendable {
+    /// The scenario's name (`tracking-storm`, ...).
+    public var scenario: String
+    /// What it simulates and what it measures.
+    public var summary: String
+    /// The options it ran with, as text.
+    public var configuration: [String: String]
+    /// Gated and reported numbers.
+    public var figures: [Figure]
+    /// Latency distributions.
+    public var latencies: [LatencySummary]
+    /// Series for charts (x/y points per named line), e.g. latency against callback count.
+    public var series: [ChartSeries]
+    /// Allocation figures were measured (jemalloc present).
+    public var allocationsMeasured: Bool
+    /// Free-form notes (for example why a figure is missing).
+    public var notes: [String]
+    /// Wall time of the run in seconds.
+    public var wallSeconds: Double
+
+    /// Creates a result.
+    public init(
+        scenario: String, summary: String, configuration: [String: String], figures: [Figure] = [],
+        latencies: [LatencySummary] = [], series: [ChartSeries] = [], allocationsMeasured: Bool, notes: [String] = [],
+        wallSeconds: Double = 0
+    ) {
+        self.scenario = scenario
+        self.summary = summary
+        self.configuration = configuration
+        self.figures = figures
+        self.latencies = latencies
+        self.series = series
+        self.allocationsMeasured = allocationsMeasured
+        self.notes = notes
+        self.wallSeconds = wallSeconds
+    }
+
+    /// The figure named `name`, if measured.
+    public func figure(_ name: String) -> Figure? { figures.first { $0.name == name } }
+}
+
+/// One line of a chart: points (x, y) with a label.
+public struct ChartSeries: Codable, Sendable, Hashable {
+    /// Which chart it belongs to (for example `fanout-latency`, `allocations-per-op`, `peers`).
+    public var chart: String
+    /// The line's label.
+    public var label: String
+    /// X axis label and unit.
+    public var xLabel: String
+    /// Y axis label and unit.
+    public var yLabel: String
+    public var points: [Point]
+
+    public struct Point: Codable, Sendable, Hashable {
+        public var x: Double
+        public var y: Double
+        public init(x: Double, y: Double) {
+            self.x = x
+            self.y = y
+        }
+    }
+
+    /// Creates a series.
+    public init(chart: String, label: String, xLabel: String, yLabel: String, points: [Point]) {
+        self.chart = chart
+        self.label = label
+        self.xLabel = xLabel
+        self.yLabel = yLabel
+        self.points = points
+    }
+}
