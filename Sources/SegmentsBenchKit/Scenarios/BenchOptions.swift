@@ -1,0 +1,48 @@
+/// Options of a scenario run; `nil` means the scenario's own default.
+public struct BenchOptions: Sendable, Codable, Hashable {
+    /// Which transport the engine uses.
+    public enum Transport: String, Sendable, Codable, CaseIterable {
+        /// Direct calls into the mock backend: isolates the engine.
+        case memory
+        /// Real HTTP/1.1 to the mock server on 127.0.0.1: end to end.
+        case http
+    }
+
+    /// Number of registered callbacks (or the largest of a sweep).
+    public var callbacks: Int?
+    /// Producer threads calling `trackEvent`.
+    public var producers: Int?
+    /// Target events per second per producer; `nil` is flat out. With a rate, latencies are
+    /// corrected for coordinated omission.
+    public var rate: Double?
+    /// Seconds the load runs.
+    public var duration: Double?
+    /// Customer switches per second (identify/anonymize churn).
+    public var switchRate: Double?
+    /// The engine's transport.
+    public var transport: Transport = .memory
+    /// The engine's debounce in seconds.
+    public var debounce: Double?
+    /// Seed of every random choice (fault plans, switch kinds).
+    public var seed: UInt64 = 1
+    /// Shorter runs for the CI gate.
+    public var quick = false
+
+    /// Creates options with every default.
+    public init() {}
+
+    /// The value, or the scenario's default.
+    func duration(default value: Double) -> Double { duration ?? (quick ? min(value, value / 3) : value) }
+
+    /// The options as report configuration text.
+    var asConfiguration: [String: String] {
+        var configuration = ["transport": transport.rawValue, "seed": "\(seed)", "quick": "\(quick)"]
+        if let callbacks { configuration["callbacks"] = "\(callbacks)" }
+        if let producers { configuration["producers"] = "\(producers)" }
+        if let rate { configuration["rate"] = "\(rate)" }
+        if let duration { configuration["duration"] = "\(duration)" }
+        if let switchRate { configuration["switchRate"] = "\(switchRate)" }
+        if let debounce { configuration["debounce"] = "\(debounce)" }
+        return configuration
+    }
+}

@@ -1,0 +1,19 @@
+/// One benchmark scenario: what it simulates, what it measures, and how to run it.
+public protocol Scenario: Sendable {
+    /// The name used on the command line (`tracking-storm`, ...).
+    var name: String { get }
+    /// What it simulates.
+    var simulates: String { get }
+    /// What it measures.
+    var measures: String { get }
+    /// Runs once with `options`, reporting progress for anything longer than a few seconds.
+    func run(_ options: BenchOptions, progress: Progress) async throws -> ScenarioResult
+}
+
+/// Every scenario, in the order the default suite runs them.
+public enum ScenarioCatalog {
+    public static let all: [any Scenario] = []
+
+    /// The scenario named `name`.
+    public static func named(_ name: String) -> (any Scenario)? { all.first { $0.name == name } }
+}
