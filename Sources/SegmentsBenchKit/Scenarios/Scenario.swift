@@ -7,7 +7,9 @@ public protocol Scenario: Sendable {
     /// What it measures.
     var measures: String { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
-    func run(_ options: BenchOptions, progress: Progress) async throws -> ScenarioResult
+    /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
+    /// tasks need the cooperative pool free.
+    func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult
 }
 
 /// Every scenario, in the order the default suite runs them.

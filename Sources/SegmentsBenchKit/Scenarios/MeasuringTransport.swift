@@ -1,0 +1,110 @@
+import Foundation
+import RealtimeSegments
+
+/// Wraps the engine's transport to time what crosses it: when each fetch starts and returns, how
+/// long it took, and when each event upload succeeded. Off the per-event path (one lock per call).
+public final class MeasuringTransport: SegmentsTransport {
+    private struct State {
+        var fetchRoundTrip = LatencyRecorder()
+        var fetchStarts: [UInt64] = []
+        var fetchReturns: [UInt64] = []
+        var uploadSuccesses: [UInt64] = []
+        var triggerToFetch = LatencyRecorder()
+        var lastUploadSuccess: UInt64?
+        var fetchFailures = 0
+        var uploadFailures = 0
+    }
+
+    private let inner: any SegmentsTransport
+    private let state = LockedBox(State())
+    /// Subtracted from trigger → fetch start (the configured debounce), in ns.
+    let debounceNanoseconds: UInt64
+
+    /// Wraps `inner`.
+    public init(_ inner: any SegmentsTransport, debounce: Duration) {
+        self.inner = inner
+        let (seconds, attoseconds) = debounce.components
+        debounceNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+
+    public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        do {
+            try await inner.trackEvents(events, context: context)
+        } catch {
+            state.withLock { $0.uploadFailures += 1 }
+            throw error
+        }
+        let now = monotonicNanoseconds()
+        state.withLock { state in
+            state.uploadSuccesses.append(now)
+            if state.lastUploadSuccess == nil { state.lastUploadSuccess = now }
+        }
+    }
+
+    public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.identifyCustomer(update, context: context)
+    }
+
+    public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError)
+    {
+        try await inner.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
+    }
+
+    public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        let start = monotonicNanoseconds()
+        let debounce = debounceNanoseconds
+        state.withLock { state in
+            state.fetchStarts.append(start)
+            // Trigger → fetch start: from the first successful upload since the previous fetch.
+            if let trigger = state.lastUploadSuccess {
+                let waited = start &- trigger
+                state.triggerToFetch.record(waited > debounce ? waited - debounce : 1)
+                state.lastUploadSuccess = nil
+            }
+        }
+        let response: SegmentsResponse
+        do {
+            response = try await inner.fetchSegments(cookie: cookie, context: context)
+        } catch {
+            state.withLock { $0.fetchFailures += 1 }
+            throw error
+        }
+        let end = monotonicNanoseconds()
+        state.withLock { state in
+            state.fetchRoundTrip.record(end - start)
+            state.fetchReturns.append(end)
+        }
+        return response
+    }
+
+    /// Fetch round trips so far.
+    public var fetchRoundTrip: LatencyRecorder { state.withLock { $0.fetchRoundTrip } }
+    /// Trigger (upload success) → fetch start, minus the debounce.
+    public var triggerToFetch: LatencyRecorder { state.withLock { $0.triggerToFetch } }
+    /// Number of fetches started.
+    public var fetchCount: Int { state.withLock { $0.fetchStarts.count } }
+    /// When each fetch returned (monotonic ns), in order.
+    public var fetchReturnTimes: [UInt64] { state.withLock { $0.fetchReturns } }
+    /// The latest fetch return time.
+    public var lastFetchReturn: UInt64? { state.withLock { $0.fetchReturns.last } }
+    /// Failed fetches and uploads.
+    public var failures: (fetches: Int, uploads: Int) { state.withLock { ($0.fetchFailures, $0.uploadFailures) } }
+}
+
+/// A value behind an `NSLock` (TSan-visible), for the harness's bookkeeping.
+public final class LockedBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only accessed inside `withLock`, under `lock`.
+    private let lock = NSLock()
+    private var value: Value
+
+    /// Creates a box.
+    public init(_ value: Value) { self.value = value }
+
+    /// Runs `body` with exclusive access.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
