@@ -78,6 +78,11 @@ final class HTTPErrorTests: XCTestCase {
                     body: #"{"commands":[{"name":"customers/events","data":{"customer_ids":{"cookie":"c1"},"event_type":"a"}},{"name":"nope","data":{}}]}"#),
                 try await session.send(
                     .POST, "/webxp/projects/mock-project/cookies/c1/link-ids", body: #"{"external_ids":["x"]}"#),
+                try await session.send(
+                    .POST, "/webxp/projects/mock-project/cookies/c1/link-ids", body: #"{"external_ids":{"cookie":"c2"}}"#),
+                try await session.send(
+                    .POST, "/track/v2/projects/mock-project/customers/events",
+                    body: #"{"customer_ids":{"cookie":"c1"},"event_type":"","timestamp":1}"#),
             ]
         }
 

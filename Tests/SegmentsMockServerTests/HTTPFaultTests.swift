@@ -111,7 +111,7 @@ final class HTTPFaultTests: XCTestCase {
         let connection = try RawHTTPConnection(port: server.port, receiveTimeoutSeconds: 30)
         try connection.send("GET \(fetchPath) HTTP/1.1\r\nhost: x\r\nauthorization: Token mock-key\r\n\r\n")
         // Stop only once the request is hanging, so the test does not depend on timing.
-        while server.faultCounts[.fetchSegments, .hang] == 0 { await Task.yield() }
+        await waitUntil { server.faultCounts[.fetchSegments, .hang] == 1 }
 
         try await server.stop()
 

@@ -74,7 +74,7 @@ final class InMemoryFaultTests: XCTestCase {
             try await transport.fetchSegments(cookie: "c1", context: Fixtures.context)
         }
         // Cancel only once the call is really hanging, so the test does not depend on timing.
-        while transport.faultCounts[.fetchSegments, .hang] == 0 { await Task.yield() }
+        await waitUntil { transport.faultCounts[.fetchSegments, .hang] == 1 }
 
         call.cancel()
 
@@ -89,6 +89,21 @@ final class InMemoryFaultTests: XCTestCase {
         XCTAssertEqual(backend.eventsAccepted, 1)
         XCTAssertEqual(transport.faultCounts[.trackEvent, .latency], 1)
         XCTAssertEqual(transport.faultCounts.total, 1)
+    }
+
+    func testRequestsTheServerWouldRefuseAs400FailAsUnexpectedStatus400() async {
+        let (backend, transport) = transport(.none, on: .fetchSegments)
+
+        await assertThrows(.unexpectedStatus(400)) {
+            try await transport.trackEvents([Fixtures.event("", cookie: "c1")], context: Fixtures.context)
+        }
+        await assertThrows(.unexpectedStatus(400)) {
+            try await transport.identifyCustomer(CustomerUpdate(customerIds: [:], properties: [:]), context: Fixtures.context)
+        }
+        await assertThrows(.unexpectedStatus(400)) {
+            try await transport.linkCustomerIds(cookie: "c1", externalIds: ["cookie": "c2"], context: Fixtures.context)
+        }
+        XCTAssertEqual(backend.customerCount(), 0)
     }
 
     func testFaultsApplyOnlyToTheirEndpoint() async throws {

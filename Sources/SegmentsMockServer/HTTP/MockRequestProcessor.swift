@@ -72,24 +72,28 @@ struct MockRequestProcessor: Sendable {
                 return .init(status: 200, body: WireResponseBodies.segments(response))
             case .linkIds(let token, let cookie):
                 let ids = try WireRequestDecoder.externalIds(request.body)
+                try RequestValidation.validate(cookie: cookie, externalIds: ids)
                 guard backend.linkIds(cookie: cookie, externalIds: ids, projectToken: token) else {
                     return .error(404, "unknown project token")
                 }
                 return .init(status: 200, body: WireResponseBodies.empty)
             case .trackEvent(let token):
                 let event = try WireRequestDecoder.event(request.body)
+                try RequestValidation.validate(event)
                 guard backend.apply([.event(event)], projectToken: token) else {
                     return .error(404, "unknown project token")
                 }
                 return .init(status: 200, body: WireResponseBodies.success)
             case .trackCustomer(let token):
                 let update = try WireRequestDecoder.customerUpdate(request.body)
+                try RequestValidation.validate(update)
                 guard backend.apply([.customer(update)], projectToken: token) else {
                     return .error(404, "unknown project token")
                 }
                 return .init(status: 200, body: WireResponseBodies.success)
             case .trackBatch(let token):
                 let commands = try WireRequestDecoder.batch(request.body)
+                try RequestValidation.validate(commands)
                 guard backend.apply(commands, projectToken: token) else {
                     return .error(404, "unknown project token")
                 }

@@ -5,8 +5,10 @@ import RealtimeSegments
 ///
 /// Each call counts a request on its ``MockEndpoint`` (`trackEvents` with one event is
 /// ``MockEndpoint/trackEvent``, with several ``MockEndpoint/trackBatch``; an empty list is a no-op),
-/// draws its fault decision, then checks the project and the credentials, then applies the call to
-/// the backend. A call that fails leaves the model unchanged.
+/// draws its fault decision, then checks the project and the credentials, then the request's content
+/// with the HTTP server's rules (empty customer ids or event type, a cookie among the external ids:
+/// ``SegmentsError/unexpectedStatus(_:)`` 400, as the server's 400 would be), then applies the call
+/// to the backend. A call that fails leaves the model unchanged.
 ///
 /// Faults become the errors the HTTP transport would report:
 /// - error status → ``SegmentsError/unauthorized(status:)`` (401/403), ``SegmentsError/notFound``
@@ -47,11 +49,15 @@ public final class MockSegmentsTransport: SegmentsTransport {
     public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
         guard !events.isEmpty else { return }
         try await admit(events.count == 1 ? .trackEvent : .trackBatch, context)
+        try validate { () throws(RequestValidation.Rejection) in
+            try RequestValidation.validate(events.map(TrackingCommand.event))
+        }
         guard backend.trackEvents(events, projectToken: context.projectToken) else { throw .notFound }
     }
 
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
         try await admit(.trackCustomer, context)
+        try validate { () throws(RequestValidation.Rejection) in try RequestValidation.validate(update) }
         guard backend.identify(update, projectToken: context.projectToken) else { throw .notFound }
     }
 
@@ -59,6 +65,9 @@ public final class MockSegmentsTransport: SegmentsTransport {
         async throws(SegmentsError)
     {
         try await admit(.linkIds, context)
+        try validate { () throws(RequestValidation.Rejection) in
+            try RequestValidation.validate(cookie: cookie, externalIds: externalIds)
+        }
         guard backend.linkIds(cookie: cookie, externalIds: externalIds, projectToken: context.projectToken) else {
             throw .notFound
         }
@@ -99,6 +108,15 @@ public final class MockSegmentsTransport: SegmentsTransport {
         }
         guard let project = backend.project(token: context.projectToken) else { throw .notFound }
         guard project.accepts(context.authorization) else { throw .unauthorized(status: 401) }
+    }
+
+    /// Runs a content check; a rejection is what the HTTP transport reports for the server's 400.
+    private func validate(_ check: () throws(RequestValidation.Rejection) -> Void) throws(SegmentsError) {
+        do {
+            try check()
+        } catch {
+            throw .unexpectedStatus(400)
+        }
     }
 
     /// Sleeps; a cancelled caller gave up waiting, which a client reports as a timeout.

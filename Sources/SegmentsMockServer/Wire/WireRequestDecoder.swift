@@ -6,12 +6,10 @@ import RealtimeSegments
 /// Strict on shape: a body that is not JSON, lacks a required field, or has a field of the wrong
 /// type (a non-string customer id, say) is rejected with a reason, which the server answers with
 /// 400. Lenient on the optional parts: a missing `properties` is `{}`, a missing `timestamp` is
-/// the server's current time, and unknown extra fields are ignored.
+/// the server's current time, and unknown extra fields are ignored. Content rules (non-empty ids,
+/// ...) are ``RequestValidation``'s, applied by the caller to the decoded values.
 enum WireRequestDecoder {
-    /// Why a body was rejected.
-    struct Rejection: Error, Hashable, Sendable {
-        var reason: String
-    }
+    typealias Rejection = RequestValidation.Rejection
 
     /// `{"customer_ids": {...}, "event_type": "...", "timestamp": <seconds>, "properties": {...}}`.
     static func event(_ body: Data) throws(Rejection) -> TrackedEvent {
@@ -23,27 +21,22 @@ enum WireRequestDecoder {
         try decode(WireCustomerUpdate.self, body).model()
     }
 
-    /// `{"external_ids": {...}}`: the ids, which must not be empty or contain a cookie.
+    /// `{"external_ids": {...}}`.
     static func externalIds(_ body: Data) throws(Rejection) -> [String: String] {
-        let ids = try decode(WireLinkIds.self, body).externalIds
-        guard !ids.isEmpty else { throw Rejection(reason: "\"external_ids\" is empty") }
-        guard ids[ProjectStore.cookieIdName] == nil else {
-            throw Rejection(reason: "\"external_ids\" must not contain a cookie")
-        }
-        return ids
+        try decode(WireLinkIds.self, body).externalIds
     }
 
     /// `{"commands": [{"name": "customers/events", "data": <event>}, {"name": "customers", "data": <update>}]}`.
-    /// Any invalid command rejects the whole batch, so a batch is applied entirely or not at all.
+    /// An unknown command name rejects the whole batch, so a batch is applied entirely or not at all.
     static func batch(_ body: Data) throws(Rejection) -> [TrackingCommand] {
         let batch = try decode(WireBatch.self, body)
         var commands: [TrackingCommand] = []
         commands.reserveCapacity(batch.commands.count)
         for (index, command) in batch.commands.enumerated() {
-            do {
-                commands.append(try command.model())
-            } catch {
-                throw Rejection(reason: "command \(index): \(error.reason)")
+            switch command {
+            case .event(let event): commands.append(.event(event.model()))
+            case .customer(let update): commands.append(.customer(update.model()))
+            case .unknown(let name): throw Rejection(reason: "command \(index): unknown command \"\(name)\"")
             }
         }
         return commands
@@ -77,14 +70,6 @@ enum WireRequestDecoder {
 
 // MARK: Wire shapes
 
-private func validated(_ customerIds: [String: String]) throws(WireRequestDecoder.Rejection) -> [String: String] {
-    guard !customerIds.isEmpty else { throw .init(reason: "\"customer_ids\" is empty") }
-    guard customerIds.values.allSatisfy({ !$0.isEmpty }) else {
-        throw .init(reason: "\"customer_ids\" has an empty value")
-    }
-    return customerIds
-}
-
 private struct WireEvent: Decodable {
     var customerIds: [String: String]
     var eventType: String
@@ -97,11 +82,10 @@ private struct WireEvent: Decodable {
         case timestamp, properties
     }
 
-    func model() throws(WireRequestDecoder.Rejection) -> TrackedEvent {
-        guard !eventType.isEmpty else { throw .init(reason: "\"event_type\" is empty") }
-        return TrackedEvent(
-            customerIds: try validated(customerIds), eventType: eventType,
-            timestamp: timestamp ?? Date().timeIntervalSince1970, properties: properties ?? [:])
+    func model() -> TrackedEvent {
+        TrackedEvent(
+            customerIds: customerIds, eventType: eventType, timestamp: timestamp ?? Date().timeIntervalSince1970,
+            properties: properties ?? [:])
     }
 }
 
@@ -114,8 +98,8 @@ private struct WireCustomerUpdate: Decodable {
         case properties
     }
 
-    func model() throws(WireRequestDecoder.Rejection) -> CustomerUpdate {
-        CustomerUpdate(customerIds: try validated(customerIds), properties: properties ?? [:])
+    func model() -> CustomerUpdate {
+        CustomerUpdate(customerIds: customerIds, properties: properties ?? [:])
     }
 }
 
@@ -151,11 +135,4 @@ private enum WireCommand: Decodable {
         }
     }
 
-    func model() throws(WireRequestDecoder.Rejection) -> TrackingCommand {
-        switch self {
-        case .event(let event): .event(try event.model())
-        case .customer(let update): .customer(try update.model())
-        case .unknown(let name): throw .init(reason: "unknown command \"\(name)\"")
-        }
-    }
 }

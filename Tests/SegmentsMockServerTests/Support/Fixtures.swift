@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import RealtimeSegments
 import SegmentsMockServer
+import XCTest
 
 /// Segments used across the tests.
 enum Fixtures {
@@ -34,4 +35,19 @@ final class FakeNanosecondClock: Sendable {
 
     func now() -> UInt64 { nanoseconds.withLockedValue { $0 } }
     func advance(by delta: UInt64) { nanoseconds.withLockedValue { $0 += delta } }
+}
+
+/// Polls `condition` until it holds, for at most `seconds` (then fails the test): the bounded way
+/// to wait for another task to reach a state, without depending on how long it takes.
+func waitUntil(
+    seconds: Double = 10, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
+) async {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            XCTFail("condition not met within \(seconds) s", file: file, line: line)
+            return
+        }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
 }
