@@ -155,3 +155,26 @@ final class ListenerTests: XCTestCase {
         XCTAssertTrue(fixture.logs.contains("Segments: Callback ignored: the category name is empty"))
     }
 }
+
+/// Batch registration.
+final class BatchRegistrationTests: XCTestCase {
+    func testAddCallbacksRegistersEveryValueInOrderAndRequestsOneCheck() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.client.start()
+        fixture.settle()
+        fixture.client.segmentation.addCallbacks((0..<5).map { fixture.recorder.callback(.discovery, firstLoad: $0 == 0, tag: "\($0)") })
+        fixture.settle()
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 5)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        XCTAssertEqual(fixture.recorder.tags, ["0", "1", "2", "3", "4"])
+    }
+
+    func testAddCallbacksRejectsInvalidCategoriesWithALogLine() {
+        let fixture = Fixture()
+        fixture.client.segmentation.addCallbacks([fixture.recorder.callback(.other("")), fixture.recorder.callback(.content)])
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 1)
+        XCTAssertTrue(fixture.logs.contains("Segments: 1 callbacks ignored: the category name is empty"))
+    }
+}

@@ -43,13 +43,21 @@ final class CallbackRegistry: Sendable {
 
     /// Adds one registration of `data`.
     func add(_ data: SegmentCallbackData) {
-        let registration = Registration(data)
-        if data.isIncludeFirstLoad {
-            pendingFirstLoadCount.add(1, ordering: .acquiringAndReleasing)
+        add([data])
+    }
+
+    /// Adds one registration of each value, in order, with a single snapshot update.
+    func add(_ values: [SegmentCallbackData]) {
+        let registrations = values.map(Registration.init)
+        let firstLoads = values.reduce(0) { $0 + ($1.isIncludeFirstLoad ? 1 : 0) }
+        if firstLoads > 0 {
+            pendingFirstLoadCount.add(firstLoads, ordering: .acquiringAndReleasing)
         }
         writerLock.withLock {
             var byCategory = current.load(ordering: .relaxed).byCategory
-            byCategory[data.category, default: []].append(registration)
+            for registration in registrations {
+                byCategory[registration.category, default: []].append(registration)
+            }
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
         }
     }

@@ -40,6 +40,19 @@ public final class SegmentationManager: Sendable {
         onRegistration()
     }
 
+    /// Registers every value of `callbacks` at once (one registry update instead of one per
+    /// callback: the way to register thousands). Same rules as ``addCallback(callbackData:)``.
+    public func addCallbacks(_ callbacks: [SegmentCallbackData]) {
+        let valid = callbacks.filter(\.category.isValid)
+        if valid.count < callbacks.count {
+            logger.error("Segments: \(callbacks.count - valid.count) callbacks ignored: the category name is empty")
+        }
+        guard !valid.isEmpty else { return }
+        registry.add(valid)
+        logger.trace("Segments: \(valid.count) callbacks registered")
+        onRegistration()
+    }
+
     /// Removes every registration with the identity of `callbackData` (and its pending first load).
     ///
     /// After this returns, no new invocation of the callback starts; one already running finishes.

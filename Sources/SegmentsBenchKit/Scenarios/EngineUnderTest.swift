@@ -14,6 +14,14 @@ public final class EngineUnderTest: Sendable {
     public let transport: MeasuringTransport
     public let client: SegmentsClient
     public let debounce: Duration
+    /// The fault plan of whichever way in the engine uses.
+    public let faults: FaultControl
+
+    /// Replaces or reads the mock server's fault plan at run time.
+    public struct FaultControl: Sendable {
+        public let set: @Sendable (FaultPlan) -> Void
+        public let counts: @Sendable () -> FaultCounts
+    }
 
     /// Builds and starts the backend (and the HTTP server for `.http`); the client is created but
     /// not started, so callbacks can be registered first. Call from a plain thread (the harness's
@@ -25,23 +33,28 @@ public final class EngineUnderTest: Sendable {
         faults: FaultPlan = .none,
         deliveryMode: DeliveryMode = .ordered,
         requestTimeout: Duration = .seconds(5),
+        markResponsesWithCookie: Bool = false,
         configure: (inout SegmentsConfiguration) -> Void = { _ in }
     ) throws -> EngineUnderTest {
         let backend = SegmentsBackend(projects: [project])
         let inner: any SegmentsTransport
         var server: SegmentsMockHTTPServer?
+        let faultControl: FaultControl
         switch kind {
         case .memory:
-            inner = MockSegmentsTransport(backend: backend, faults: faults)
+            let mock = MockSegmentsTransport(backend: backend, faults: faults)
+            faultControl = FaultControl(set: { mock.setFaultPlan($0) }, counts: { mock.faultCounts })
+            inner = mock
         case .http:
             let started = SegmentsMockHTTPServer(backend: backend, faults: faults)
             try runBlocking { try await started.start() }
             server = started
+            faultControl = FaultControl(set: { started.setFaultPlan($0) }, counts: { started.faultCounts })
             var configuration = try HTTPTransportConfiguration(baseURL: started.baseURL)
             configuration.requestTimeout = requestTimeout
             inner = HTTPSegmentsTransport(configuration: configuration)
         }
-        let transport = MeasuringTransport(inner, debounce: debounce)
+        let transport = MeasuringTransport(inner, debounce: debounce, markResponsesWithCookie: markResponsesWithCookie)
         var configuration = SegmentsConfiguration(
             projectToken: project.token, authorization: .token(project.apiKey), transport: transport)
         configuration.debounce = debounce
@@ -53,11 +66,12 @@ public final class EngineUnderTest: Sendable {
         configuration.logger = logger
         configure(&configuration)
         return EngineUnderTest(backend: backend, server: server, transport: transport, debounce: debounce,
-                               client: SegmentsClient(configuration: configuration))
+                               client: SegmentsClient(configuration: configuration), faults: faultControl)
     }
 
     private init(backend: SegmentsBackend, server: SegmentsMockHTTPServer?, transport: MeasuringTransport,
-                 debounce: Duration, client: SegmentsClient) {
+                 debounce: Duration, client: SegmentsClient, faults: FaultControl) {
+        self.faults = faults
         self.backend = backend
         self.server = server
         self.transport = transport

@@ -36,17 +36,16 @@ public enum FanoutProbe {
         let firstAt = ManagedAtomic<UInt64>(0)
         let lastAt = ManagedAtomic<UInt64>(0)
         // Per-callback work is one relaxed increment: the cost of "touching your own state".
-        for index in 0..<callbacks {
+        engine.client.segmentation.addCallbacks((0..<callbacks).map { index in
             let isFirst = index == 0
-            engine.client.segmentation.addCallback(
-                callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
-                    if isFirst { firstAt.store(monotonicNanoseconds(), ordering: .relaxed) }
-                    if calls.wrappingIncrementThenLoad(ordering: .relaxed) == callbacks {
-                        lastAt.store(monotonicNanoseconds(), ordering: .relaxed)
-                    }
-                    blackHole(segments.count)
-                })
-        }
+            return SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
+                if isFirst { firstAt.store(monotonicNanoseconds(), ordering: .relaxed) }
+                if calls.wrappingIncrementThenLoad(ordering: .relaxed) == callbacks {
+                    lastAt.store(monotonicNanoseconds(), ordering: .relaxed)
+                }
+                blackHole(segments.count)
+            }
+        })
         engine.client.start()
         let cookie = engine.cookie
         var first = LatencyRecorder()

@@ -20,9 +20,18 @@ public final class MeasuringTransport: SegmentsTransport {
     /// Subtracted from trigger → fetch start (the configured debounce), in ns.
     let debounceNanoseconds: UInt64
 
-    /// Wraps `inner`.
-    public init(_ inner: any SegmentsTransport, debounce: Duration) {
+    /// Whether every fetched category gets a marker segment naming the cookie it was fetched for.
+    let markResponsesWithCookie: Bool
+
+    /// The segmentation id of marker segments (their `id` is the cookie).
+    public static let markerSegmentationId = "customer"
+
+    /// Wraps `inner`. With `markResponsesWithCookie`, every response names the customer it was
+    /// fetched for (a segment `{id: cookie, segmentation_id: "customer"}` in each of discovery,
+    /// content and merchandising), so a callback can tell whose data it received.
+    public init(_ inner: any SegmentsTransport, debounce: Duration, markResponsesWithCookie: Bool = false) {
         self.inner = inner
+        self.markResponsesWithCookie = markResponsesWithCookie
         let (seconds, attoseconds) = debounce.components
         debounceNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
     }
@@ -63,7 +72,7 @@ public final class MeasuringTransport: SegmentsTransport {
                 state.lastUploadSuccess = nil
             }
         }
-        let response: SegmentsResponse
+        var response: SegmentsResponse
         do {
             response = try await inner.fetchSegments(cookie: cookie, context: context)
         } catch {
@@ -74,6 +83,12 @@ public final class MeasuringTransport: SegmentsTransport {
         state.withLock { state in
             state.fetchRoundTrip.record(end - start)
             state.fetchReturns.append(end)
+        }
+        if markResponsesWithCookie {
+            let marker = Segment(id: cookie, segmentationId: Self.markerSegmentationId)
+            for category in [SegmentCategory.discovery, .content, .merchandising] {
+                response.categories[category, default: []].insert(marker, at: 0)
+            }
         }
         return response
     }

@@ -14,7 +14,14 @@ public protocol Scenario: Sendable {
 
 /// Every scenario, in the order the default suite runs them.
 public enum ScenarioCatalog {
-    public static let all: [any Scenario] = []
+    public static let all: [any Scenario] = [
+        TrackingStormScenario(),
+        CustomerSwitchScenario(),
+        FanoutSweepScenario(),
+        PullScenario(),
+        FaultsScenario(),
+        SoakScenario(),
+    ]
 
     /// The scenario named `name`.
     public static func named(_ name: String) -> (any Scenario)? { all.first { $0.name == name } }

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import RealtimeSegments
+import SegmentsBenchKit
+import SegmentsMockServer
+
+/// `segments-bench serve`: the mock segments server on a loopback port, for pointing an app at it.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the mock segments server on 127.0.0.1 until interrupted.")
+    @Option(help: "Port (0 picks a free one).") var port: Int = 8080
+    @Option(help: "Loopback address to bind.") var host: String = "127.0.0.1"
+    @Option(help: "Project token.") var token: String = "mock-project"
+    @Option(help: "API key expected as `authorization: Token <key>` or `Bearer <key>`.") var key: String = "mock-key"
+    @Option(help: "Stop after this many seconds (default: run until interrupted).") var duration: Double?
+    @Flag(help: "Add a demo rule: customers enter a discovery segment after 3 `purchase` events and leave on `refund`.") var demoRules = false
+
+    func run() throws {
+        let backend = SegmentsBackend(projects: [MockProject(token: token, apiKey: key)])
+        if demoRules {
+            backend.addRule(SegmentRule(
+                category: .discovery, segment: Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4"),
+                entersAfter: EventThreshold(eventType: "purchase", count: 3), leavesOn: "refund"))
+        }
+        let server = SegmentsMockHTTPServer(backend: backend, host: host, port: port)
+        try runBlocking { try await server.start() }
+        print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)). Ctrl-C to stop.")
+        print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")
+        if let duration {
+            Thread.sleep(forTimeInterval: duration)
+            try runBlocking { try await server.stop() }
+        } else {
+            signal(SIGINT, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGINT)
+            let stop = DispatchSemaphore(value: 0)
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            stop.wait()
+            try runBlocking { try await server.stop() }
+            print("stopped")
+        }
+    }
+}

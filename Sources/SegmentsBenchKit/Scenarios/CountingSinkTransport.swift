@@ -1,0 +1,34 @@
+import Atomics
+import RealtimeSegments
+
+/// A transport that accepts everything and keeps nothing but counts, so that allocation figures
+/// measure the engine rather than a backend storing events. Fetches return a fixed response.
+public final class CountingSinkTransport: SegmentsTransport {
+    private let events = ManagedAtomic<Int>(0)
+    private let fetches = ManagedAtomic<Int>(0)
+    private let response: SegmentsResponse
+
+    /// Creates a sink answering every fetch with `response`.
+    public init(response: SegmentsResponse = SegmentsResponse(categories: [.discovery: FanoutProbe.payload(variant: 0)])) {
+        self.response = response
+    }
+
+    public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        self.events.wrappingIncrement(by: events.count, ordering: .relaxed)
+    }
+
+    public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {}
+
+    public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError) {}
+
+    public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        fetches.wrappingIncrement(ordering: .relaxed)
+        return response
+    }
+
+    /// Events accepted so far.
+    public var eventCount: Int { events.load(ordering: .relaxed) }
+    /// Fetches answered so far.
+    public var fetchCount: Int { fetches.load(ordering: .relaxed) }
+}

@@ -1,0 +1,138 @@
+import Atomics
+import Foundation
+import RealtimeSegments
+import SegmentsMockServer
+
+/// `customer-switch`: identify/anonymize churn while tracking, every delivery checked against the
+/// customer it was meant for.
+public struct CustomerSwitchScenario: Scenario {
+    public init() {}
+    public let name = "customer-switch"
+    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen"
+    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 1 ms after the switch returned; must be 0), checks dropped by generation, server change → callback latency"
+
+    /// How long after a switch returned a delivery of the previous customer's data counts as stale:
+    /// a callback whose generation check passed an instant before the switch may still be running.
+    static let staleGraceNanoseconds: UInt64 = 1_000_000
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let wallStart = monotonicNanoseconds()
+        let seconds = options.duration(default: 9)
+        let switchRate = options.switchRate ?? 20
+        let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.02) * 1000))
+        let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce, markResponsesWithCookie: true)
+        defer { engine.shutdown() }
+        let backend = engine.backend
+        let project = EngineUnderTest.project.token
+        // Every customer's segments name the customer: a marker segment per category.
+        let switchedAwayAt = LockedBox<[String: UInt64]>([:])
+        let stale = ManagedAtomic<Int>(0)
+        let deliveries = ManagedAtomic<Int>(0)
+        let unmarked = ManagedAtomic<Int>(0)
+        let endToEnd = LockedBox(LatencyRecorder())
+        let debounceNs = UInt64(debounce.components.seconds) * 1_000_000_000 + UInt64(debounce.components.attoseconds / 1_000_000_000)
+        for category in [SegmentCategory.discovery, .content, .merchandising] {
+            for _ in 0..<5 {
+                engine.client.segmentation.addCallback(
+                    callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
+                        let now = monotonicNanoseconds()
+                        deliveries.wrappingIncrement(ordering: .relaxed)
+                        guard let marker = segments.first(where: { $0.segmentationId == "customer" })?.id else {
+                            unmarked.wrappingIncrement(ordering: .relaxed)
+                            return
+                        }
+                        if let away = switchedAwayAt.withLock({ $0[marker] }), now > away + Self.staleGraceNanoseconds {
+                            stale.wrappingIncrement(ordering: .relaxed)
+                        }
+                        if let change = backend.lastChange(forCookie: marker, category: category, projectToken: project) {
+                            let elapsed = now &- change.changedAt
+                            endToEnd.withLock { $0.record(elapsed > debounceNs ? elapsed - debounceNs : 1) }
+                        }
+                    })
+            }
+        }
+        engine.client.start()
+        let client = engine.client
+        // The new customer's membership changes on the server right after the switch: what the
+        // end-to-end latency measures. (The marker naming the customer is added by the measuring
+        // transport to every response, so it never races this.)
+        @Sendable func script(_ cookie: String) {
+            for category in [SegmentCategory.discovery, .content, .merchandising] {
+                backend.setSegments(
+                    FanoutProbe.payload(variant: cookie.hashValue & 0xFF), category: category, forCookie: cookie, projectToken: project)
+            }
+        }
+        script(engine.cookie)
+
+        let running = ManagedAtomic<Bool>(true)
+        let switches = ManagedAtomic<Int>(0)
+        let switcherDone = DispatchSemaphore(value: 0)
+        let seed = options.seed
+        let switcher = Thread {
+            var generator = SeededGenerator(seed: seed)
+            let interval = UInt32(max(1, 1_000_000 / switchRate))
+            var number = 0
+            while running.load(ordering: .relaxed) {
+                usleep(interval)
+                let previous = client.customerIds["cookie"] ?? ""
+                if generator.next() % 3 == 0 {
+                    number += 1
+                    try? client.identifyCustomer(customerIds: ["registered": "customer-\(number)"])
+                    // Same cookie, new hard id: the server answers for the same cookie, so the
+                    // marker stays valid; only anonymize makes the old cookie stale.
+                } else {
+                    client.anonymize()
+                    let returned = monotonicNanoseconds()
+                    switchedAwayAt.withLock { $0[previous] = returned }
+                    script(client.customerIds["cookie"] ?? "")
+                }
+                switches.wrappingIncrement(ordering: .relaxed)
+            }
+            switcherDone.signal()
+        }
+        switcher.start()
+        progress.say("switching \(Int(switchRate))/s for \(Int(seconds)) s while 2 producers track")
+        let outcome = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 2_000) { _, _ in
+            try? client.trackEvent(eventType: "view_item")
+        }
+        running.store(false, ordering: .relaxed)
+        switcherDone.wait()
+        _ = client.waitUntilIdle(timeout: .seconds(60))
+        let statistics = client.statistics
+        let lost = outcome.operations - backend.eventsAccepted
+        let figures = [
+            Figure(name: "customer-switch.staleDeliveries", value: Double(stale.load(ordering: .relaxed)), unit: "count", gate: .zero,
+                   summary: "deliveries of a previous customer's segments more than 1 ms after the switch returned"),
+            Figure(name: "customer-switch.unmarkedDeliveries", value: Double(unmarked.load(ordering: .relaxed)), unit: "count", gate: .zero,
+                   summary: "deliveries whose data names no customer (would mean foreign or corrupt data)"),
+            Figure(name: "customer-switch.lostEvents", value: Double(lost), unit: "count", gate: .zero,
+                   summary: "events tracked minus events the backend accepted"),
+            Figure(name: "customer-switch.deliveries", value: Double(deliveries.load(ordering: .relaxed)), unit: "count",
+                   summary: "callback invocations"),
+            Figure(name: "customer-switch.switches", value: Double(switches.load(ordering: .relaxed)), unit: "count",
+                   summary: "identify/anonymize calls"),
+            Figure(name: "customer-switch.staleResultsDropped", value: Double(statistics.staleResultsDropped), unit: "count",
+                   summary: "fetch results dropped because the customer changed while they were in flight"),
+        ]
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).",
+            configuration: options.asConfiguration.merging(["switchRate": "\(switchRate)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
+            figures: figures,
+            latencies: [endToEnd.withLock { $0 }.summary("server change to callback",
+                                                           definition: "mock server membership change stamp → callback, minus the debounce")],
+            allocationsMeasured: false, wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+    }
+}
+
+/// SplitMix64: small, seeded, reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import RealtimeSegments
+
+/// `fanout-sweep`: one change delivered to 1 … 100,000 callbacks.
+public struct FanoutSweepScenario: Scenario {
+    public init() {}
+    public let name = "fanout-sweep"
+    public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
+    public let measures = "data received → first and last callback (fan-out latency), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N"
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let wallStart = monotonicNanoseconds()
+        let sizes: [Int]
+        if let callbacks = options.callbacks {
+            sizes = [callbacks]
+        } else {
+            sizes = options.quick ? [1, 100, 1_000, 10_000] : [1, 10, 100, 1_000, 10_000, 100_000]
+        }
+        var figures: [Figure] = []
+        var latencies: [LatencySummary] = []
+        var ordered: [ChartSeries.Point] = []
+        var parallel: [ChartSeries.Point] = []
+        var floor: [ChartSeries.Point] = []
+        var allocations: [ChartSeries.Point] = []
+        var notes: [String] = []
+        for size in sizes {
+            let checks = max(5, min(options.quick ? 20 : 50, 2_000_000 / max(size, 1)))
+            progress.say("N = \(size): \(checks) checks")
+            let engine = try FanoutProbe.engine(callbacks: size, checks: checks, mode: .ordered)
+            let closures = FanoutProbe.closureLoop(callbacks: size, rounds: max(checks * 4, 20))
+            let last = engine.last.summary("last callback N=\(size)", definition: "data received → last callback")
+            let first = engine.first.summary("first callback N=\(size)", definition: "data received → first callback")
+            let floorP50 = Double(closures.summary("floor", definition: "").p50)
+            // The engine's time includes handing the check to the delivery thread; the floor is
+            // the bare loop. The ratio is gated loosely (shared machine); the absolute is reported.
+            let ratio = Double(last.p50) / max(floorP50, 1)
+            if !engine.complete { notes.append("N=\(size): a check did not reach every callback") }
+            figures += [
+                Figure(name: "fanout-sweep.N\(size).lastCallbackP50Ns", value: Double(last.p50), unit: "ns",
+                       summary: "data received → last callback, p50, N=\(size)"),
+                Figure(name: "fanout-sweep.N\(size).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
+                       summary: "data received → first callback, p50, N=\(size)"),
+                Figure(name: "fanout-sweep.N\(size).nsPerCallback", value: Double(last.p50) / Double(size), unit: "ns",
+                       summary: "fan-out time per callback, N=\(size)"),
+                Figure(name: "fanout-sweep.N\(size).ratioToClosureLoop", value: ratio, unit: "ratio",
+                       gate: size >= 1_000 ? .latencyRatio : nil,
+                       summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
+                Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
+                       summary: "1 if any check missed a callback"),
+            ]
+            if let perCheck = engine.allocationsPerCheck {
+                figures.append(Figure(name: "fanout-sweep.N\(size).allocsPerCheck", value: perCheck, unit: "allocs/check",
+                                      gate: .lowerIsBetter(relative: 0.1, absolute: 2),
+                                      summary: "malloc calls per check (upload, fetch, diff, delivery), N=\(size)"))
+                allocations.append(.init(x: Double(size), y: perCheck))
+            }
+            ordered.append(.init(x: Double(size), y: Double(last.p50)))
+            floor.append(.init(x: Double(size), y: floorP50))
+            if size == sizes.last { latencies += [first, last] }
+            if size >= 10_000 {
+                progress.say("N = \(size): parallel delivery")
+                let parallelRun = try FanoutProbe.engine(callbacks: size, checks: checks, mode: .parallel)
+                let parallelP50 = Double(parallelRun.last.summary("", definition: "").p50)
+                parallel.append(.init(x: Double(size), y: parallelP50))
+                figures.append(Figure(name: "fanout-sweep.N\(size).parallelToFloor", value: parallelP50 / max(floorP50, 1), unit: "ratio",
+                                      summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"))
+            }
+        }
+        if let smallest = allocations.first, let largest = allocations.last, allocations.count > 1 {
+            figures.append(Figure(name: "fanout-sweep.allocsPerCheckGrowth", value: largest.y - smallest.y, unit: "allocs/check",
+                                  gate: .lowerIsBetter(relative: 0, absolute: 3),
+                                  summary: "allocations per check at the largest N minus at the smallest (0: no per-callback allocation)"))
+        }
+        if !AllocationProbe.isAvailable { notes.append(AllocationProbe.unavailableNote) }
+        var series = [
+            ChartSeries(chart: "fanout-latency", label: "engine (ordered)", xLabel: "callbacks", yLabel: "ns, data received → last callback", points: ordered),
+            ChartSeries(chart: "fanout-latency", label: "closure loop (floor)", xLabel: "callbacks", yLabel: "ns, data received → last callback", points: floor),
+        ]
+        if !parallel.isEmpty {
+            series.append(ChartSeries(chart: "fanout-latency", label: "engine (parallel)", xLabel: "callbacks", yLabel: "ns, data received → last callback", points: parallel))
+        }
+        if !allocations.isEmpty {
+            series.append(ChartSeries(chart: "allocations-per-check", label: "engine", xLabel: "callbacks", yLabel: "malloc calls per check", points: allocations))
+        }
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).", configuration: options.asConfiguration,
+            figures: figures, latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable,
+            notes: notes, wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+    }
+}

@@ -1,0 +1,81 @@
+import Atomics
+import Foundation
+import RealtimeSegments
+import SegmentsMockServer
+
+/// `faults`: the mock server's fault modes under load.
+public struct FaultsScenario: Scenario {
+    public init() {}
+    public let name = "faults"
+    public let simulates = "tracking, identify and pull traffic while every endpoint fails at random: 5xx/429/401 statuses, added latency, hangs past the request deadline, malformed and truncated bodies, connection resets (seeded)"
+    public let measures = "errors and timeouts seen by the engine, and lost events after the faults stop (must be 0)"
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let wallStart = monotonicNanoseconds()
+        let seconds = options.duration(default: 8)
+        let profile = FaultProfile(
+            errorRate: 0.10, errorStatuses: [500, 503, 429, 401], latency: .uniform(.zero, .milliseconds(5)),
+            hangRate: 0.01, maxHang: .seconds(2), malformedRate: 0.04, truncatedRate: options.transport == .http ? 0.02 : 0,
+            resetRate: 0.02)
+        let plan = FaultPlan.everyEndpoint(profile, seed: options.seed)
+        let engine = try EngineUnderTest.make(
+            transport: options.transport, debounce: .milliseconds(50), faults: plan, requestTimeout: .milliseconds(300)) { configuration in
+            configuration.cacheTTL = .milliseconds(20)
+        }
+        defer { engine.shutdown() }
+        let delivered = ManagedAtomic<Int>(0)
+        for category in [SegmentCategory.discovery, .content] {
+            engine.client.segmentation.addCallback(
+                callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { _ in
+                    delivered.wrappingIncrement(ordering: .relaxed)
+                })
+        }
+        engine.client.start()
+        let client = engine.client
+        let pullErrors = ManagedAtomic<Int>(0)
+        let trackedEvents = ManagedAtomic<Int>(0)
+        progress.say("\(Int(seconds)) s of traffic with faults on every endpoint (\(options.transport.rawValue))")
+        let outcome = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 500) { producer, sequence in
+            if producer == 1, sequence % 200 == 0 {
+                try? client.identifyCustomer(customerIds: ["registered": "user-\(sequence)"])
+            } else if producer == 1, sequence % 50 == 0 {
+                client.getSegments(category: .content) { segments in if segments.isEmpty { pullErrors.wrappingIncrement(ordering: .relaxed) } }
+            } else if (try? client.trackEvent(eventType: "view_item")) != nil {
+                trackedEvents.wrappingIncrement(ordering: .relaxed)
+            }
+        }
+        _ = outcome
+        progress.say("faults off; draining retries")
+        engine.faults.set(.none)
+        let expected = trackedEvents.load(ordering: .relaxed)
+        // Failed uploads wait for their backoff (at most 1 s here) before the retry goes out.
+        let drainDeadline = monotonicNanoseconds() + 60_000_000_000
+        while client.statistics.eventsUploaded < expected, monotonicNanoseconds() < drainDeadline {
+            usleep(100_000)
+        }
+        _ = client.waitUntilIdle(timeout: .seconds(30))
+        let counts = engine.faults.counts()
+        let statistics = client.statistics
+        let figures = [
+            Figure(name: "faults.lostEvents", value: Double(expected - engine.backend.eventsAccepted), unit: "count", gate: .zero,
+                   summary: "events tracked minus events the backend holds once the faults stop"),
+            Figure(name: "faults.injected", value: Double(counts.total), unit: "count", summary: "faults the server injected"),
+            Figure(name: "faults.injectedErrors", value: Double(counts.total(.error)), unit: "count", summary: "error statuses injected"),
+            Figure(name: "faults.injectedHangs", value: Double(counts.total(.hang)), unit: "count", summary: "hangs injected (client timeouts)"),
+            Figure(name: "faults.injectedMalformed", value: Double(counts.total(.malformed) + counts.total(.truncated)), unit: "count",
+                   summary: "malformed or truncated bodies injected"),
+            Figure(name: "faults.injectedResets", value: Double(counts.total(.reset)), unit: "count", summary: "connection resets injected"),
+            Figure(name: "faults.checksFailed", value: Double(statistics.checksFailed), unit: "count", summary: "listener checks that failed (logged)"),
+            Figure(name: "faults.uploadFailures", value: Double(statistics.uploadFailures), unit: "count", summary: "upload attempts that failed and were retried"),
+            Figure(name: "faults.pullEmptyResults", value: Double(pullErrors.load(ordering: .relaxed)), unit: "count",
+                   summary: "getSegments completions that returned [] because their fetch failed"),
+            Figure(name: "faults.deliveries", value: Double(delivered.load(ordering: .relaxed)), unit: "count", summary: "callback invocations despite faults"),
+        ]
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).",
+            configuration: options.asConfiguration.merging(["duration": "\(seconds)", "requestTimeout": "300 ms"]) { $1 },
+            figures: figures,
+            latencies: [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "successful transport fetch calls under faults")],
+            allocationsMeasured: false, wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+    }
+}

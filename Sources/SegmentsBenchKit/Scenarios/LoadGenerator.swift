@@ -1,0 +1,67 @@
+import Foundation
+
+/// Runs `producers` threads that call `operation` flat out or at a target rate, each recording the
+/// call latency in its own recorder (merged at the end).
+///
+/// With a rate, each producer follows a fixed schedule and latency is measured from the scheduled
+/// start, so a stall counts for every operation it delayed (coordinated-omission correction).
+public enum LoadGenerator {
+    public struct Outcome: Sendable {
+        public var latency: LatencyRecorder
+        public var operations: Int
+        public var seconds: Double
+        public var corrected: Bool
+    }
+
+    /// Runs the load for `seconds`. `operation(producer, sequence)` must not throw for the run to count.
+    public static func run(
+        producers: Int, seconds: Double, ratePerProducer: Double?,
+        operation: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
+    ) -> Outcome {
+        let results = LockedBox<[(LatencyRecorder, Int)]>([])
+        let start = monotonicNanoseconds() + 5_000_000
+        let end = start + UInt64(seconds * 1e9)
+        let group = DispatchGroup()
+        for producer in 0..<producers {
+            let thread = Thread {
+                var recorder = LatencyRecorder()
+                var sequence = 0
+                while monotonicNanoseconds() < start {}
+                if let rate = ratePerProducer, rate > 0 {
+                    let interval = UInt64(1e9 / rate)
+                    var scheduled = start
+                    while scheduled < end {
+                        while monotonicNanoseconds() < scheduled {
+                            if scheduled - monotonicNanoseconds() > 100_000 { usleep(50) }
+                        }
+                        operation(producer, sequence)
+                        recorder.record(monotonicNanoseconds() &- scheduled)
+                        sequence += 1
+                        scheduled += interval
+                    }
+                } else {
+                    var now = monotonicNanoseconds()
+                    while now < end {
+                        operation(producer, sequence)
+                        let after = monotonicNanoseconds()
+                        recorder.record(after &- now)
+                        now = after
+                        sequence += 1
+                    }
+                }
+                results.withLock { $0.append((recorder, sequence)) }
+                group.leave()
+            }
+            group.enter()
+            thread.start()
+        }
+        group.wait()
+        var merged = LatencyRecorder()
+        var operations = 0
+        for (recorder, count) in results.withLock({ $0 }) {
+            merged.merge(recorder)
+            operations += count
+        }
+        return Outcome(latency: merged, operations: operations, seconds: seconds, corrected: ratePerProducer != nil)
+    }
+}

@@ -1,0 +1,84 @@
+import Atomics
+import Foundation
+import RealtimeSegments
+
+/// `soak`: a long run whose memory must stay flat.
+public struct SoakScenario: Scenario {
+    public init() {}
+    public let name = "soak"
+    public let simulates = "a long mixed run: 2 producers tracking at a steady rate, customer switches, 100 callbacks, pulls"
+    public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let wallStart = monotonicNanoseconds()
+        let seconds = options.duration(default: 30)
+        let engine = try EngineUnderTest.make(transport: options.transport, debounce: .milliseconds(100))
+        defer { engine.shutdown() }
+        engine.client.segmentation.addCallbacks((0..<100).map { index in
+            SegmentCallbackData(category: index % 2 == 0 ? .discovery : .content, isIncludeFirstLoad: index % 10 == 0) { blackHole($0) }
+        })
+        engine.client.start()
+        let client = engine.client
+        let rss = LockedBox<[ChartSeries.Point]>([])
+        let active = LockedBox<[ChartSeries.Point]>([])
+        let running = ManagedAtomic<Bool>(true)
+        let sampled = DispatchSemaphore(value: 0)
+        let sampler = Thread {
+            let start = monotonicNanoseconds()
+            while running.load(ordering: .relaxed) {
+                let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+                if let bytes = AllocationProbe.residentBytes() { rss.withLock { $0.append(.init(x: elapsed, y: Double(bytes) / 1_048_576)) } }
+                if let snapshot = AllocationProbe.snapshot() {
+                    active.withLock { $0.append(.init(x: elapsed, y: Double(snapshot.activeBytes) / 1_048_576)) }
+                }
+                usleep(1_000_000)
+            }
+            sampled.signal()
+        }
+        sampler.start()
+        progress.say("\(Int(seconds)) s soak")
+        let reporter = Thread { progress.countdown("soak", seconds: seconds) { !running.load(ordering: .relaxed) } }
+        reporter.start()
+        _ = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 2_000) { producer, sequence in
+            if producer == 1, sequence % 1_000 == 999 {
+                client.anonymize()
+            } else if producer == 1, sequence % 100 == 0 {
+                client.getSegments(category: .discovery) { blackHole($0) }
+            } else {
+                try? client.trackEvent(eventType: "view_item", properties: ["n": .number(Double(sequence))])
+            }
+        }
+        running.store(false, ordering: .relaxed)
+        sampled.wait()
+        _ = client.waitUntilIdle(timeout: .seconds(30))
+        let rssPoints = rss.withLock { $0 }
+        let activePoints = active.withLock { $0 }
+        var figures: [Figure] = []
+        // Growth after warm-up (the first third): buffers and caches reach their working size first.
+        func growth(_ points: [ChartSeries.Point]) -> Double? {
+            guard points.count >= 3 else { return nil }
+            let settled = points[points.count / 3].y
+            return settled > 0 ? points[points.count - 1].y / settled : nil
+        }
+        if let rssGrowth = growth(rssPoints) {
+            figures.append(Figure(name: "soak.rssGrowth", value: rssGrowth, unit: "ratio", gate: .lowerIsBetter(relative: 0.5, absolute: 0.25),
+                                  summary: "RSS at the end over RSS after warm-up (1.0 = flat)"))
+            figures.append(Figure(name: "soak.rssEndMiB", value: rssPoints.last?.y ?? 0, unit: "MiB", summary: "RSS at the end"))
+        }
+        if let activeGrowth = growth(activePoints) {
+            figures.append(Figure(name: "soak.jemallocActiveGrowth", value: activeGrowth, unit: "ratio",
+                                  gate: .lowerIsBetter(relative: 0.5, absolute: 0.25),
+                                  summary: "jemalloc active bytes at the end over after warm-up (1.0 = flat)"))
+        }
+        var series = [ChartSeries(chart: "soak-memory", label: "RSS", xLabel: "seconds", yLabel: "MiB", points: rssPoints)]
+        if !activePoints.isEmpty {
+            series.append(ChartSeries(chart: "soak-memory", label: "jemalloc active", xLabel: "seconds", yLabel: "MiB", points: activePoints))
+        }
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).",
+            configuration: options.asConfiguration.merging(["duration": "\(seconds)"]) { $1 },
+            figures: figures, series: series, allocationsMeasured: AllocationProbe.isAvailable,
+            notes: AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote],
+            wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+    }
+}

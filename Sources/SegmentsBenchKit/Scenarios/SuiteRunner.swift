@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs scenarios one after another and assembles the report.
+public enum SuiteRunner {
+    /// Runs `scenarios` with `options`. A scenario that throws is recorded with a note and a failing
+    /// `…scenarioFailed` figure instead of ending the run.
+    public static func run(_ scenarios: [any Scenario], options: BenchOptions, progress: Progress, command: String) -> BenchReport {
+        let started = Date()
+        let machine = MachineInfo.current()
+        var results: [ScenarioResult] = []
+        for scenario in scenarios {
+            let scoped = progress.scoped(scenario.name)
+            scoped.say("start")
+            let begin = monotonicNanoseconds()
+            do {
+                var result = try scenario.run(options, progress: scoped)
+                result.wallSeconds = Double(monotonicNanoseconds() - begin) / 1e9
+                results.append(result)
+                scoped.say(String(format: "done in %.1f s", result.wallSeconds))
+            } catch {
+                scoped.say("failed: \(error)")
+                results.append(ScenarioResult(
+                    scenario: scenario.name, summary: "\(scenario.simulates). Measures \(scenario.measures).",
+                    configuration: options.asConfiguration,
+                    figures: [Figure(name: "\(scenario.name).scenarioFailed", value: 1, unit: "count", gate: .zero,
+                                     summary: "the scenario could not run: \(error)")],
+                    allocationsMeasured: false, notes: ["failed: \(error)"]))
+            }
+        }
+        return BenchReport(machine: machine, gitRevision: gitRevision(), startedAt: started, command: command, scenarios: results)
+    }
+
+    /// `git rev-parse HEAD`, with `-dirty` when the tree has changes; `unknown` outside a checkout.
+    public static func gitRevision() -> String {
+        guard let head = shell(["git", "rev-parse", "HEAD"])?.trimmingCharacters(in: .whitespacesAndNewlines), !head.isEmpty else {
+            return "unknown"
+        }
+        let dirty = shell(["git", "status", "--porcelain", "--untracked-files=no"]).map { !$0.isEmpty } ?? false
+        return dirty ? head + "-dirty" : head
+    }
+
+    private static func shell(_ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
+    }
+}

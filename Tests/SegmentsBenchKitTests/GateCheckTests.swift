@@ -1,0 +1,98 @@
+import Foundation
+import SegmentsBenchKit
+import XCTest
+
+/// The regression gate: what fails, what passes, what only hints.
+final class GateCheckTests: XCTestCase {
+    private func report(_ figures: [Figure], allocationsMeasured: Bool = true) -> BenchReport {
+        BenchReport(
+            machine: MachineInfo.current(), gitRevision: "test", startedAt: Date(), command: "test",
+            scenarios: [ScenarioResult(scenario: "tracking-storm", summary: "", configuration: [:], figures: figures,
+                                       allocationsMeasured: allocationsMeasured)])
+    }
+
+    private let baselineFigures = [
+        Figure(name: "tracking-storm.allocsPerEvent", value: 0.02, unit: "allocs/op", gate: .allocations, summary: ""),
+        Figure(name: "tracking-storm.lostEvents", value: 0, unit: "count", gate: .zero, summary: ""),
+        Figure(name: "tracking-storm.trackEventP50ToFetchAdd", value: 4, unit: "ratio", gate: .latencyRatio, summary: ""),
+        Figure(name: "tracking-storm.eventsPerSecond", value: 1e6, unit: "ops/s", summary: ""),
+    ]
+
+    private var baseline: Baseline { Baseline(from: report(baselineFigures)) }
+
+    func testTheBaselineKeepsOnlyGatedFigures() {
+        XCTAssertEqual(Set(baseline.figures.keys), ["tracking-storm.allocsPerEvent", "tracking-storm.lostEvents", "tracking-storm.trackEventP50ToFetchAdd"])
+    }
+
+    func testAnUnchangedRunPasses() {
+        let check = GateCheck(report: report(baselineFigures), baseline: baseline)
+        XCTAssertTrue(check.passed)
+        XCTAssertTrue(check.renderTable().contains("GATE PASSED"))
+    }
+
+    func testOneExtraAllocationPerTrackedEventFails() {
+        var figures = baselineFigures
+        figures[0].value += 1
+        let check = GateCheck(report: report(figures), baseline: baseline)
+        XCTAssertFalse(check.passed)
+        let row = check.rows.first { $0.name == "tracking-storm.allocsPerEvent" }
+        XCTAssertEqual(row?.verdict, .regressed)
+        let table = check.renderTable()
+        XCTAssertTrue(table.contains("tracking-storm.allocsPerEvent"))
+        XCTAssertTrue(table.contains("REGRESSED"))
+        XCTAssertTrue(table.contains("GATE FAILED"))
+    }
+
+    func testHalfAnAllocationOfNoiseStillPasses() {
+        var figures = baselineFigures
+        figures[0].value += 0.4
+        XCTAssertTrue(GateCheck(report: report(figures), baseline: baseline).passed)
+    }
+
+    func testALostEventFailsWhateverTheBaselineSays() {
+        var figures = baselineFigures
+        figures[1].value = 1
+        let check = GateCheck(report: report(figures), baseline: baseline)
+        XCTAssertFalse(check.passed)
+        XCTAssertEqual(check.rows.first { $0.name == "tracking-storm.lostEvents" }?.verdict, .violated)
+    }
+
+    func testLatencyRatiosAreGatedLooselyAgainstTheSameRunsFloor() {
+        var figures = baselineFigures
+        figures[2].value = 8.4  // within 2× + 0.5 of 4
+        XCTAssertTrue(GateCheck(report: report(figures), baseline: baseline).passed)
+        figures[2].value = 9  // beyond
+        XCTAssertFalse(GateCheck(report: report(figures), baseline: baseline).passed)
+    }
+
+    func testAnImprovementBeyondToleranceIsReportedWithAHintAndDoesNotFail() {
+        var figures = baselineFigures
+        figures[0].value = 0
+        let strict = Baseline(from: report([Figure(name: "tracking-storm.allocsPerEvent", value: 3, unit: "allocs/op", gate: .allocations, summary: "")]))
+        let check = GateCheck(report: report([figures[0]]), baseline: strict)
+        XCTAssertTrue(check.passed)
+        XCTAssertEqual(check.rows.first?.verdict, .improved)
+        XCTAssertTrue(check.renderTable().contains("baseline update"))
+    }
+
+    func testAGatedFigureMissingFromTheRunFails() {
+        let check = GateCheck(report: report(Array(baselineFigures.dropFirst())), baseline: baseline)
+        XCTAssertFalse(check.passed)
+        XCTAssertEqual(check.rows.first { $0.name == "tracking-storm.allocsPerEvent" }?.verdict, .missing)
+    }
+
+    func testAllocationFiguresAreSkippedNotFailedWithoutJemalloc() {
+        let check = GateCheck(report: report(Array(baselineFigures.dropFirst()), allocationsMeasured: false), baseline: baseline)
+        XCTAssertTrue(check.passed)
+        XCTAssertEqual(check.rows.first { $0.name == "tracking-storm.allocsPerEvent" }?.verdict, .skipped)
+        XCTAssertTrue(check.renderTable().contains("libjemalloc-dev"))
+    }
+
+    func testBaselinesRoundTripThroughTheirFile() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json")
+        try baseline.write(to: url)
+        let loaded = try Baseline.load(from: url)
+        XCTAssertEqual(loaded.figures, baseline.figures)
+        try? FileManager.default.removeItem(at: url)
+    }
+}
