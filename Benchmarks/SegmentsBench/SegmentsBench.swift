@@ -126,7 +126,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let check = try GateCheck(
-            report: JSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: report))),
+            report: ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: report))),
             baseline: Baseline.load(from: URL(fileURLWithPath: baseline)))
         try printAndExit(check, json: json)
     }
@@ -157,7 +157,7 @@ struct BaselineCommand: ParsableCommand {
         func run() throws {
             let report: BenchReport
             if let from {
-                report = try JSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: from)))
+                report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: from)))
             } else {
                 var options = BenchOptions()
                 options.quick = true

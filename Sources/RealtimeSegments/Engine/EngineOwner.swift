@@ -96,8 +96,9 @@ final class EngineOwner {
         requestCheck(.initial)
         while true {
             drainRing()
+            var handledMessages = 0
             for message in channels.takeMessages() {
-                handle(message)
+                if handle(message) { handledMessages += 1 }
             }
             if channels.takeReloadRequest() {
                 requestCheck(.registration)
@@ -112,6 +113,10 @@ final class EngineOwner {
             if finished {
                 finishStop()
             }
+            // A message stops counting as outstanding only now, after the work it caused (a next
+            // upload, a check, deliveries) has been started and counted: otherwise an observer
+            // could see "nothing outstanding" between the two and call the engine idle too early.
+            for _ in 0..<handledMessages { channels.endWork() }
             for barrier in barriers {
                 channels.endWork()
                 barrier.signal()
@@ -165,12 +170,13 @@ final class EngineOwner {
 
     // MARK: Control messages
 
-    private func handle(_ message: ControlMessage) {
+    /// Handles one message; returns `false` for a barrier (released separately at the end of the turn).
+    private func handle(_ message: ControlMessage) -> Bool {
         switch message {
         case .barrier(let semaphore):
             // Signalled at the end of this turn, after timers have been evaluated.
             barriers.append(semaphore)
-            return
+            return false
         case .getSegments(let category, let force, let completion):
             handlePull(category: category, force: force, completion: completion)
         case .flush:
@@ -185,7 +191,7 @@ final class EngineOwner {
         case .uploadCompleted(let outcome):
             handleUploadCompleted(outcome)
         }
-        channels.endWork()
+        return true
     }
 
     // MARK: Listener checks

@@ -19,6 +19,11 @@ public struct LatencyRecorder: Sendable {
         _ = histogram.record(min(max(nanoseconds, 1), 60_000_000_000))
     }
 
+    /// Records `value` `count` times.
+    public mutating func record(_ nanoseconds: UInt64, count: UInt64) {
+        _ = histogram.record(min(Swift.max(nanoseconds, 1), 60_000_000_000), count: count)
+    }
+
     /// Records a value measured against a schedule with period `expectedInterval`, adding the
     /// samples a stalled load generator would have taken (coordinated-omission correction).
     public mutating func recordCorrected(_ nanoseconds: UInt64, expectedInterval: UInt64) {
