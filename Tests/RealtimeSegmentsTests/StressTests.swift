@@ -152,3 +152,20 @@ final class StressTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stable.load(ordering: .relaxed), 200 * rounds)
     }
 }
+
+/// `waitUntilIdle` is what tests and the harness trust to mean "everything requested has been done".
+final class IdleDetectionStressTests: XCTestCase {
+    func testWaitUntilIdleNeverReturnsBeforeEveryUploadHasFinished() throws {
+        let fixture = Fixture { $0.clock = SystemClock(); $0.maxUploadBatchSize = 50 }
+        fixture.client.start()
+        var expected = 0
+        for round in 0..<200 {
+            let count = 100 + round % 7 * 31
+            for _ in 0..<count { try fixture.client.trackEvent(eventType: "e") }
+            expected += count
+            XCTAssertTrue(fixture.client.waitUntilIdle(timeout: .seconds(30)))
+            XCTAssertEqual(fixture.transport.trackedEvents.count, expected, "round \(round)")
+            if fixture.transport.trackedEvents.count != expected { break }
+        }
+    }
+}
