@@ -31,8 +31,11 @@ public enum LoadGenerator {
                     let interval = UInt64(1e9 / rate)
                     var scheduled = start
                     while scheduled < end {
-                        while monotonicNanoseconds() < scheduled {
-                            if scheduled - monotonicNanoseconds() > 100_000 { usleep(50) }
+                        var now = monotonicNanoseconds()
+                        while now < scheduled {
+                            // Sleep while far from the slot, spin the last 100 µs for precision.
+                            if scheduled - now > 100_000 { usleep(50) }
+                            now = monotonicNanoseconds()
                         }
                         operation(producer, sequence)
                         recorder.record(monotonicNanoseconds() &- scheduled)

@@ -6,9 +6,8 @@ import RealtimeSegments
 public final class MeasuringTransport: SegmentsTransport {
     private struct State {
         var fetchRoundTrip = LatencyRecorder()
-        var fetchStarts: [UInt64] = []
-        var fetchReturns: [UInt64] = []
-        var uploadSuccesses: [UInt64] = []
+        var fetchStarts = 0
+        var lastFetchReturn: UInt64?
         var triggerToFetch = LatencyRecorder()
         var lastUploadSuccess: UInt64?
         var fetchFailures = 0
@@ -45,7 +44,6 @@ public final class MeasuringTransport: SegmentsTransport {
         }
         let now = monotonicNanoseconds()
         state.withLock { state in
-            state.uploadSuccesses.append(now)
             if state.lastUploadSuccess == nil { state.lastUploadSuccess = now }
         }
     }
@@ -64,7 +62,7 @@ public final class MeasuringTransport: SegmentsTransport {
         let start = monotonicNanoseconds()
         let debounce = debounceNanoseconds
         state.withLock { state in
-            state.fetchStarts.append(start)
+            state.fetchStarts += 1
             // Trigger → fetch start: from the first successful upload since the previous fetch.
             if let trigger = state.lastUploadSuccess {
                 let waited = start &- trigger
@@ -82,7 +80,7 @@ public final class MeasuringTransport: SegmentsTransport {
         let end = monotonicNanoseconds()
         state.withLock { state in
             state.fetchRoundTrip.record(end - start)
-            state.fetchReturns.append(end)
+            state.lastFetchReturn = end
         }
         if markResponsesWithCookie {
             let marker = Segment(id: cookie, segmentationId: Self.markerSegmentationId)
@@ -98,11 +96,9 @@ public final class MeasuringTransport: SegmentsTransport {
     /// Trigger (upload success) → fetch start, minus the debounce.
     public var triggerToFetch: LatencyRecorder { state.withLock { $0.triggerToFetch } }
     /// Number of fetches started.
-    public var fetchCount: Int { state.withLock { $0.fetchStarts.count } }
-    /// When each fetch returned (monotonic ns), in order.
-    public var fetchReturnTimes: [UInt64] { state.withLock { $0.fetchReturns } }
-    /// The latest fetch return time.
-    public var lastFetchReturn: UInt64? { state.withLock { $0.fetchReturns.last } }
+    public var fetchCount: Int { state.withLock { $0.fetchStarts } }
+    /// The latest fetch return time (monotonic ns).
+    public var lastFetchReturn: UInt64? { state.withLock { $0.lastFetchReturn } }
     /// Failed fetches and uploads.
     public var failures: (fetches: Int, uploads: Int) { state.withLock { ($0.fetchFailures, $0.uploadFailures) } }
 }

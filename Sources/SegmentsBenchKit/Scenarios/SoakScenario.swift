@@ -6,7 +6,7 @@ import RealtimeSegments
 public struct SoakScenario: Scenario {
     public init() {}
     public let name = "soak"
-    public let simulates = "a long mixed run: 2 producers tracking at a steady rate, customer switches, 100 callbacks, pulls"
+    public let simulates = "a long mixed run for one customer: 2 producers tracking at a steady rate, identify calls, 100 callbacks, pulls (no anonymize: every new customer legitimately grows the mock backend, which would hide an engine leak)"
     public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
@@ -41,7 +41,7 @@ public struct SoakScenario: Scenario {
         reporter.start()
         _ = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 2_000) { producer, sequence in
             if producer == 1, sequence % 1_000 == 999 {
-                client.anonymize()
+                try? client.identifyCustomer(properties: ["visits": .number(Double(sequence))])
             } else if producer == 1, sequence % 100 == 0 {
                 client.getSegments(category: .discovery) { blackHole($0) }
             } else {
