@@ -42,25 +42,63 @@ public struct PeersScenario: Scenario {
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let started = monotonicNanoseconds()
         let plan = Plan(options)
+        var report = Report()
+        var largest: (callbacks: Int, results: [MechanismResult])?
+        for callbacks in plan.callbackCounts {
+            if callbacks > Self.asyncStreamLimit {
+                report.notes.append(
+                    "asyncstream skipped at N=\(callbacks): above N=\(Self.asyncStreamLimit) one Task and stream per subscriber "
+                        + "(~2–6 µs per callback) makes a trial too slow.")
+            }
+            progress.say("N=\(callbacks): calibrating, then \(plan.trials) interleaved trials per mechanism")
+            let results = measure(callbacks: callbacks, plan: plan)
+            report.add(results, callbacks: callbacks, progress: progress)
+            largest = (callbacks, results)
+        }
+
+        var latencies: [LatencySummary] = []
+        if let (callbacks, results) = largest {
+            for result in results where result.median != nil {
+                latencies.append(
+                    result.recorder.summary(
+                        "peers \(result.name) N=\(callbacks)",
+                        definition: "Time per notification to all \(callbacks) subscribers: \(result.timedSpan)."))
+            }
+        }
+        let series = Self.mechanisms.compactMap { mechanism in
+            report.points[mechanism].map {
+                ChartSeries(chart: "peers", label: mechanism, xLabel: "callbacks", yLabel: "ns per callback", points: $0)
+            }
+        }
+
+        var configuration = options.asConfiguration
+        configuration["callbackCounts"] = plan.callbackCounts.map(String.init).joined(separator: ",")
+        configuration["trials"] = "\(plan.trials)"
+        configuration["trialTargetMs"] = "\(plan.trialTargetNanoseconds / 1_000_000)"
+        configuration["engineMinimumChecks"] = "\(plan.engineMinimumChecks)"
+        configuration["engineDeliveryMode"] = "ordered"
+        configuration["payload"] = "\(PeerPayloads.segmentCount) segments"
+        return ScenarioResult(
+            scenario: name, summary: simulates + " " + measures, configuration: configuration, figures: report.figures,
+            latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable, notes: report.notes,
+            wallSeconds: Double(monotonicNanoseconds() - started) / 1e9)
+    }
+
+    // MARK: - Reporting
+
+    /// Figures, chart points and notes, gathered N by N.
+    struct Report {
+        var figures: [Figure] = []
+        /// Chart points per mechanism: (N, median ns per callback).
+        var points: [String: [ChartSeries.Point]] = [:]
         var notes = [
             "Trustworthy output: the ratios (ratioToFloor, speedupVs...). Absolute ns vary 1.3–2× run to run on the shared machine.",
             "Per-subscriber work in every peer: one relaxed atomic add to the subscriber's own cache line; the floor does a plain add. "
                 + "The engine's time runs from the fetch's return, so it includes the diff and the hop to its delivery thread.",
         ]
-        var figures: [Figure] = []
-        var points: [String: [ChartSeries.Point]] = [:]
-        var largest: (callbacks: Int, results: [MechanismResult])?
-        for callbacks in plan.callbackCounts {
-            if callbacks > Self.asyncStreamLimit {
-                notes.append(
-                    "asyncstream skipped at N=\(callbacks): above N=\(Self.asyncStreamLimit) one Task and stream per subscriber "
-                        + "(~2–6 µs per callback) makes a trial too slow.")
-            }
-            let mechanismCount = callbacks > Self.asyncStreamLimit ? Self.mechanisms.count - 1 : Self.mechanisms.count
-            progress.say("N=\(callbacks): measuring \(mechanismCount) mechanisms, \(plan.trials) interleaved trials each")
-            let results = measure(callbacks: callbacks, plan: plan)
-            largest = (callbacks, results)
 
+        /// Adds the figures of one N and says one progress line per mechanism.
+        mutating func add(_ results: [MechanismResult], callbacks: Int, progress: Progress) {
             let medians = Dictionary(uniqueKeysWithValues: results.compactMap { result in result.median.map { (result.name, $0) } })
             let floor = medians["closure-loop"]
             if floor == nil { notes.append("No floor at N=\(callbacks): ratios for this N are omitted.") }
@@ -79,55 +117,33 @@ public struct PeersScenario: Scenario {
                         name: "\(prefix).nsPerCallback", value: perCallback, unit: "ns",
                         summary: "\(result.name), \(callbacks) subscribers: median time per notification / N "
                             + "(\(result.trials) trials × \(result.rounds) notifications)."))
-                var line = "N=\(callbacks) \(result.name): \(Self.format(perCallback)) ns/callback"
+                var line = "N=\(callbacks) \(result.name): \(format(perCallback)) ns/callback"
                 if let floor {
                     let ratio = median / floor
+                    // Gated: the engine's ratio from N=1000 up, where a notification lasts long enough to be
+                    // stable on the shared machine. The peers are third-party code, reported for comparison.
                     let gated = result.name == "engine" && (callbacks == 1_000 || callbacks == 10_000)
                     figures.append(
                         Figure(
                             name: "\(prefix).ratioToFloor", value: ratio, unit: "ratio", gate: gated ? .latencyRatio : nil,
                             summary: "\(result.name), \(callbacks) subscribers: median time per notification / the closure loop's, same run."))
-                    line += " (×\(Self.format(ratio)) floor)"
+                    line += " (×\(format(ratio)) floor)"
                 }
                 progress.say(line + ", \(result.trials) trials × \(result.rounds) notifications")
             }
-            if let engine = medians["engine"] {
-                for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
-                    guard let other = medians[peer] else { continue }
-                    figures.append(
-                        Figure(
-                            name: "peers.engine.N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
-                            summary: "\(peer) median time per notification / the engine's, \(callbacks) subscribers."))
-                }
+            guard let engine = medians["engine"] else { return }
+            for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
+                guard let other = medians[peer] else { continue }
+                figures.append(
+                    Figure(
+                        name: "peers.engine.N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
+                        summary: "\(peer) median time per notification / the engine's, \(callbacks) subscribers."))
             }
         }
 
-        var latencies: [LatencySummary] = []
-        if let (callbacks, results) = largest {
-            for result in results where result.median != nil {
-                latencies.append(
-                    result.recorder.summary(
-                        "peers \(result.name) N=\(callbacks)",
-                        definition: "Time per notification to all \(callbacks) subscribers: \(result.timedSpan)."))
-            }
+        private func format(_ value: Double) -> String {
+            String(format: value >= 100 ? "%.0f" : "%.2f", value)
         }
-        let series = Self.mechanisms.compactMap { mechanism in
-            points[mechanism].map {
-                ChartSeries(chart: "peers", label: mechanism, xLabel: "callbacks", yLabel: "ns per callback", points: $0)
-            }
-        }
-
-        var configuration = options.asConfiguration
-        configuration["callbackCounts"] = plan.callbackCounts.map(String.init).joined(separator: ",")
-        configuration["trials"] = "\(plan.trials)"
-        configuration["trialTargetMs"] = "\(plan.trialTargetNanoseconds / 1_000_000)"
-        configuration["engineMinimumChecks"] = "\(plan.engineMinimumChecks)"
-        configuration["engineDeliveryMode"] = "ordered"
-        configuration["payload"] = "\(PeerPayloads.segmentCount) segments"
-        return ScenarioResult(
-            scenario: name, summary: simulates + " " + measures, configuration: configuration, figures: figures,
-            latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable, notes: notes,
-            wallSeconds: Double(monotonicNanoseconds() - started) / 1e9)
     }
 
     // MARK: - Measuring one N
@@ -267,9 +283,5 @@ public struct PeersScenario: Scenario {
             let scaled = Double(rounds) * Double(target) * 1.25 / Double(wall)
             rounds = min(limit, max(rounds * 2, Int(scaled.rounded(.up))))
         }
-    }
-
-    private static func format(_ value: Double) -> String {
-        String(format: value >= 100 ? "%.0f" : "%.2f", value)
     }
 }
