@@ -18,6 +18,7 @@ public enum ScenarioCatalog {
         TrackingStormScenario(),
         CustomerSwitchScenario(),
         FanoutSweepScenario(),
+        PeersScenario(),
         PullScenario(),
         FaultsScenario(),
         SoakScenario(),
