@@ -59,14 +59,19 @@ struct OutputOptions: ParsableArguments {
 
 /// Runs scenarios, writes the report, prints a summary.
 func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: OutputOptions) throws -> BenchReport {
+    try runAndReport(scenarios, options: options, out: output.out, json: output.json)
+}
+
+/// Runs scenarios, writes the report into `out`, prints a summary (or the JSON).
+func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, out: String, json: Bool) throws -> BenchReport {
     let command = (["segments-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
     if !AllocationProbe.isAvailable {
         FileHandle.standardError.write(Data("note: \(AllocationProbe.unavailableNote)\n".utf8))
     }
     let report = SuiteRunner.run(scenarios, options: options, progress: Progress(enabled: true), command: command)
-    let directory = URL(fileURLWithPath: output.out, isDirectory: true)
+    let directory = URL(fileURLWithPath: out, isDirectory: true)
     let files = try ReportWriter(directory: directory).write(report)
-    if output.json {
+    if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         print(String(decoding: try encoder.encode(report), as: UTF8.self))
@@ -161,9 +166,7 @@ struct BaselineCommand: ParsableCommand {
             } else {
                 var options = BenchOptions()
                 options.quick = true
-                var output = OutputOptions()
-                output.out = out
-                report = try runAndReport(ScenarioCatalog.all, options: options, output: output)
+                report = try runAndReport(ScenarioCatalog.all, options: options, out: out, json: false)
             }
             let baseline = Baseline(from: report)
             try baseline.write(to: URL(fileURLWithPath: to))
