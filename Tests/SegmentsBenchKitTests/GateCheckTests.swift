@@ -96,3 +96,21 @@ final class GateCheckTests: XCTestCase {
         try? FileManager.default.removeItem(at: url)
     }
 }
+
+extension GateCheckTests {
+    func testFiguresOfScenariosThatDidNotRunAreNotCheckedAndNotShown() {
+        let other = Baseline(from: BenchReport(
+            machine: MachineInfo.current(), gitRevision: "t", startedAt: Date(), command: "t",
+            scenarios: [ScenarioResult(scenario: "pull", summary: "", configuration: [:],
+                                       figures: [Figure(name: "pull.failures", value: 0, unit: "count", gate: .zero, summary: "")],
+                                       allocationsMeasured: true)]))
+        let check = GateCheck(report: BenchReport(
+            machine: MachineInfo.current(), gitRevision: "t", startedAt: Date(), command: "t",
+            scenarios: [ScenarioResult(scenario: "tracking-storm", summary: "", configuration: [:], allocationsMeasured: true)]),
+            baseline: other)
+        XCTAssertTrue(check.passed)
+        XCTAssertEqual(check.rows.first?.verdict, .notRun)
+        XCTAssertTrue(check.notable.isEmpty)
+        XCTAssertTrue(check.renderTable().contains("not part of this run"))
+    }
+}

@@ -16,6 +16,8 @@ public struct GateCheck: Sendable {
         case missing
         /// Not measurable in this run (allocation counts without jemalloc): warns, does not fail.
         case skipped
+        /// Its scenario was not part of this run (`segments-bench run <one scenario>`): not checked.
+        case notRun
         /// Gated now but not in the baseline: reported.
         case new
     }
@@ -44,8 +46,8 @@ public struct GateCheck: Sendable {
     /// `true` when no figure regressed, violated its rule, or went missing.
     public var passed: Bool { !rows.contains { [.regressed, .violated, .missing].contains($0.verdict) } }
 
-    /// Rows worth showing (everything but plain passes).
-    public var notable: [Row] { rows.filter { $0.verdict != .pass } }
+    /// Rows worth showing (everything but passes and figures of scenarios that did not run).
+    public var notable: [Row] { rows.filter { $0.verdict != .pass && $0.verdict != .notRun } }
 
     /// Compares `report` with `baseline`.
     public init(report: BenchReport, baseline: Baseline) {
@@ -57,7 +59,8 @@ public struct GateCheck: Sendable {
                 let scenario = String(name.prefix { $0 != "." })
                 let isAllocation = entry.unit.hasPrefix("allocs")
                 let ranScenario = report.scenarios.contains { $0.scenario == scenario }
-                let verdict: Verdict = !ranScenario || (isAllocation && scenariosWithoutAllocations.contains(scenario)) ? .skipped : .missing
+                let verdict: Verdict =
+                    !ranScenario ? .notRun : (isAllocation && scenariosWithoutAllocations.contains(scenario) ? .skipped : .missing)
                 rows.append(Row(name: name, unit: entry.unit, baseline: entry.value, current: nil, limit: nil,
                                 rule: Self.describe(entry.gate), verdict: verdict))
                 continue
@@ -138,8 +141,13 @@ public struct GateCheck: Sendable {
         if rows.contains(where: { $0.verdict == .skipped }) {
             lines.append("Some figures were skipped: \(AllocationProbe.unavailableNote)")
         }
+        let notRun = rows.filter { $0.verdict == .notRun }.count
+        if notRun > 0 {
+            lines.append("\(notRun) baseline figures belong to scenarios that were not part of this run and were not checked.")
+        }
+        let checked = rows.count - notRun
         let failed = rows.filter { [.regressed, .violated, .missing].contains($0.verdict) }.count
-        lines.append(passed ? "GATE PASSED (\(rows.count) figures checked)" : "GATE FAILED: \(failed) of \(rows.count) figures regressed, violated their rule or are missing")
+        lines.append(passed ? "GATE PASSED (\(checked) figures checked)" : "GATE FAILED: \(failed) of \(checked) figures regressed, violated their rule or are missing")
         return lines.joined(separator: "\n")
     }
 }
