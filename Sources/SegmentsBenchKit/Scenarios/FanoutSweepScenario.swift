@@ -66,7 +66,10 @@ public struct FanoutSweepScenario: Scenario {
                                       summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"))
             }
         }
-        if let smallest = allocations.first, let largest = allocations.last, allocations.count > 1 {
+        if let smallest = allocations.first, let largest = allocations.last, allocations.count > 1, largest.x > smallest.x {
+            figures.append(Figure(name: "fanout-sweep.allocsPerCallbackNotified", value: (largest.y - smallest.y) / (largest.x - smallest.x),
+                                  unit: "allocs/op",
+                                  summary: "extra allocations per additional callback notified, between the smallest and the largest N (0: none per callback)"))
             figures.append(Figure(name: "fanout-sweep.allocsPerCheckGrowth", value: largest.y - smallest.y, unit: "allocs/check",
                                   gate: .lowerIsBetter(relative: 0, absolute: 10),
                                   summary: "allocations per check at the largest N minus at the smallest (0: no per-callback allocation)"))
