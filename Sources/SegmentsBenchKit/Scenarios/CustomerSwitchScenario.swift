@@ -69,7 +69,7 @@ public struct CustomerSwitchScenario: Scenario {
         let switcherDone = DispatchSemaphore(value: 0)
         let seed = options.seed
         let switcher = Thread {
-            var generator = SeededGenerator(seed: seed)
+            var generator = SplitMix64(seed: seed)
             let interval = UInt32(max(1, 1_000_000 / switchRate))
             var number = 0
             while running.load(ordering: .relaxed) {
@@ -121,18 +121,5 @@ public struct CustomerSwitchScenario: Scenario {
             latencies: [endToEnd.withLock { $0 }.summary("server change to callback",
                                                            definition: "mock server membership change stamp → callback, minus the debounce")],
             allocationsMeasured: false, wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
-    }
-}
-
-/// SplitMix64: small, seeded, reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

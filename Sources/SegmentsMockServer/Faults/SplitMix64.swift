@@ -4,14 +4,14 @@
 ///
 /// Not thread-safe: a value type, owned by whoever holds it (the fault injector keeps one per
 /// endpoint behind its lock).
-struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
     /// Creates a generator; equal seeds give equal sequences.
-    init(seed: UInt64) { self.state = seed }
+    public init(seed: UInt64) { self.state = seed }
 
     /// The next 64 random bits.
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
