@@ -36,8 +36,9 @@ public enum GateRule: Codable, Sendable, Hashable {
 
     /// Allocation counts: tight, half an allocation of slack.
     public static let allocations = GateRule.lowerIsBetter(relative: 0.05, absolute: 0.5)
-    /// Ratios of a latency to a floor measured in the same run: loose (shared 2-core machine).
-    public static let latencyRatio = GateRule.lowerIsBetter(relative: 1.0, absolute: 0.5)
+    /// Ratios of a latency to a floor measured in the same run: loose, because on a shared 2-core
+    /// machine a thread wake-up inside the measured span can cost more than the work itself.
+    public static let latencyRatio = GateRule.lowerIsBetter(relative: 2.0, absolute: 1.0)
     /// Counts that must be zero.
     public static let zero = GateRule.mustEqual(0)
 }

