@@ -43,7 +43,8 @@ final class ReportFormatTests: XCTestCase {
         XCTAssertEqual(ReportFormat.describe(.zero, unit: "count"), "must be 0")
         XCTAssertEqual(ReportFormat.describe(.mustEqual(3), unit: "count"), "must be 3")
         XCTAssertEqual(ReportFormat.describe(.allocations, unit: "allocs/op"), "≤ baseline +5% +0.5")
-        XCTAssertEqual(ReportFormat.describe(.latencyRatio, unit: "ratio"), "≤ baseline +100% +0.5")
+        XCTAssertEqual(ReportFormat.describe(.lowerIsBetter(relative: 1.0, absolute: 0.5), unit: "ratio"), "≤ baseline +100% +0.5")
+        XCTAssertEqual(ReportFormat.describe(.latencyRatio, unit: "ratio"), "≤ baseline +200% +1")
         XCTAssertEqual(ReportFormat.describe(.lowerIsBetter(relative: 0, absolute: 500), unit: "ns"), "≤ baseline +500 ns")
         XCTAssertEqual(ReportFormat.describe(.higherIsBetter(relative: 0.1, absolute: 2), unit: "ops/s"), "≥ baseline -10% -2")
     }
