@@ -69,8 +69,10 @@ public struct TrackingStormScenario: Scenario {
                    summary: "events tracked per second, all producers"),
             Figure(name: "tracking-storm.trackEventP50Ns", value: Double(latency.p50), unit: "ns", summary: "trackEvent p50"),
             Figure(name: "tracking-storm.trackEventP999Ns", value: Double(latency.p999), unit: "ns", summary: "trackEvent p99.9"),
+            // Reported, not gated: with two producers and the engine thread sharing two cores, this
+            // p50 moved 5× between identical runs (6× to 30× the fetch-add), too noisy for a gate.
             Figure(name: "tracking-storm.trackEventP50ToFetchAdd", value: Double(latency.p50) / max(fetchAdd, 0.1), unit: "ratio",
-                   gate: .latencyRatio, summary: "trackEvent p50 over one atomic fetch-add measured in the same run"),
+                   summary: "trackEvent p50 over one atomic fetch-add measured in the same run"),
             Figure(name: "tracking-storm.lostEvents", value: Double(tracked - accepted), unit: "count", gate: .zero,
                    summary: "events tracked minus events the backend accepted after draining"),
             Figure(name: "tracking-storm.fetchesPerDebounceWindow", value: Double(engine.transport.fetchCount) / windows, unit: "ratio",
