@@ -64,8 +64,6 @@ struct CoalescerStateMachine: Sendable {
         return false
     }
 
-    /// `true` if a request is waiting or a check runs.
-    var isBusy: Bool { state != .idle }
 
     private func deadline(of burst: Burst) -> SegmentsInstant {
         min(burst.last + timing.debounce, burst.first + timing.maxWait)

@@ -76,7 +76,7 @@ final class CallbackRegistry: Sendable {
             return removed
         }
         for registration in removed {
-            _ = registration.deactivate()
+            registration.deactivate()
             releaseFirstLoad(of: registration)
         }
         return removed.count
@@ -107,7 +107,7 @@ final class CallbackRegistry: Sendable {
         }
         for list in old.byCategory.values {
             for registration in list {
-                _ = registration.deactivate()
+                registration.deactivate()
                 releaseFirstLoad(of: registration)
             }
         }

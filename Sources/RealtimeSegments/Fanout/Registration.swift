@@ -30,9 +30,9 @@ final class Registration: Sendable {
 
     var hasPendingFirstLoad: Bool { firstLoadPending.load(ordering: .acquiring) }
 
-    /// Marks the registration removed. Returns `true` the first time.
-    func deactivate() -> Bool {
-        active.exchange(false, ordering: .acquiringAndReleasing)
+    /// Marks the registration removed.
+    func deactivate() {
+        active.store(false, ordering: .releasing)
     }
 
     /// Clears the pending first load; `true` if this call cleared it (so the caller owns it).

@@ -9,7 +9,6 @@ public struct FanoutSweepScenario: Scenario {
     public let measures = "data received → first and last callback (fan-out latency), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
-        let wallStart = monotonicNanoseconds()
         let sizes: [Int]
         if let callbacks = options.callbacks {
             sizes = [callbacks]
@@ -90,6 +89,6 @@ public struct FanoutSweepScenario: Scenario {
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).", configuration: options.asConfiguration,
             figures: figures, latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable,
-            notes: notes, wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+            notes: notes)
     }
 }

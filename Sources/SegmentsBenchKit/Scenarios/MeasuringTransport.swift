@@ -10,8 +10,6 @@ public final class MeasuringTransport: SegmentsTransport {
         var lastFetchReturn: UInt64?
         var triggerToFetch = LatencyRecorder()
         var lastUploadSuccess: UInt64?
-        var fetchFailures = 0
-        var uploadFailures = 0
     }
 
     private let inner: any SegmentsTransport
@@ -31,17 +29,11 @@ public final class MeasuringTransport: SegmentsTransport {
     public init(_ inner: any SegmentsTransport, debounce: Duration, markResponsesWithCookie: Bool = false) {
         self.inner = inner
         self.markResponsesWithCookie = markResponsesWithCookie
-        let (seconds, attoseconds) = debounce.components
-        debounceNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        debounceNanoseconds = debounce.wholeNanoseconds
     }
 
     public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
-        do {
-            try await inner.trackEvents(events, context: context)
-        } catch {
-            state.withLock { $0.uploadFailures += 1 }
-            throw error
-        }
+        try await inner.trackEvents(events, context: context)
         let now = monotonicNanoseconds()
         state.withLock { state in
             if state.lastUploadSuccess == nil { state.lastUploadSuccess = now }
@@ -70,13 +62,7 @@ public final class MeasuringTransport: SegmentsTransport {
                 state.lastUploadSuccess = nil
             }
         }
-        var response: SegmentsResponse
-        do {
-            response = try await inner.fetchSegments(cookie: cookie, context: context)
-        } catch {
-            state.withLock { $0.fetchFailures += 1 }
-            throw error
-        }
+        var response = try await inner.fetchSegments(cookie: cookie, context: context)
         let end = monotonicNanoseconds()
         state.withLock { state in
             state.fetchRoundTrip.record(end - start)
@@ -99,8 +85,6 @@ public final class MeasuringTransport: SegmentsTransport {
     public var fetchCount: Int { state.withLock { $0.fetchStarts } }
     /// The latest fetch return time (monotonic ns).
     public var lastFetchReturn: UInt64? { state.withLock { $0.lastFetchReturn } }
-    /// Failed fetches and uploads.
-    public var failures: (fetches: Int, uploads: Int) { state.withLock { ($0.fetchFailures, $0.uploadFailures) } }
 }
 
 /// A value behind an `NSLock` (TSan-visible), for the harness's bookkeeping.

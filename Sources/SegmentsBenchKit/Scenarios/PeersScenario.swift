@@ -40,7 +40,6 @@ public struct PeersScenario: Scenario {
     public init() {}
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
-        let started = monotonicNanoseconds()
         let plan = Plan(options)
         var report = Report()
         var largest: (callbacks: Int, results: [MechanismResult])?
@@ -80,8 +79,7 @@ public struct PeersScenario: Scenario {
         configuration["payload"] = "\(PeerPayloads.segmentCount) segments"
         return ScenarioResult(
             scenario: name, summary: simulates + " " + measures, configuration: configuration, figures: report.figures,
-            latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable, notes: report.notes,
-            wallSeconds: Double(monotonicNanoseconds() - started) / 1e9)
+            latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable, notes: report.notes)
     }
 
     // MARK: - Reporting

@@ -10,7 +10,6 @@ public struct PullScenario: Scenario {
     public let measures = "latency of cache hits and of misses, and requests per miss (single flight: concurrent misses share one fetch, so < 1)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
-        let wallStart = monotonicNanoseconds()
         let tasks = options.producers ?? 4
         let seconds = options.duration(default: 6)
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: .seconds(60)) { configuration in
@@ -50,7 +49,7 @@ public struct PullScenario: Scenario {
             latencies: [hits.latency.summary("cache hit", definition: "await getSegments served from the cache"),
                         misses.latency.summary("cache miss", definition: "await getSegments(force: true), waits for a (shared) fetch"),
                         engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call")],
-            allocationsMeasured: false, wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+            allocationsMeasured: false)
     }
 
     /// `tasks` concurrent tasks calling getSegments until `seconds` pass.

@@ -10,7 +10,6 @@ public struct SoakScenario: Scenario {
     public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
-        let wallStart = monotonicNanoseconds()
         let seconds = options.duration(default: 30)
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: .milliseconds(100))
         defer { engine.shutdown() }
@@ -78,7 +77,6 @@ public struct SoakScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["duration": "\(seconds)"]) { $1 },
             figures: figures, series: series, allocationsMeasured: AllocationProbe.isAvailable,
-            notes: AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote],
-            wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+            notes: AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote])
     }
 }

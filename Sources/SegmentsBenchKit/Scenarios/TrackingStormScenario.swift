@@ -10,7 +10,6 @@ public struct TrackingStormScenario: Scenario {
     public let measures = "trackEvent call latency, throughput, allocations per event (engine side), fetches per debounce window, lost events (must be 0)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
-        let wallStart = monotonicNanoseconds()
         let producers = options.producers ?? 2
         let seconds = options.duration(default: 9)
         let debounce = Duration.milliseconds(Int64((options.debounce ?? 1.0) * 1000))
@@ -60,7 +59,7 @@ public struct TrackingStormScenario: Scenario {
         _ = client.waitUntilIdle(timeout: .seconds(120))
         let accepted = engine.backend.eventsAccepted
         let tracked = outcome.operations - failures.load(ordering: .relaxed)
-        let windows = max(1, seconds / max(0.001, Double(debounce.components.seconds) + Double(debounce.components.attoseconds) / 1e18))
+        let windows = max(1, seconds / max(0.001, Double(debounce.wholeNanoseconds) / 1e9))
         let latency = outcome.latency.summary(
             "trackEvent call", definition: "time inside trackEvent (from the scheduled start with --rate)", corrected: outcome.corrected)
 
@@ -87,8 +86,7 @@ public struct TrackingStormScenario: Scenario {
             figures: figures,
             latencies: [latency, engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
-            allocationsMeasured: allocations.perEvent != nil, notes: notes,
-            wallSeconds: Double(monotonicNanoseconds() - wallStart) / 1e9)
+            allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
 
     /// Median ns of one relaxed `wrappingIncrement` over 5 trials.
