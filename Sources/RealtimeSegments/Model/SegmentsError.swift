@@ -24,6 +24,12 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     case malformedResponse(String)
     /// The customer changed while a fetch was in flight, more often than the refetch bound allows.
     case customerChanged
+    /// Qualified segments (SPEC §9): the server does not know the user id
+    /// (`extensions.code == "INVALID_IDENTIFIER_EXCEPTION"`).
+    case invalidSegmentIdentifier
+    /// Qualified segments (SPEC §9): the fetch failed; the reason is `"network error"`, an HTTP
+    /// status such as `"503"`, `"decode error"`, or the server error's classification.
+    case fetchSegmentsFailed(String)
 
     /// `true` for failures that a retry may fix (network, timeout, 429, 5xx).
     public var isTransient: Bool {
@@ -47,6 +53,8 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .connectionFailed(let reason): "connection failed: \(reason)"
         case .malformedResponse(let reason): "malformed response: \(reason)"
         case .customerChanged: "the customer changed while segments were being fetched"
+        case .invalidSegmentIdentifier: "Audience segments fetch failed (invalid identifier)"
+        case .fetchSegmentsFailed(let reason): "Audience segments fetch failed (\(reason))."
         }
     }
 }

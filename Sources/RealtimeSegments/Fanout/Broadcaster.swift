@@ -1,0 +1,105 @@
+import Atomics
+import Dispatch
+import Foundation
+
+/// Fan-out of a value to every subscriber, in publish order, off the publisher's thread.
+///
+/// The engine's fan-out for payloads other than a category's segment list (reporting segments
+/// publish through it). Same shape as ``CallbackRegistry`` + ``DeliveryExecutor``: subscribers live
+/// in an immutable snapshot published atomically (readers never lock, writers copy), each publish
+/// is one block on a serial queue that hands the same payload to every subscriber, and a subscriber
+/// removed meanwhile is skipped.
+///
+/// Threading: every method may be called from any thread, including from inside a handler.
+/// ``publish(_:)`` never blocks and never runs user code on the caller's thread. Handlers run on
+/// the broadcaster's serial queue, one at a time, in publish order.
+final class Broadcaster<Payload: Sendable>: Sendable {
+    /// A subscriber: its handler and its `active` flag (cleared once on removal).
+    final class Subscription: AtomicReference, Sendable {
+        let id: UInt64
+        let handler: @Sendable (Payload) -> Void
+        private let active = ManagedAtomic<Bool>(true)
+
+        init(id: UInt64, handler: @escaping @Sendable (Payload) -> Void) {
+            self.id = id
+            self.handler = handler
+        }
+
+        var isActive: Bool { active.load(ordering: .acquiring) }
+        func deactivate() { active.store(false, ordering: .releasing) }
+    }
+
+    /// The subscribers at one moment; never mutated after publication.
+    final class Snapshot: AtomicReference, Sendable {
+        let subscriptions: [Subscription]
+        init(_ subscriptions: [Subscription]) { self.subscriptions = subscriptions }
+    }
+
+    private let current = ManagedAtomic<Snapshot>(Snapshot([]))
+    private let nextId = ManagedAtomic<UInt64>(1)
+    /// Serializes writers only; readers never take it.
+    private let writerLock = NSLock()
+    private let queue: DispatchQueue
+    private let beginWork: @Sendable () -> Void
+    private let endWork: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - label: the delivery queue's label.
+    ///   - beginWork, endWork: called around every delivery block, so an idle wait
+    ///     (``SegmentsClient/waitUntilIdle(timeout:)``) covers deliveries in flight.
+    init(
+        label: String, beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {}
+    ) {
+        queue = DispatchQueue(label: label, qos: .utility)
+        self.beginWork = beginWork
+        self.endWork = endWork
+    }
+
+    /// Adds a subscriber; returns its id for ``unsubscribe(_:)``. It receives publishes made after
+    /// this returns.
+    func subscribe(_ handler: @escaping @Sendable (Payload) -> Void) -> UInt64 {
+        let subscription = Subscription(id: nextId.loadThenWrappingIncrement(ordering: .relaxed), handler: handler)
+        writerLock.withLock {
+            let old = current.load(ordering: .relaxed)
+            current.store(Snapshot(old.subscriptions + [subscription]), ordering: .releasing)
+        }
+        return subscription.id
+    }
+
+    /// Removes the subscriber `id`. After this returns no new call of its handler starts; one
+    /// already running finishes. Returns `false` if there was no such subscriber.
+    @discardableResult
+    func unsubscribe(_ id: UInt64) -> Bool {
+        let removed: Subscription? = writerLock.withLock {
+            let old = current.load(ordering: .relaxed)
+            guard let index = old.subscriptions.firstIndex(where: { $0.id == id }) else { return nil }
+            var kept = old.subscriptions
+            let removed = kept.remove(at: index)
+            current.store(Snapshot(kept), ordering: .releasing)
+            return removed
+        }
+        removed?.deactivate()
+        return removed != nil
+    }
+
+    /// Number of subscribers now.
+    var subscriberCount: Int { current.load(ordering: .acquiring).subscriptions.count }
+
+    /// Delivers `payload` to every subscriber, asynchronously, after every earlier publish.
+    func publish(_ payload: Payload) {
+        let current = current
+        let endWork = endWork
+        beginWork()
+        queue.async {
+            defer { endWork() }
+            for subscription in current.load(ordering: .acquiring).subscriptions where subscription.isActive {
+                subscription.handler(payload)
+            }
+        }
+    }
+
+    /// Blocks until every publish made before this call has been delivered. Not from a handler.
+    func waitForDeliveries() {
+        queue.sync {}
+    }
+}

@@ -1,0 +1,48 @@
+/// The identifier a qualified-segments query keys the user by (SPEC §9).
+///
+/// Ids that start with `vuid_` (any case) are visitor ids and go as `vuid`; every other id goes as
+/// `fs_user_id`. The raw value is the argument name spliced into the GraphQL query.
+public enum QualifiedUserKey: String, Sendable, Hashable, CaseIterable {
+    /// A known user: `customer(fs_user_id: $userId)`.
+    case fsUserId = "fs_user_id"
+    /// An anonymous visitor id (`vuid_…`): `customer(vuid: $userId)`.
+    case vuid = "vuid"
+
+    /// The key for `userId`: ``vuid`` when it starts with `vuid_` (case-insensitive), else ``fsUserId``.
+    public static func key(for userId: String) -> QualifiedUserKey {
+        userId.lowercased().hasPrefix("vuid_") ? .vuid : .fsUserId
+    }
+}
+
+/// One qualified-segments question: which of `segmentsToCheck` is the user qualified for?
+public struct QualifiedSegmentsQuery: Sendable, Hashable {
+    /// How the user is identified.
+    public var userKey: QualifiedUserKey
+    /// The user id (the `userId` variable).
+    public var userValue: String
+    /// The audience segments to ask about (the `audiences` variable), in request order.
+    public var segmentsToCheck: [String]
+
+    /// Creates a query.
+    public init(userKey: QualifiedUserKey, userValue: String, segmentsToCheck: [String]) {
+        self.userKey = userKey
+        self.userValue = userValue
+        self.segmentsToCheck = segmentsToCheck
+    }
+}
+
+/// A backend that answers qualified-segments queries (SPEC §9 wire: `POST {host}/v3/graphql`).
+///
+/// The HTTP transport, ``InMemorySegmentsTransport`` and the mock server's in-process transport
+/// implement it next to ``SegmentsTransport``, so one transport object serves both APIs.
+///
+/// Threading: called concurrently from any task. Errors: exactly the two SPEC §9 errors —
+/// ``SegmentsError/invalidSegmentIdentifier`` when the server says the user is unknown, and
+/// ``SegmentsError/fetchSegmentsFailed(_:)`` for everything else, with the reason strings of the
+/// reference SDK: `"network error"` (connection failures and timeouts), `"<status>"` for a status
+/// ≥ 400, `"decode error"` for a body of the wrong shape, or the error's `classification`.
+public protocol QualifiedSegmentsTransport: Sendable {
+    /// Returns the names of the audiences in `query.segmentsToCheck` whose state is `qualified`,
+    /// in server order. `apiKey` goes in the `x-api-key` header.
+    func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError) -> [String]
+}
