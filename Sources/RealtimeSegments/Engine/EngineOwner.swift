@@ -298,15 +298,14 @@ final class EngineOwner {
         for category in registrations.byCategory.keys.sorted(by: { $0.name < $1.name }) {
             let isChanged = changed.contains(category)
             guard isChanged
-                || (firstLoadsPending && registrations.registrations(of: category).contains(where: \.hasPendingFirstLoad))
+                || (firstLoadsPending && registrations.subscribers(of: category).contains(where: \.registration.hasPendingFirstLoad))
             else { continue }
             delivery.deliver(.init(
                 category: category, segments: response[category], notifyAll: isChanged,
                 generation: snapshot.generation))
             scheduled += 1
         }
-        let changedNames = changed.map(\.name).sorted().joined(separator: ", ")
-        logger.debug("Segments: Check done, changed categories: [\(changedNames)], delivering \(scheduled) categories")
+        logger.debug("Segments: Check done, changed categories: [\(changed.map(\.name).sorted().joined(separator: ", "))], delivering \(scheduled) categories")
     }
 
     // MARK: Pull (getSegments)

@@ -57,13 +57,16 @@ final class DeliveryExecutor {
         channels.beginWork()
         queue.async {
             defer { channels.endWork() }
-            let registrations = registry.snapshot().registrations(of: job.category)
+            let subscribers = registry.snapshot().subscribers(of: job.category)
+            let context = LoopContext(
+                job: job, registry: registry, identity: identity, removalEpoch: registry.removalEpoch,
+                firstLoadsPending: registry.pendingFirstLoads > 0)
             let notified: Int
             switch mode {
             case .ordered:
-                notified = Self.run(job, registrations[...], registry: registry, identity: identity)
+                notified = Self.run(context, subscribers, subscribers.indices)
             case .parallel:
-                notified = Self.runParallel(job, registrations, registry: registry, identity: identity)
+                notified = Self.runParallel(context, subscribers)
             }
             counters.callbacksNotified.wrappingIncrement(by: notified, ordering: .relaxed)
             if identity.generation != job.generation {
@@ -82,41 +85,59 @@ final class DeliveryExecutor {
         return queue
     }
 
-    /// Runs the callbacks of `registrations` in order; returns how many were invoked.
-    private static func run(
-        _ job: Job, _ registrations: ArraySlice<Registration>, registry: CallbackRegistry, identity: IdentityCell
-    ) -> Int {
+    /// What a delivery loop reads once per check, so the per-callback path is a closure call plus two
+    /// loads of cache lines it already holds.
+    private struct LoopContext {
+        let job: Job
+        let registry: CallbackRegistry
+        let identity: IdentityCell
+        /// The removal epoch when the check started; a change means some subscriber may be inactive.
+        let removalEpoch: UInt64
+        /// `false` when no first load was pending when the check started: then no subscriber of
+        /// this snapshot has one (a pending first load is counted before its registration is
+        /// published), and the loop skips the registration objects altogether.
+        let firstLoadsPending: Bool
+    }
+
+    /// Runs the callbacks of `subscribers` in order; returns how many were invoked.
+    private static func run(_ context: LoopContext, _ subscribers: ContiguousArray<Subscriber>, _ range: Range<Int>) -> Int {
+        let job = context.job
+        let payload = job.segments
         var notified = 0
-        for registration in registrations {
+        for index in range {
             // The generation is re-read before every callback: a switch that happened while this
             // loop ran stops it here, and the remaining first loads stay pending.
-            guard identity.generation == job.generation else { break }
-            guard registration.isActive else { continue }
-            if job.notifyAll {
-                registry.releaseFirstLoad(of: registration)
-            } else {
-                guard registration.hasPendingFirstLoad, registry.releaseFirstLoad(of: registration) else { continue }
+            guard context.identity.generation == job.generation else { break }
+            let subscriber = subscribers[index]
+            if context.registry.removalEpoch != context.removalEpoch, !subscriber.registration.isActive { continue }
+            if context.firstLoadsPending || !job.notifyAll {
+                let registration = subscriber.registration
+                if job.notifyAll {
+                    context.registry.releaseFirstLoad(of: registration)
+                } else {
+                    guard registration.hasPendingFirstLoad, context.registry.releaseFirstLoad(of: registration) else { continue }
+                }
             }
-            registration.onNewData(job.segments)
+            subscriber.onNewData(payload)
             notified += 1
         }
         return notified
     }
 
-    private static func runParallel(
-        _ job: Job, _ registrations: [Registration], registry: CallbackRegistry, identity: IdentityCell
-    ) -> Int {
+    /// Splits the subscribers over every core. Chunks are multiples of 64 subscribers so that no
+    /// two workers write neighbouring registrations' cache lines and each chunk stays in order.
+    private static func runParallel(_ context: LoopContext, _ subscribers: ContiguousArray<Subscriber>) -> Int {
         let workers = ProcessInfo.processInfo.activeProcessorCount
-        guard workers > 1, registrations.count >= 2 * workers else {
-            return run(job, registrations[...], registry: registry, identity: identity)
+        guard workers > 1, subscribers.count >= 256 * workers else {
+            return run(context, subscribers, subscribers.indices)
         }
-        let chunk = (registrations.count + workers - 1) / workers
+        let chunk = ((subscribers.count + workers - 1) / workers + 63) & ~63
         let total = ManagedAtomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             let start = worker * chunk
-            let end = min(start + chunk, registrations.count)
+            let end = min(start + chunk, subscribers.count)
             guard start < end else { return }
-            let notified = run(job, registrations[start..<end], registry: registry, identity: identity)
+            let notified = run(context, subscribers, start..<end)
             total.wrappingIncrement(by: notified, ordering: .relaxed)
         }
         return total.load(ordering: .acquiring)

@@ -14,14 +14,12 @@ import Synchronization
 final class Registration: Sendable {
     let identity: SegmentCallbackData.ID
     let category: SegmentCategory
-    let onNewData: @Sendable ([Segment]) -> Void
     private let active = Atomic<Bool>(true)
     private let firstLoadPending: Atomic<Bool>
 
     init(_ data: SegmentCallbackData) {
         identity = data.id
         category = data.category
-        onNewData = data.onNewData
         firstLoadPending = Atomic(data.isIncludeFirstLoad)
     }
 

@@ -14,6 +14,8 @@ public enum FanoutProbe {
         public var last: LatencyRecorder
         /// Process-wide allocations per check (upload, fetch, diff, delivery), if jemalloc is present.
         public var allocationsPerCheck: Double?
+        /// The floor, measured between the checks: the same closures called from a plain loop.
+        public var floor: LatencyRecorder
         /// Checks measured.
         public var checks: Int
         /// `true` if every callback was notified exactly once per check.
@@ -29,69 +31,77 @@ public enum FanoutProbe {
 
     /// N callbacks on one category; `checks` checks, each with changed data.
     public static func engine(callbacks: Int, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
+        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode)
+    }
+
+    /// The engine delivering to `targets.closures`; `checks` checks, each with changed data.
+    ///
+    /// After every check, `floorRounds` rounds of the floor run on this thread: engine and floor
+    /// alternate, so the noise of a shared machine hits both alike and their ratio is meaningful.
+    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Int = 2) throws -> EngineMeasurement {
         let engine = try EngineUnderTest.make(
             transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
         defer { engine.shutdown() }
-        let calls = ManagedAtomic<Int>(0)
-        let firstAt = ManagedAtomic<UInt64>(0)
-        let lastAt = ManagedAtomic<UInt64>(0)
-        // Per-callback work is one relaxed increment: the cost of "touching your own state".
-        engine.client.segmentation.addCallbacks((0..<callbacks).map { index in
-            let isFirst = index == 0
-            return SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
-                if isFirst { firstAt.store(monotonicNanoseconds(), ordering: .relaxed) }
-                if calls.wrappingIncrementThenLoad(ordering: .relaxed) == callbacks {
-                    lastAt.store(monotonicNanoseconds(), ordering: .relaxed)
-                }
-                blackHole(segments.count)
-            }
+        let callbacks = targets.count
+        engine.client.segmentation.addCallbacks(targets.closures.map { closure in
+            SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false, onNewData: closure)
         })
         engine.client.start()
         let cookie = engine.cookie
         var first = LatencyRecorder()
         var last = LatencyRecorder()
+        var floor = LatencyRecorder()
+        let floorPayload = payload(variant: -1)
         var complete = true
         var allocationStart: AllocationProbe.Snapshot?
+        let expectedPerCheck = callbacks * payload(variant: 0).count
         // One warm-up check, then the measured ones.
         for check in 0...checks {
             if check == 1 { allocationStart = AllocationProbe.snapshot() }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
-            calls.store(0, ordering: .relaxed)
+            targets.arm()
+            let before = targets.total
             try engine.client.trackEvent(eventType: "fanout")
+            // Wait for the last callback itself (not by polling the client, whose polling would
+            // add allocations that grow with delivery time), then for the engine to settle.
+            let delivered = targets.waitForLastCallback(timeout: .seconds(60))
             _ = engine.client.waitUntilIdle(timeout: .seconds(60))
-            guard calls.load(ordering: .relaxed) == callbacks, let received = engine.transport.lastFetchReturn else {
+            guard delivered, targets.total - before == expectedPerCheck, let received = engine.transport.lastFetchReturn else {
                 complete = false
                 continue
             }
             if check > 0 {
-                first.record(firstAt.load(ordering: .relaxed) &- received)
-                last.record(lastAt.load(ordering: .relaxed) &- received)
+                first.record(targets.firstAt &- received)
+                last.record(targets.lastAt &- received)
             }
+            for _ in 0..<floorRounds { floor.record(floorRound(targets, payload: floorPayload)) }
         }
         var allocations: Double?
         if let allocationStart, let end = AllocationProbe.snapshot() {
             allocations = Double(end.mallocCalls - allocationStart.mallocCalls) / Double(checks)
         }
-        return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, checks: checks, complete: complete)
+        return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor,
+            checks: checks, complete: complete)
     }
 
-    /// The floor: one loop over N closures with the payload; time per round.
+    /// One round of the floor: the closures of `targets` called from a plain loop; its duration.
+    static func floorRound(_ targets: FanoutTargets, payload: [Segment]) -> UInt64 {
+        targets.disarm()
+        // A local immutable copy of the array, so the loop can borrow each closure.
+        let closures = targets.closures
+        let start = monotonicNanoseconds()
+        for closure in closures { closure(payload) }
+        return monotonicNanoseconds() - start
+    }
+
+    /// The floor alone: `rounds` rounds over `callbacks` fresh closures; time per round.
     public static func closureLoop(callbacks: Int, rounds: Int) -> LatencyRecorder {
-        let counters = UnsafeMutablePointer<Int>.allocate(capacity: callbacks * 8)
-        counters.initialize(repeating: 0, count: callbacks * 8)
-        defer { counters.deallocate() }
-        let closures: [([Segment]) -> Void] = (0..<callbacks).map { index in
-            { segments in counters[index * 8] &+= segments.count }
-        }
+        let targets = FanoutTargets(count: callbacks)
         var recorder = LatencyRecorder()
         for round in 0...rounds {
-            let payload = payload(variant: round)
-            let start = monotonicNanoseconds()
-            for closure in closures { closure(payload) }
-            let elapsed = monotonicNanoseconds() - start
+            let elapsed = floorRound(targets, payload: payload(variant: round))
             if round > 0 { recorder.record(elapsed) }
         }
-        blackHole(counters[0])
         return recorder
     }
 }

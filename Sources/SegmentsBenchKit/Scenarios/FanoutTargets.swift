@@ -1,0 +1,92 @@
+import Atomics
+import Dispatch
+import RealtimeSegments
+
+/// N callbacks that do what a real subscriber does at the least: touch their own state. Shared by
+/// the engine measurement and the closure-loop floor, so both call the very same closures and the
+/// ratio between them is the engine's overhead alone.
+///
+/// Each callback adds the payload's count to its own counter, 64 bytes away from its neighbours
+/// (no false sharing when delivery runs on several cores). Completion is tracked in groups of 64:
+/// the last callback of each group (and the very last) bumps one shared counter, so the shared
+/// line is written once per 64 callbacks; the group that completes the count stamps the time and
+/// signals. The engine's parallel delivery splits work in chunks of multiples of 64, so a group is
+/// always run in order by one worker and its last member really is its last.
+public final class FanoutTargets: @unchecked Sendable {
+    // @unchecked Sendable: `counters` slot i is written only by callback i, and a callback runs on
+    // one thread at a time (a delivery loop or the floor loop, never both at once); the totals are
+    // read after the run completed (the semaphore or the loop end orders them). Everything else is atomic.
+    /// Number of callbacks.
+    public let count: Int
+    /// The callbacks, in registration order.
+    public private(set) var closures: [@Sendable ([Segment]) -> Void] = []
+    private let counters: UnsafeMutablePointer<Int>
+    private let groupsDone = ManagedAtomic<Int>(0)
+    private let armed = ManagedAtomic<Bool>(false)
+    private let first = ManagedAtomic<UInt64>(0)
+    private let last = ManagedAtomic<UInt64>(0)
+    private let done = DispatchSemaphore(value: 0)
+
+    private static let stride = 8
+
+    /// Creates `count` callbacks.
+    public init(count: Int) {
+        self.count = count
+        counters = .allocate(capacity: max(count, 1) * Self.stride)
+        counters.initialize(repeating: 0, count: max(count, 1) * Self.stride)
+        let groups = (count + 63) / 64
+        let slots = CounterSlots(base: counters)
+        let groupsDone = groupsDone
+        let armed = armed
+        let first = first
+        let last = last
+        let done = done
+        closures = (0..<count).map { index in
+            let isFirst = index == 0
+            let closesGroup = index & 63 == 63 || index == count - 1
+            return { @Sendable segments in
+                slots.base[index &* Self.stride] &+= segments.count
+                if isFirst { first.store(monotonicNanoseconds(), ordering: .relaxed) }
+                if closesGroup, groupsDone.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing) == groups {
+                    last.store(monotonicNanoseconds(), ordering: .relaxed)
+                    if armed.load(ordering: .acquiring) { done.signal() }
+                }
+            }
+        }
+    }
+
+    deinit {
+        counters.deinitialize(count: max(count, 1) * Self.stride)
+        counters.deallocate()
+    }
+
+    /// Prepares an engine check: the completing group signals ``waitForLastCallback(timeout:)``.
+    func arm() {
+        groupsDone.store(0, ordering: .relaxed)
+        armed.store(true, ordering: .releasing)
+    }
+
+    /// Prepares a floor round: nothing is signalled.
+    func disarm() {
+        groupsDone.store(0, ordering: .relaxed)
+        armed.store(false, ordering: .releasing)
+    }
+
+    /// Waits until every callback ran once since ``arm()``.
+    func waitForLastCallback(timeout: Duration) -> Bool {
+        done.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.wholeNanoseconds))) == .success
+    }
+
+    /// When the first callback last ran.
+    var firstAt: UInt64 { first.load(ordering: .acquiring) }
+    /// When the last group last completed.
+    var lastAt: UInt64 { last.load(ordering: .acquiring) }
+    /// Sum of every counter (payload counts delivered so far).
+    var total: Int { (0..<count).reduce(0) { $0 + counters[$1 &* Self.stride] } }
+}
+
+/// The counter array as the closures capture it.
+private struct CounterSlots: @unchecked Sendable {
+    // @unchecked Sendable: see FanoutTargets — each slot has one writer at a time.
+    let base: UnsafeMutablePointer<Int>
+}
