@@ -14,8 +14,11 @@ public enum LoadGenerator {
     }
 
     /// Runs the load for `seconds`. `operation(producer, sequence)` must not throw for the run to count.
+    ///
+    /// With a rate, `fromScheduledStart` (the default) measures from each operation's slot in the
+    /// schedule (coordinated-omission corrected); `false` measures the call alone.
     public static func run(
-        producers: Int, seconds: Double, ratePerProducer: Double?,
+        producers: Int, seconds: Double, ratePerProducer: Double?, fromScheduledStart: Bool = true,
         operation: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
     ) -> Outcome {
         let results = LockedBox<[(LatencyRecorder, Int)]>([])
@@ -38,7 +41,7 @@ public enum LoadGenerator {
                             now = monotonicNanoseconds()
                         }
                         operation(producer, sequence)
-                        recorder.record(monotonicNanoseconds() &- scheduled)
+                        recorder.record(monotonicNanoseconds() &- (fromScheduledStart ? scheduled : now))
                         sequence += 1
                         scheduled += interval
                     }
@@ -65,6 +68,6 @@ public enum LoadGenerator {
             merged.merge(recorder)
             operations += count
         }
-        return Outcome(latency: merged, operations: operations, seconds: seconds, corrected: ratePerProducer != nil)
+        return Outcome(latency: merged, operations: operations, seconds: seconds, corrected: ratePerProducer != nil && fromScheduledStart)
     }
 }

@@ -36,6 +36,35 @@ public struct TrackingStormScenario: Scenario {
         figures.append(Figure(name: "tracking-storm.sinkLostEvents", value: Double(allocations.lost), unit: "count", gate: .zero,
                               summary: "events tracked minus events the sink received (allocation phase)"))
 
+        // One producer, flat out, timed as a batch (no per-call clock read), alternating with
+        // batches of fetch-adds so both see the same machine.
+        progress.say("one producer: trackEvent against a fetch-add, interleaved")
+        let single = try Self.singleProducer(trials: options.quick ? 15 : 41)
+        figures += [
+            Figure(name: "tracking-storm.singleProducer.trackEventNs", value: single.trackEvent, unit: "ns",
+                   summary: "trackEvent, one producer, median over interleaved batches that fit the ring (the ring-full wait is counted in producerStalls, not here)"),
+            Figure(name: "tracking-storm.singleProducer.fetchAddNs", value: single.fetchAdd, unit: "ns",
+                   summary: "one relaxed atomic fetch-add, batches interleaved with the trackEvent ones"),
+            Figure(name: "tracking-storm.singleProducer.trackEventToFetchAdd", value: single.trackEvent / max(single.fetchAdd, 0.1),
+                   unit: "ratio", gate: .latencyRatio,
+                   summary: "trackEvent over a fetch-add, one producer, same run (target ≤ 3)"),
+            Figure(name: "tracking-storm.singleProducer.lostEvents", value: Double(single.lost), unit: "count", gate: .zero,
+                   summary: "events tracked minus events the sink received (single-producer phase)"),
+        ]
+
+        // Two producers at a steady rate the engine sustains: the tail of the call itself.
+        let steadyRate = 100_000.0
+        progress.say("two producers at \(Int(steadyRate))/s each: trackEvent tail")
+        let steady = try Self.steadyTail(producers: 2, rate: steadyRate, seconds: options.quick ? 1 : 3)
+        let steadyLatency = steady.summary(
+            "trackEvent call, 2 producers at 100k/s", definition: "time inside trackEvent, two producers at 100,000 events/s each")
+        figures += [
+            Figure(name: "tracking-storm.steady.trackEventP50Ns", value: Double(steadyLatency.p50), unit: "ns",
+                   summary: "trackEvent p50, two producers at 100k events/s each"),
+            Figure(name: "tracking-storm.steady.trackEventP999Ns", value: Double(steadyLatency.p999), unit: "ns",
+                   summary: "trackEvent p99.9, two producers at 100k events/s each (target < 2 µs; includes the recorder's clock read)"),
+        ]
+
         // Latency and throughput against the mock backend.
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce)
         defer { engine.shutdown() }
@@ -84,7 +113,7 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
+            latencies: [latency, steadyLatency, engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
@@ -102,14 +131,62 @@ public struct TrackingStormScenario: Scenario {
         return trials.sorted()[2]
     }
 
-    /// Tracks `events` events through an engine whose transport keeps nothing.
-    static func allocationsPerEvent(events: Int) throws -> (perEvent: Double?, lost: Int) {
+    /// A started client whose transport keeps nothing and whose checks never fire.
+    static func sinkClient() -> (SegmentsClient, CountingSinkTransport) {
         let sink = CountingSinkTransport()
         var configuration = SegmentsConfiguration(projectToken: "sink", transport: sink)
         configuration.debounce = .seconds(3600)
         configuration.logger.logLevel = .critical
         let client = SegmentsClient(configuration: configuration)
         client.start()
+        return (client, sink)
+    }
+
+    /// Median ns per trackEvent and per fetch-add, one producer, over `trials` interleaved batches.
+    ///
+    /// A batch is half the ring, and the engine drains between batches: this is the cost of the
+    /// call itself. What happens when producers outrun the engine (they wait, nothing is dropped)
+    /// is the flat-out phase's `producerStalls`.
+    static func singleProducer(trials: Int) throws -> (trackEvent: Double, fetchAdd: Double, lost: Int) {
+        let (client, sink) = sinkClient()
+        let events = client.configuration.ingestCapacity / 2
+        defer { client.stop() }
+        let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
+        let counter = ManagedAtomic<Int>(0)
+        var track: [Double] = []
+        var add: [Double] = []
+        var tracked = 0
+        for trial in 0...trials {
+            var start = monotonicNanoseconds()
+            for _ in 0..<events { counter.wrappingIncrement(ordering: .relaxed) }
+            let addNs = Double(monotonicNanoseconds() - start) / Double(events)
+            start = monotonicNanoseconds()
+            for _ in 0..<events { try client.trackEvent(eventType: "view_item", properties: properties) }
+            let trackNs = Double(monotonicNanoseconds() - start) / Double(events)
+            tracked += events
+            _ = client.waitUntilIdle(timeout: .seconds(60))
+            if trial > 0 {  // the first is a warm-up
+                track.append(trackNs)
+                add.append(addNs)
+            }
+        }
+        return (track.sorted()[track.count / 2], add.sorted()[add.count / 2], tracked - sink.eventCount)
+    }
+
+    /// Per-call trackEvent latency with `producers` threads at `rate` events/s each.
+    static func steadyTail(producers: Int, rate: Double, seconds: Double) throws -> LatencyRecorder {
+        let (client, _) = sinkClient()
+        defer { client.stop() }
+        let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
+        let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: rate, fromScheduledStart: false) { _, _ in
+            try? client.trackEvent(eventType: "view_item", properties: properties)
+        }
+        return outcome.latency
+    }
+
+    /// Tracks `events` events through an engine whose transport keeps nothing.
+    static func allocationsPerEvent(events: Int) throws -> (perEvent: Double?, lost: Int) {
+        let (client, sink) = sinkClient()
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         // Warm up: grow the engine's buffers to their working size first.
