@@ -6,6 +6,10 @@ import Atomics
 /// release store of the slot's sequence number; the consumer reads slots in order. Nothing is
 /// allocated after construction: elements are moved into and out of a preallocated buffer.
 ///
+/// Each slot holds its sequence number next to its element, padded to whole cache lines: a
+/// producer writes one line per element and the consumer reads that one line, instead of a line of
+/// eight neighbouring sequence numbers that producer and consumer would keep taking from each other.
+///
 /// Threading: ``tryEnqueue(_:)`` from any number of threads; ``dequeue()`` from one consumer thread
 /// at a time (the engine thread). ``isEmpty`` from any thread (a snapshot).
 final class EventRing<Element>: @unchecked Sendable {
@@ -16,10 +20,19 @@ final class EventRing<Element>: @unchecked Sendable {
     // inside those windows.
     let capacity: Int
     private let mask: Int
-    private let sequences: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
-    private let slots: UnsafeMutablePointer<Element>
-    private let enqueuePosition = ManagedAtomic<Int>(0)
-    private let dequeuePosition = ManagedAtomic<Int>(0)
+    /// `capacity` slots of `slotStride` bytes: the sequence at offset 0, the element at `elementOffset`.
+    private let slots: UnsafeMutableRawPointer
+    private let slotStride: Int
+    private let elementOffset: Int
+    /// The enqueue and dequeue positions, each on its own cache line (producers and the consumer
+    /// write them all the time; sharing a line would make every enqueue wait for the consumer).
+    private let positions: UnsafeMutableRawPointer
+    private var enqueuePosition: UnsafeAtomic<Int> {
+        UnsafeAtomic(at: positions.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+    }
+    private var dequeuePosition: UnsafeAtomic<Int> {
+        UnsafeAtomic(at: (positions + 64).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+    }
 
     /// Creates a ring holding at least `minimumCapacity` elements (rounded up to a power of two).
     init(minimumCapacity: Int) {
@@ -27,23 +40,39 @@ final class EventRing<Element>: @unchecked Sendable {
         while capacity < minimumCapacity { capacity <<= 1 }
         self.capacity = capacity
         self.mask = capacity - 1
-        sequences = .allocate(capacity: capacity)
+        let lineSize = 64
+        positions = .allocate(byteCount: 2 * lineSize, alignment: lineSize)
+        positions.initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(0))
+        (positions + lineSize).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(0))
+        let sequenceSize = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
+        elementOffset = (sequenceSize + MemoryLayout<Element>.alignment - 1) / MemoryLayout<Element>.alignment
+            * MemoryLayout<Element>.alignment
+        slotStride = (elementOffset + MemoryLayout<Element>.size + lineSize - 1) / lineSize * lineSize
+        slots = .allocate(byteCount: capacity * slotStride, alignment: max(lineSize, MemoryLayout<Element>.alignment))
         for index in 0..<capacity {
-            (sequences + index).initialize(to: UnsafeAtomic<Int>.Storage(index))
+            (slots + index * slotStride).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(index))
         }
-        slots = .allocate(capacity: capacity)
     }
 
     deinit {
         while dequeue() != nil {}
-        sequences.deinitialize(count: capacity)
-        sequences.deallocate()
+        for index in 0..<capacity {
+            (slots + index * slotStride).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
+        }
         slots.deallocate()
+        positions.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
+        (positions + 64).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
+        positions.deallocate()
     }
 
     @inline(__always)
-    private func sequence(at index: Int) -> UnsafeAtomic<Int> {
-        UnsafeAtomic(at: sequences + (index & mask))
+    private func sequence(at position: Int) -> UnsafeAtomic<Int> {
+        UnsafeAtomic(at: (slots + (position & mask) * slotStride).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+    }
+
+    @inline(__always)
+    private func element(at position: Int) -> UnsafeMutablePointer<Element> {
+        (slots + (position & mask) * slotStride + elementOffset).assumingMemoryBound(to: Element.self)
     }
 
     /// Appends `element`, or returns `false` (leaving it with the caller) if the ring is full.
@@ -57,7 +86,7 @@ final class EventRing<Element>: @unchecked Sendable {
                 let (won, current) = enqueuePosition.weakCompareExchange(
                     expected: position, desired: position &+ 1, ordering: .relaxed)
                 if won {
-                    (slots + (position & mask)).initialize(to: element)
+                    self.element(at: position).initialize(to: element)
                     self.sequence(at: position).store(position &+ 1, ordering: .releasing)
                     return true
                 }
@@ -75,7 +104,7 @@ final class EventRing<Element>: @unchecked Sendable {
         let position = dequeuePosition.load(ordering: .relaxed)
         let slotSequence = sequence(at: position)
         guard slotSequence.load(ordering: .acquiring) == position &+ 1 else { return nil }
-        let element = (slots + (position & mask)).move()
+        let element = element(at: position).move()
         slotSequence.store(position &+ capacity, ordering: .releasing)
         dequeuePosition.store(position &+ 1, ordering: .releasing)
         return element
