@@ -142,16 +142,3 @@ final class GraphQLAudienceTests: XCTestCase {
         XCTAssertEqual(backend.requestCount(.fetchSegments), 0)
     }
 }
-
-/// Asserts that `expression` throws exactly `expected`.
-func XCTAssertThrowsSegmentsError<Value>(
-    _ expression: @autoclosure () async throws(SegmentsError) -> Value, _ expected: SegmentsError,
-    file: StaticString = #filePath, line: UInt = #line
-) async {
-    do {
-        let value = try await expression()
-        XCTFail("expected \(expected), got \(value)", file: file, line: line)
-    } catch {
-        XCTAssertEqual(error, expected, file: file, line: line)
-    }
-}

@@ -2,8 +2,9 @@ import Foundation
 import GraphQL
 import RealtimeSegments
 
-/// Reads a qualified-segments answer the way the reference SDK does (SPEC §9, notes A.5), for the
-/// in-memory transport: the qualified audience names, or the SPEC §9 error.
+/// Reads a qualified-segments answer the way the reference SDK does (SPEC §9, notes A.5): the
+/// qualified audience names, or the SPEC §9 error. The in-memory transport reads every answer with
+/// it; tests can read the HTTP server's bodies with it too.
 ///
 /// In order: a body that is not a JSON object → `fetchSegmentsFailed("decode error")`; an `errors`
 /// array whose first element has `extensions.classification` → ``SegmentsError/invalidSegmentIdentifier``
@@ -11,12 +12,13 @@ import RealtimeSegments
 /// then `data.customer.audiences.edges` must be an array of objects (else "decode error"). Every
 /// `node` with a string `name` and `state` counts; the result is the names whose `state` is exactly
 /// `"qualified"`, in server order. Key paths go through objects only.
-enum QualifiedSegmentsResponseDecoder {
+public enum QualifiedSegmentsResponseDecoder {
     /// The reason of a body that cannot be read.
-    static let decodeError = "decode error"
+    public static let decodeError = "decode error"
 
-    /// Decodes JSON text (what a malformed or truncated fault delivers).
-    static func qualifiedSegments(json: Data) throws(SegmentsError) -> [String] {
+    /// Decodes a JSON body (an HTTP 200 body; a status ≥ 400 is the caller's
+    /// `fetchSegmentsFailed("<status>")`).
+    public static func qualifiedSegments(json: Data) throws(SegmentsError) -> [String] {
         guard let body = try? JSONDecoder().decode(Map.self, from: json) else {
             throw .fetchSegmentsFailed(decodeError)
         }
