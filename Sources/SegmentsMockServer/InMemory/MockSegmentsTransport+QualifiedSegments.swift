@@ -12,8 +12,8 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
     /// mapping (only the JSON text round trip is skipped).
     ///
     /// Outcomes:
-    /// - the names of the requested audiences the user qualifies for, in server (here: request)
-    ///   order;
+    /// - the names of the audiences the user qualifies for, in the order the server lists them:
+    ///   the request's order, or the server order when `segmentsToCheck` is empty;
     /// - unknown user → ``SegmentsError/invalidSegmentIdentifier``; another GraphQL error →
     ///   ``SegmentsError/fetchSegmentsFailed(_:)`` with its `classification`;
     /// - no project has `apiKey` → `fetchSegmentsFailed("403")`, as the server's 403;
