@@ -1,7 +1,8 @@
 /// The endpoints of the mock backend (SPEC §7), the unit of fault injection and request counting.
 ///
 /// Both ways in map onto these: the HTTP server by route, ``MockSegmentsTransport`` by method
-/// (`trackEvents` with one event is ``trackEvent``, with several ``trackBatch``).
+/// (`trackEvents` with one event is ``trackEvent``, with several ``trackBatch``;
+/// `fetchQualifiedSegments` is ``qualifiedSegments``).
 public enum MockEndpoint: String, Sendable, CaseIterable, Hashable {
     /// `GET /webxp/projects/{token}/segments?cookie={cookie}`.
     case fetchSegments
@@ -13,6 +14,8 @@ public enum MockEndpoint: String, Sendable, CaseIterable, Hashable {
     case trackCustomer
     /// `POST /track/v2/projects/{token}/batch`.
     case trackBatch
+    /// `POST /v3/graphql`: the ODP-style qualified-segments query (SPEC §9).
+    case qualifiedSegments
 
     /// A stable small number per endpoint (its position in `allCases`), used to derive each
     /// endpoint's random stream from the plan's seed. `hashValue` would not do: it is randomized
@@ -24,6 +27,9 @@ public enum MockEndpoint: String, Sendable, CaseIterable, Hashable {
         case .trackEvent: 2
         case .trackCustomer: 3
         case .trackBatch: 4
+        // Appended, never inserted: an endpoint's index seeds its stream, so the existing
+        // endpoints keep the fault sequences they had before this one existed.
+        case .qualifiedSegments: 5
         }
     }
 }

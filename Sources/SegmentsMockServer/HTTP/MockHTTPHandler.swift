@@ -63,6 +63,7 @@ final class MockHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             self.head = nil
             let request = MockRequestProcessor.Request(
                 method: head.method, uri: head.uri, authorization: head.headers.first(name: "authorization"),
+                apiKey: head.headers.first(name: "x-api-key"), contentType: head.headers.first(name: "content-type"),
                 body: Data(body.readableBytesView))
             body.clear()
             let reply = processor.reply(to: request)
@@ -126,6 +127,14 @@ final class MockHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(limit)) {
                 self.scheduled = nil
                 context.close(promise: nil)
+            }
+        case .respondLater(let produce):
+            // The pipelining handler holds the connection's next request until this response
+            // ends, so answers stay in request order.
+            context.eventLoop.makeFutureWithTask(produce).assumeIsolated().whenSuccess { response in
+                guard context.channel.isActive else { return }
+                self.write(
+                    response, version: version, keepAlive: keepAlive && !response.closesConnection, context: context)
             }
         }
     }

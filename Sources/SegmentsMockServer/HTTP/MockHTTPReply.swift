@@ -29,6 +29,9 @@ struct MockHTTPReply: Sendable {
         case reset
         /// Send nothing; close the connection after `limit` unless the client closes it first.
         case hang(limit: Duration)
+        /// Run `produce` (a GraphQL execution, which is `async`) off the event loop, then send its
+        /// response; nothing is sent if the connection closed meanwhile.
+        case respondLater(@Sendable () async -> Response)
     }
 
     var action: Action

@@ -10,6 +10,11 @@ import RealtimeSegments
 /// normal handling (so a failed request never changes the model); else unknown project → 404,
 /// bad credentials → 401, malformed body → 400, and finally the model update and 200.
 ///
+/// `POST /v3/graphql` names no project: after the fault, an `x-api-key` that no project has → 403,
+/// a `content-type` other than `application/json` → 415, a body that is not JSON or lacks a string
+/// `query` → 400; then the query runs (asynchronously, see ``MockHTTPReply/Action/respondLater(_:)``)
+/// and is answered 200 with the GraphQL result, errors included.
+///
 /// Threading: `Sendable`; called on the server's event loops. Model calls are short and take the
 /// backend's lock.
 struct MockRequestProcessor: Sendable {
@@ -18,6 +23,10 @@ struct MockRequestProcessor: Sendable {
         var method: HTTPMethod
         var uri: String
         var authorization: String?
+        /// The `x-api-key` header (qualified segments).
+        var apiKey: String?
+        /// The `content-type` header.
+        var contentType: String?
         var body: Data
     }
 
@@ -37,6 +46,8 @@ struct MockRequestProcessor: Sendable {
         let decision = injector.decide(route.endpoint)
         let action: MockHTTPReply.Action
         switch decision.outcome {
+        case .pass where route == .qualifiedSegments:
+            action = qualifiedSegmentsAction(request)
         case .pass:
             action = .respond(handle(route, request))
         case .error(let status):
@@ -54,9 +65,31 @@ struct MockRequestProcessor: Sendable {
         return MockHTTPReply(action: action, delay: decision.delay)
     }
 
+    /// The normal handling of a qualified-segments request that passed the faults.
+    private func qualifiedSegmentsAction(_ request: Request) -> MockHTTPReply.Action {
+        guard let apiKey = request.apiKey, let project = backend.project(apiKey: apiKey) else {
+            return .respond(.error(403, "missing or invalid x-api-key"))
+        }
+        let mediaType = request.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+        guard mediaType?.lowercased() == "application/json" else {
+            return .respond(.error(415, "content-type must be application/json"))
+        }
+        let body: GraphQLRequestBody
+        do {
+            body = try GraphQLRequestBody.decode(request.body)
+        } catch {
+            return .respond(.error(400, error.reason))
+        }
+        let executor = QualifiedSegmentsExecutor(backend: backend)
+        return .respondLater {
+            let result = await executor.execute(body, projectToken: project.token)
+            return .init(status: 200, body: GraphQLResponseBody.data(result))
+        }
+    }
+
     /// The normal handling of a request that passed the faults.
     private func handle(_ route: MockRoute, _ request: Request) -> MockHTTPReply.Response {
-        guard let project = backend.project(token: route.projectToken) else {
+        guard let token = route.projectToken, let project = backend.project(token: token) else {
             return .error(404, "unknown project token")
         }
         guard project.accepts(headerValue: request.authorization) else {
@@ -98,6 +131,9 @@ struct MockRequestProcessor: Sendable {
                     return .error(404, "unknown project token")
                 }
                 return .init(status: 200, body: WireResponseBodies.batchResults(count: commands.count))
+            case .qualifiedSegments:
+                // Answered by qualifiedSegmentsAction(_:) before this method.
+                return .error(404, "no project in path")
             }
         } catch {
             return .error(400, error.reason)
@@ -114,6 +150,7 @@ struct MockRequestProcessor: Sendable {
         case .linkIds: WireResponseBodies.empty
         case .trackEvent, .trackCustomer: WireResponseBodies.success
         case .trackBatch: WireResponseBodies.batchResults(count: 1)
+        case .qualifiedSegments: WireResponseBodies.emptyQualifiedSegments
         }
     }
 }

@@ -13,6 +13,8 @@ enum MockRoute: Hashable, Sendable {
     case trackCustomer(projectToken: String)
     /// `POST /track/v2/projects/{token}/batch`.
     case trackBatch(projectToken: String)
+    /// `POST /v3/graphql`: qualified segments (SPEC §9); the project is the one of `x-api-key`.
+    case qualifiedSegments
 
     /// Parses `uri` (path and query); `nil` when no route has that path. Path segments and query
     /// values are percent-decoded.
@@ -28,6 +30,8 @@ enum MockRoute: Hashable, Sendable {
         let query = parts.count > 1 ? Self.queryItems(parts[1]) : [:]
 
         switch segments.count {
+        case 2 where segments[0] == "v3" && segments[1] == "graphql":
+            self = .qualifiedSegments
         case 4 where segments[0] == "webxp" && segments[1] == "projects" && segments[3] == "segments":
             self = .fetchSegments(projectToken: segments[2], cookie: query["cookie"])
         case 5 where segments[0] == "track" && segments[1] == "v2" && segments[2] == "projects":
@@ -55,6 +59,7 @@ enum MockRoute: Hashable, Sendable {
         case .trackEvent: .trackEvent
         case .trackCustomer: .trackCustomer
         case .trackBatch: .trackBatch
+        case .qualifiedSegments: .qualifiedSegments
         }
     }
 
@@ -62,16 +67,18 @@ enum MockRoute: Hashable, Sendable {
     var method: HTTPMethod {
         switch self {
         case .fetchSegments: .GET
-        case .linkIds, .trackEvent, .trackCustomer, .trackBatch: .POST
+        case .linkIds, .trackEvent, .trackCustomer, .trackBatch, .qualifiedSegments: .POST
         }
     }
 
-    /// The project token in the path.
-    var projectToken: String {
+    /// The project token in the path; `nil` for ``qualifiedSegments``, whose API key names the project.
+    var projectToken: String? {
         switch self {
         case .fetchSegments(let token, _), .linkIds(let token, _), .trackEvent(let token), .trackCustomer(let token),
             .trackBatch(let token):
             token
+        case .qualifiedSegments:
+            nil
         }
     }
 

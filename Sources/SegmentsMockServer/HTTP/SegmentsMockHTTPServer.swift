@@ -28,8 +28,13 @@ import NIOPosix
 ///   "data": <event>}, {"name": "customers", "data": <update>}, ...]}` → 200
 ///   `{"results": [{"success":true}, ...]}`, applied in order, all or nothing, one request for
 ///   fault purposes.
+/// - `POST /v3/graphql` (qualified segments, SPEC §9), headers `x-api-key: <apiKey>` and
+///   `content-type: application/json`, body `{"query": ..., "variables": {...}}` → 200 with the
+///   GraphQL result (`data`, and `errors` for an unknown user or an invalid query); 403 for a
+///   missing or unknown key, 415 for another content type, 400 for a body that is not JSON or
+///   lacks `query`. See the module documentation for the schema and the answers.
 ///
-/// Errors have the body `{"error": "..."}`: 404 for an unknown route or project token, 405 for a
+/// Errors of the other routes have the body `{"error": "..."}`: 404 for an unknown route or project token, 405 for a
 /// wrong method (with `allow`), 401 for a missing or wrong `authorization` (`Token <apiKey>` or
 /// `Bearer <apiKey>`), 400 for a body that is not JSON or not of the route's shape (or a fetch
 /// without `cookie`), 413 for a body over ``maxRequestBodyBytes`` (the connection then closes).

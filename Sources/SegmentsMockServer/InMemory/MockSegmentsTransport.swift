@@ -22,11 +22,16 @@ import RealtimeSegments
 /// Cancelling the calling task during a latency or hang sleep ends the call with
 /// ``SegmentsError/timeout`` (the client gave up), without touching the model.
 ///
+/// It also answers Optimizely-style qualified-segments queries (``QualifiedSegmentsTransport``),
+/// through the HTTP server's GraphQL execution; see
+/// ``fetchQualifiedSegments(_:apiKey:)``.
+///
 /// Threading: every method may be called from any thread, concurrently.
 public final class MockSegmentsTransport: SegmentsTransport {
     /// The backend requests go to.
     public let backend: SegmentsBackend
-    private let injector: FaultInjector
+    /// Internal, not private: the qualified-segments extension draws from the same injector.
+    let injector: FaultInjector
 
     /// Creates a transport to `backend` that injects `faults`.
     public init(backend: SegmentsBackend, faults: FaultPlan = .none) {

@@ -21,6 +21,9 @@ struct ProjectStore: Sendable {
     var customers: [UInt64: CustomerRecord] = [:]
     var byCookie: [String: UInt64] = [:]
     var byExternalId: [ExternalId: UInt64] = [:]
+    /// The project's declared qualified-segments audiences (segment ids), in server order; see
+    /// ``audiences(of:rules:)``.
+    var declaredAudiences: [String] = []
 
     init(project: MockProject) { self.project = project }
 

@@ -224,4 +224,9 @@ public final class SegmentsBackend: Sendable {
     func recordRequest(_ endpoint: MockEndpoint) {
         state.withLockedValue { $0.requestCounts[endpoint, default: 0] += 1 }
     }
+
+    /// Runs `body` on the state under the lock: the door for this type's extensions in other files.
+    func withState<Result>(_ body: (inout BackendState) -> Result) -> Result {
+        state.withLockedValue(body)
+    }
 }

@@ -23,6 +23,11 @@ enum WireResponseBodies {
         return Data(#"{"results":[\#(results)]}"#.utf8)
     }
 
+    /// `{"data":{"customer":{"audiences":{"edges":[]}}}}`: a well-formed qualified-segments answer,
+    /// what a truncated fault on that endpoint cuts in half (its real answer needs a GraphQL
+    /// execution, and half of any JSON object is equally unreadable).
+    static let emptyQualifiedSegments = Data(#"{"data":{"customer":{"audiences":{"edges":[]}}}}"#.utf8)
+
     /// `{"error": message}`.
     static func error(_ message: String) -> Data {
         encode(["error": message])
@@ -30,8 +35,10 @@ enum WireResponseBodies {
 
     /// A 200 body of the wrong shape for `endpoint`; `variant` (0, 1 or 2) picks which.
     ///
-    /// For a fetch: an envelope around the categories, a non-string `id`, or a bare array. For the
-    /// other endpoints: a JSON string instead of an object, a non-boolean `success`, or HTML.
+    /// For a fetch: an envelope around the categories, a non-string `id`, or a bare array. For
+    /// qualified segments: `edges` that is not an array, `data` without `customer`, or HTML (each
+    /// a "decode error" for the SDK). For the other endpoints: a JSON string instead of an object,
+    /// a non-boolean `success`, or HTML.
     static func malformed(for endpoint: MockEndpoint, variant: Int) -> Data {
         let bodies: [String] =
             switch endpoint {
@@ -40,6 +47,12 @@ enum WireResponseBodies {
                     #"{"data":{"discovery":[{"id":"66140257f4cb337324209871","segmentation_id":"66140215fb50effc8a7218b4"}]}}"#,
                     #"{"discovery":[{"id":66140257,"segmentation_id":"66140215fb50effc8a7218b4"}]}"#,
                     #"[{"id":"66140257f4cb337324209871","segmentation_id":"66140215fb50effc8a7218b4"}]"#,
+                ]
+            case .qualifiedSegments:
+                [
+                    #"{"data":{"customer":{"audiences":{"edges":"qualified"}}}}"#,
+                    #"{"data":{}}"#,
+                    "<html><body>OK</body></html>",
                 ]
             case .linkIds, .trackEvent, .trackCustomer, .trackBatch:
                 [#""ok""#, #"{"success":"yes"}"#, "<html><body>OK</body></html>"]

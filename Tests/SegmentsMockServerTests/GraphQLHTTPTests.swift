@@ -1,0 +1,232 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import RealtimeSegments
+import SegmentsMockServer
+import XCTest
+
+/// `POST /v3/graphql` over HTTP: the ODP wire contract (notes A.5) and the server's request errors.
+final class GraphQLHTTPTests: XCTestCase {
+    /// A backend where user `u1` (cookie `c1`) is in `viewer`, with `buyer` declared.
+    private func backendWithViewer() -> SegmentsBackend {
+        let backend = SegmentsBackend()
+        backend.setAudiences([Fixtures.buyer.id])
+        backend.identifyQualifiedUser("u1", cookie: "c1")
+        backend.setSegments([Fixtures.viewer], category: .discovery, forCookie: "c1")
+        return backend
+    }
+
+    func testAnswersQualifiedAndNotQualifiedStatesInTheODPShape() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("u1", [Fixtures.viewer.id, Fixtures.buyer.id]))
+        }
+
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(answer.headers.first(name: "content-type"), "application/json")
+        XCTAssertEqual(
+            answer.body,
+            #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"\#(Fixtures.viewer.id)","state":"qualified"}},"#
+                + #"{"node":{"name":"\#(Fixtures.buyer.id)","state":"not_qualified"}}]}}}}"#)
+    }
+
+    func testSubsetFiltersAndKeepsRequestOrder() async throws {
+        let backend = backendWithViewer()
+        backend.setSegments([Fixtures.reader], category: .content, forCookie: "c1")
+        let answer = try await withMockServer(backend: backend) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("u1", [Fixtures.reader.id, Fixtures.buyer.id, "unknown"]))
+        }
+
+        XCTAssertEqual(
+            answer.body,
+            #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"\#(Fixtures.reader.id)","state":"qualified"}},"#
+                + #"{"node":{"name":"\#(Fixtures.buyer.id)","state":"not_qualified"}}]}}}}"#)
+    }
+
+    func testEmptySubsetListsEveryKnownAudienceInServerOrder() async throws {
+        let backend = backendWithViewer()
+        backend.addRule(SegmentRule(category: .content, segment: Fixtures.reader, entersAfter: (eventType: "read", count: 1)))
+        let answer = try await withMockServer(backend: backend) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("u1", []))
+        }
+
+        let names = try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8))
+        XCTAssertEqual(names, [Fixtures.viewer.id])
+        XCTAssertEqual(
+            answer.body,
+            #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"\#(Fixtures.buyer.id)","state":"not_qualified"}},"#
+                + #"{"node":{"name":"\#(Fixtures.reader.id)","state":"not_qualified"}},"#
+                + #"{"node":{"name":"\#(Fixtures.viewer.id)","state":"qualified"}}]}}}}"#)
+    }
+
+    func testDescriptionIsAnsweredWhenAsked() async throws {
+        let query = #"{customer(fs_user_id: "u1") {audiences(subset: ["\#(Fixtures.viewer.id)"]) {edges {node {name state description}}}}}"#
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(graphQLBody(query))
+        }
+
+        XCTAssertEqual(
+            answer.body,
+            #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"\#(Fixtures.viewer.id)","state":"qualified","#
+                + #""description":"mock audience \#(Fixtures.viewer.id)"}}]}}}}"#)
+    }
+
+    func testVuidQueryFindsTheVisitor() async throws {
+        let backend = SegmentsBackend()
+        backend.identifyQualifiedUser("vuid_123", cookie: "c2")
+        backend.setSegments([Fixtures.buyer], category: .discovery, forCookie: "c2")
+        let answer = try await withMockServer(backend: backend) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("vuid_123", [Fixtures.buyer.id]))
+        }
+
+        XCTAssertEqual(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8)), [Fixtures.buyer.id])
+    }
+
+    func testUnknownUserAnswersODPsInvalidIdentifierBodyExactly() async throws {
+        let answer = try await withMockServer { session in
+            try await session.sendGraphQL(qualifiedQueryBody("asdsdaddddd", ["a"]))
+        }
+
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual(
+            answer.body,
+            #"{"errors":[{"message":"Exception while fetching data (/customer) : java.lang.RuntimeException: "#
+                + #"could not resolve _fs_user_id = asdsdaddddd","locations":[{"line":1,"column":47}],"path":["customer"],"#
+                + #""extensions":{"code":"INVALID_IDENTIFIER_EXCEPTION","classification":"DataFetchingException"}}],"#
+                + #""data":{"customer":null}}"#)
+    }
+
+    func testUnknownVuidNamesTheVuidKey() async throws {
+        let answer = try await withMockServer { session in
+            try await session.sendGraphQL(qualifiedQueryBody("vuid_nobody", []))
+        }
+
+        let error = try XCTUnwrap((jsonObject(answer.body)?["errors"] as? [NSDictionary])?.first)
+        XCTAssertEqual(
+            error["message"] as? String,
+            "Exception while fetching data (/customer) : java.lang.RuntimeException: could not resolve _vuid = vuid_nobody")
+    }
+
+    func testQueryAgainstAnUnknownFieldAnswersValidationErrorsWithoutData() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(graphQLBody(#"{customer(fs_user_id: "u1") {segments}}"#))
+        }
+
+        let body = try XCTUnwrap(jsonObject(answer.body))
+        let error = try XCTUnwrap((body["errors"] as? [NSDictionary])?.first)
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertNil(body["data"])
+        XCTAssertEqual((error["extensions"] as? NSDictionary)?["classification"] as? String, "ValidationError")
+        XCTAssertTrue((error["message"] as? String ?? "").contains("segments"), answer.body)
+    }
+
+    func testQueryThatDoesNotParseAnswersInvalidSyntax() async throws {
+        let answer = try await withMockServer { session in
+            try await session.sendGraphQL(graphQLBody("query { customer("))
+        }
+
+        let error = try XCTUnwrap((jsonObject(answer.body)?["errors"] as? [NSDictionary])?.first)
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertEqual((error["extensions"] as? NSDictionary)?["classification"] as? String, "InvalidSyntax")
+    }
+
+    func testVariableOfTheWrongTypeAnswersAValidationError() async throws {
+        let body = #"{"query":"\#(qualifiedQueryText(.fsUserId).replacingOccurrences(of: "\"", with: "\\\""))","variables":{"userId":5}}"#
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(body)
+        }
+
+        XCTAssertEqual(answer.status, 200)
+        XCTAssertThrowsError(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8))) {
+            XCTAssertEqual($0 as? SegmentsError, .fetchSegmentsFailed("ValidationError"), answer.body)
+        }
+    }
+
+    func testMissingApiKeyIs403() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("u1", []), apiKey: nil)
+        }
+
+        XCTAssertEqual(answer.status, 403)
+        XCTAssertNotNil(jsonObject(answer.body)?["error"])
+    }
+
+    func testWrongApiKeyIs403() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("u1", []), apiKey: "mock-keyx")
+        }
+
+        XCTAssertEqual(answer.status, 403)
+        XCTAssertNotNil(jsonObject(answer.body)?["error"])
+    }
+
+    func testAuthorizationHeaderDoesNotReplaceTheApiKey() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.send(.POST, "/v3/graphql", body: qualifiedQueryBody("u1", []), authorization: "Token mock-key")
+        }
+
+        XCTAssertEqual(answer.status, 403)
+    }
+
+    func testGetIs405AllowingPost() async throws {
+        let answer = try await withMockServer { session in
+            try await session.sendGraphQL(nil, method: .GET)
+        }
+
+        XCTAssertEqual(answer.status, 405)
+        XCTAssertEqual(answer.headers.first(name: "allow"), "POST")
+    }
+
+    func testMalformedJSONIs400() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(#"{"query": "{customer"#)
+        }
+
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertNotNil(jsonObject(answer.body)?["error"])
+    }
+
+    func testBodyWithoutQueryIs400() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(#"{"variables":{}}"#)
+        }
+
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertEqual(jsonObject(answer.body)?["error"] as? String, #"missing "query""#)
+    }
+
+    func testContentTypeOtherThanJSONIs415() async throws {
+        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+            try await session.sendGraphQL(qualifiedQueryBody("u1", []), contentType: "text/plain")
+        }
+
+        XCTAssertEqual(answer.status, 415)
+    }
+
+    func testRuleDrivenChangeIsVisibleOverHTTP() async throws {
+        let backend = SegmentsBackend()
+        backend.addRule(Fixtures.viewerRule)
+        let answers = try await withMockServer(backend: backend) { session in
+            let track = #"{"customer_ids":{"cookie":"c7","fs_user_id":"u7"},"event_type":"view_item","timestamp":1}"#
+            _ = try await session.send(.POST, "/track/v2/projects/mock-project/customers/events", body: track)
+            let before = try await session.sendGraphQL(qualifiedQueryBody("u7", [Fixtures.viewer.id]))
+            for _ in 0..<2 {
+                _ = try await session.send(.POST, "/track/v2/projects/mock-project/customers/events", body: track)
+            }
+            return [before, try await session.sendGraphQL(qualifiedQueryBody("u7", [Fixtures.viewer.id]))]
+        }
+
+        let decoded = try answers.map { try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data($0.body.utf8)) }
+        XCTAssertEqual(decoded, [[], [Fixtures.viewer.id]])
+    }
+
+    func testEveryRequestIsCountedOnTheQualifiedSegmentsEndpoint() async throws {
+        let backend = backendWithViewer()
+        try await withMockServer(backend: backend) { session in
+            _ = try await session.sendGraphQL(qualifiedQueryBody("u1", []))
+            _ = try await session.sendGraphQL(qualifiedQueryBody("u1", []), apiKey: "wrong")
+            _ = try await session.sendGraphQL("not json")
+        }
+
+        XCTAssertEqual(backend.requestCount(.qualifiedSegments), 3)
+    }
+}
