@@ -20,12 +20,15 @@ import RealtimeSegments
 /// `Segments: Fetch of segments failed: …` and retries failed uploads with backoff, never dropping
 /// events; the transport itself does not retry.
 ///
+/// It also answers qualified segments (SPEC §9, ``QualifiedSegmentsTransport``): see
+/// `HTTPSegmentsTransport+Qualified.swift`.
+///
 /// Threading: every method may be called concurrently from any task.
 public final class HTTPSegmentsTransport: SegmentsTransport {
     /// The settings this transport was created with.
     public let configuration: HTTPTransportConfiguration
-    private let httpClient: HTTPClient
-    private let logger: Logger
+    let httpClient: HTTPClient
+    let logger: Logger
     private let encoder: JSONEncoder
 
     /// Creates a transport on `httpClient` (default: the process-wide shared client, which needs

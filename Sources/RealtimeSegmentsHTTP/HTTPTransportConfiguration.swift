@@ -12,19 +12,49 @@ public struct HTTPTransportConfiguration: Sendable {
     /// Upload events through the batch endpoint (`POST /track/v2/projects/{token}/batch`, one
     /// request per upload). `false` sends one `customers/events` request per event, in order.
     public var useBatchEndpoint: Bool = true
+    /// The qualified-segments host (SPEC §9, `POST {host}/v3/graphql`); `nil` (the default) uses
+    /// ``baseURL``. Set with ``setQualifiedSegmentsHost(_:)``, which validates it.
+    public private(set) var qualifiedSegmentsHost: URL?
+    /// Deadline of one qualified-segments request, from sending it to the last byte of the
+    /// response (default 10 s, the reference SDK's). A request past it fails with
+    /// `fetchSegmentsFailed("network error")`.
+    public var qualifiedSegmentsTimeout: Duration = .seconds(10)
 
     /// Creates a configuration.
     ///
     /// - Throws: ``SegmentsError/invalidArgument(_:)`` if `baseURL` is not an `http` or `https` URL
     ///   with a host (a bad host is a configuration error, not a crash at the first request).
     public init(baseURL: URL) throws(SegmentsError) {
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .invalidArgument("baseURL must be an http or https URL: \(baseURL.absoluteString)")
-        }
-        guard let host = baseURL.host, !host.isEmpty else {
-            throw .invalidArgument("baseURL has no host: \(baseURL.absoluteString)")
-        }
+        try Self.validate(baseURL, name: "baseURL")
         self.baseURL = baseURL
+    }
+
+    /// Creates a configuration whose qualified segments go to `qualifiedSegmentsHost`.
+    ///
+    /// - Throws: ``SegmentsError/invalidArgument(_:)`` if either URL is not an `http` or `https`
+    ///   URL with a host.
+    public init(baseURL: URL, qualifiedSegmentsHost: URL?) throws(SegmentsError) {
+        try self.init(baseURL: baseURL)
+        try setQualifiedSegmentsHost(qualifiedSegmentsHost)
+    }
+
+    /// Sends qualified-segments requests to `host` (`nil`: to ``baseURL``).
+    ///
+    /// - Throws: ``SegmentsError/invalidArgument(_:)`` if `host` is not an `http` or `https` URL
+    ///   with a host; the configuration is then unchanged. A bad host is a configuration error
+    ///   here, never a crash at the first request (W11).
+    public mutating func setQualifiedSegmentsHost(_ host: URL?) throws(SegmentsError) {
+        if let host { try Self.validate(host, name: "qualifiedSegmentsHost") }
+        qualifiedSegmentsHost = host
+    }
+
+    private static func validate(_ url: URL, name: String) throws(SegmentsError) {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidArgument("\(name) must be an http or https URL: \(url.absoluteString)")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw .invalidArgument("\(name) has no host: \(url.absoluteString)")
+        }
     }
 
     /// Creates a configuration from a string URL.
@@ -36,8 +66,13 @@ public struct HTTPTransportConfiguration: Sendable {
     }
 
     /// The base URL as a string without a trailing slash.
-    var base: String {
-        var text = baseURL.absoluteString
+    var base: String { Self.trimmed(baseURL) }
+
+    /// The qualified-segments host as a string without a trailing slash.
+    var qualifiedSegmentsBase: String { Self.trimmed(qualifiedSegmentsHost ?? baseURL) }
+
+    private static func trimmed(_ url: URL) -> String {
+        var text = url.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         return text
     }

@@ -41,6 +41,9 @@ public final class SegmentsClient: Sendable {
     private let identity: IdentityCell
     private let registry: CallbackRegistry
     private let pullCache: PullCache
+    /// Qualified segments (SPEC §9): the cache and the requests in flight, shared by every user
+    /// context of this client.
+    let qualifiedFetcher: QualifiedSegmentsFetcher
     private let counters = EngineCounters()
     private let lifecycle = ManagedAtomic<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
@@ -57,6 +60,7 @@ public final class SegmentsClient: Sendable {
         let registry = CallbackRegistry()
         self.registry = registry
         self.pullCache = PullCache(ttl: configuration.cacheTTL)
+        self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
         let restored = Self.restore(configuration)
         self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))

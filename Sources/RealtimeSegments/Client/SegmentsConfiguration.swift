@@ -37,6 +37,9 @@ public struct SegmentsConfiguration: Sendable {
     public var uploadRetry: RetryPolicy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60))
     /// How often `getSegments` refetches when the customer changes mid-flight before failing.
     public var maxPullRefetches: Int = 3
+    /// Qualified segments (SPEC §9): API key, segments to check, cache size and lifetime. `nil`
+    /// (the default) makes every qualified-segments fetch fail with "apiKey/apiHost not defined".
+    public var qualifiedSegments: QualifiedSegmentsConfiguration?
 
     /// Creates a configuration with the defaults.
     public init(projectToken: String, authorization: SegmentsAuthorization? = nil, transport: any SegmentsTransport) {

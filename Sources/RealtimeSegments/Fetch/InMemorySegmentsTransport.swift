@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A scriptable in-memory backend for tests and examples: no sockets, every call recorded.
@@ -9,12 +10,17 @@ import Synchronization
 ///   at a chosen moment (customer-switch races); ``heldFetchCount`` tells how many are waiting.
 /// - A request whose project token differs from ``expectedProjectToken`` (when set) fails with
 ///   ``SegmentsError/unauthorized(status:)`` 401, as the real server does.
+/// - Qualified segments (``QualifiedSegmentsTransport``) come from ``setQualifiedSegments(_:forUser:)``
+///   (per user id), else ``defaultQualifiedSegments``; either way only the names the query asks about
+///   are returned, as the server answers only about the requested audiences. Failures are scripted
+///   with ``failNext(_:with:count:)`` on ``Endpoint/fetchQualifiedSegments``, and
+///   ``holdQualifiedFetches()`` holds requests until ``releaseHeldQualifiedFetches(keepHolding:)``.
 ///
 /// Threading: every method may be called from any thread.
-public final class InMemorySegmentsTransport: SegmentsTransport {
+public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmentsTransport {
     /// The endpoints, for scripting failures.
     public enum Endpoint: Sendable, Hashable, CaseIterable {
-        case trackEvents, identifyCustomer, linkCustomerIds, fetchSegments
+        case trackEvents, identifyCustomer, linkCustomerIds, fetchSegments, fetchQualifiedSegments
     }
 
     /// A recorded link-ids call.
@@ -42,9 +48,17 @@ public final class InMemorySegmentsTransport: SegmentsTransport {
         var trackBatches = 0
         var customerUpdates: [CustomerUpdate] = []
         var contexts: Set<SegmentsRequestContext> = []
+        var qualifiedByUser: [String: [String]] = [:]
+        var defaultQualified: [String] = []
+        var qualifiedQueries: [QualifiedSegmentsQuery] = []
+        var qualifiedAPIKeys: [String] = []
+        var holdingQualified = false
+        var heldQualified: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Locked(State())
+    /// Signalled each time a qualified fetch starts waiting, for ``waitForHeldQualifiedFetches(atLeast:timeout:)``.
+    private let qualifiedHeldSignal = DispatchSemaphore(value: 0)
     /// When set, requests with another project token fail with 401.
     public let expectedProjectToken: String?
 
@@ -92,7 +106,51 @@ public final class InMemorySegmentsTransport: SegmentsTransport {
     /// Number of fetches currently waiting.
     public var heldFetchCount: Int { state.withLock { $0.held.count } }
 
+    /// Sets the qualified segments of `userId` (the names returned when asked about them).
+    public func setQualifiedSegments(_ segments: [String], forUser userId: String) {
+        state.withLock { $0.qualifiedByUser[userId] = segments }
+    }
+
+    /// The qualified segments of users without their own (default none).
+    public var defaultQualifiedSegments: [String] {
+        get { state.withLock { $0.defaultQualified } }
+        set { state.withLock { $0.defaultQualified = newValue } }
+    }
+
+    /// From now on, qualified fetches wait until ``releaseHeldQualifiedFetches(keepHolding:)``.
+    public func holdQualifiedFetches() { state.withLock { $0.holdingQualified = true } }
+
+    /// Lets every waiting qualified fetch continue; new ones are held only if `keepHolding`.
+    public func releaseHeldQualifiedFetches(keepHolding: Bool = false) {
+        let held = state.withLock { state in
+            state.holdingQualified = keepHolding
+            defer { state.heldQualified = [] }
+            return state.heldQualified
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// Number of qualified fetches currently waiting.
+    public var heldQualifiedFetchCount: Int { state.withLock { $0.heldQualified.count } }
+
+    /// Blocks the calling thread until at least `count` qualified fetches are waiting; `false` if
+    /// that did not happen within `timeout`. One waiter at a time.
+    public func waitForHeldQualifiedFetches(atLeast count: Int, timeout: Duration = .seconds(30)) -> Bool {
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
+        while heldQualifiedFetchCount < count {
+            if qualifiedHeldSignal.wait(timeout: deadline) == .timedOut { return heldQualifiedFetchCount >= count }
+        }
+        return true
+    }
+
     // MARK: Recordings
+
+    /// Every qualified-segments query, in call order (held ones included).
+    public var qualifiedQueries: [QualifiedSegmentsQuery] { state.withLock { $0.qualifiedQueries } }
+    /// Number of qualified-segments requests.
+    public var qualifiedFetchCount: Int { state.withLock { $0.qualifiedQueries.count } }
+    /// The API key of every qualified-segments request, in call order.
+    public var qualifiedAPIKeys: [String] { state.withLock { $0.qualifiedAPIKeys } }
 
     /// Cookies of every fetch, in call order (held fetches included).
     public var fetchedCookies: [String] { state.withLock { $0.fetchedCookies } }
@@ -156,6 +214,37 @@ public final class InMemorySegmentsTransport: SegmentsTransport {
             try Self.admit(&state, .fetchSegments, context, expectedProjectToken)
             if let responder = state.responder { return responder(cookie) }
             return state.segmentsByCookie[cookie] ?? state.defaultResponse
+        }
+    }
+
+    // MARK: QualifiedSegmentsTransport
+
+    public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
+        -> [String]
+    {
+        let mustWait = state.withLock { state in
+            state.qualifiedQueries.append(query)
+            state.qualifiedAPIKeys.append(apiKey)
+            return state.holdingQualified
+        }
+        if mustWait {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state in
+                    guard state.holdingQualified else { return true }
+                    state.heldQualified.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() } else { qualifiedHeldSignal.signal() }
+            }
+        }
+        return try state.withLock { state throws(SegmentsError) in
+            if var scripted = state.failures[.fetchQualifiedSegments], !scripted.isEmpty {
+                let error = scripted.removeFirst()
+                state.failures[.fetchQualifiedSegments] = scripted
+                throw error
+            }
+            let asked = Set(query.segmentsToCheck)
+            return (state.qualifiedByUser[query.userValue] ?? state.defaultQualified).filter { asked.contains($0) }
         }
     }
 

@@ -103,3 +103,16 @@ public final class LockedBox<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+extension MeasuringTransport: QualifiedSegmentsTransport {
+    /// Forwards to the wrapped transport (unmeasured); fails like the engine does when it cannot
+    /// answer qualified segments.
+    public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
+        -> [String]
+    {
+        guard let inner = inner as? any QualifiedSegmentsTransport else {
+            throw .fetchSegmentsFailed("transport does not support qualified segments")
+        }
+        return try await inner.fetchQualifiedSegments(query, apiKey: apiKey)
+    }
+}

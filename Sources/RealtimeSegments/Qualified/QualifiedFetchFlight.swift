@@ -1,0 +1,58 @@
+/// One qualified-segments request in flight, shared by every caller that joined it (single
+/// flight): each gets the same result or the same error.
+///
+/// Threading: every method may be called from any thread. Waiters run on the thread that calls
+/// ``resolve(_:)`` (or on the caller's thread if the flight already ended), outside the lock, so
+/// they must be short: resume a continuation, signal a semaphore, dispatch.
+final class QualifiedFetchFlight: Sendable {
+    typealias Waiter = @Sendable (Result<[String], SegmentsError>) -> Void
+
+    private struct State {
+        var result: Result<[String], SegmentsError>?
+        var waiters: [Waiter] = []
+        var savesToCache: Bool
+    }
+
+    /// The cache epoch when the request was sent; the answer is cached only if it is still current.
+    let cacheEpoch: UInt64
+    private let state: Locked<State>
+
+    /// Creates a flight; `savesToCache` is false when it was started by an `ignoreCache` call.
+    init(cacheEpoch: UInt64, savesToCache: Bool) {
+        self.cacheEpoch = cacheEpoch
+        state = Locked(State(savesToCache: savesToCache))
+    }
+
+    /// Whether a success should be cached: some participant did not pass `ignoreCache`.
+    var savesToCache: Bool { state.withLock { $0.savesToCache } }
+
+    /// Records that a caller who wants the answer cached joined.
+    func requestCaching() { state.withLock { $0.savesToCache = true } }
+
+    /// Calls `waiter` with the result, now if the flight has ended, else when it does.
+    func wait(_ waiter: @escaping Waiter) {
+        let result: Result<[String], SegmentsError>? = state.withLock { state in
+            if state.result == nil { state.waiters.append(waiter) }
+            return state.result
+        }
+        if let result { waiter(result) }
+    }
+
+    /// Waits for the result in an async context.
+    func value() async -> Result<[String], SegmentsError> {
+        await withCheckedContinuation { continuation in
+            wait { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Ends the flight with `result` and calls every waiter. Only the first call counts.
+    func resolve(_ result: Result<[String], SegmentsError>) {
+        let waiters: [Waiter] = state.withLock { state in
+            guard state.result == nil else { return [] }
+            state.result = result
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter(result) }
+    }
+}

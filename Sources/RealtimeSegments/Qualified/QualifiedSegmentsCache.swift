@@ -1,0 +1,111 @@
+/// The qualified-segments cache (SPEC §9): each user's qualified segment names, least recently
+/// used evicted first, each entry valid for a fixed time after it was saved.
+///
+/// Keys are ``key(userKey:userValue:)``, `"<userKey>-$-<userValue>"` (for example
+/// `vuid-$-vuid_123` or `fs_user_id-$-jane`), as in the reference SDK. The key holds neither the
+/// segment list nor the API key: a client's configuration is fixed, so one client's entries always
+/// answer the same question.
+///
+/// Rules:
+/// - A ``size`` of 0 (or less) disables the cache: lookups miss and saves do nothing.
+/// - A ``timeout`` of zero (or less) means entries never expire. Otherwise an entry is valid while
+///   strictly younger than the timeout, measured on the client's monotonic ``SegmentsClock``.
+/// - A lookup hit makes the entry most recently used but does not extend its life.
+/// - Saving evicts: expired entries first, then the least recently used while over ``size``.
+///   Expired entries are also removed when a lookup meets them. ``peek(_:)`` never returns one.
+///
+/// Threading: every method may be called from any thread. Each call takes one lock for an O(1)
+/// step (the clock is read before it), and writes are synchronous: a lookup that starts after a
+/// save returned sees it.
+public final class QualifiedSegmentsCache: Sendable {
+    /// The default number of users kept (the reference SDK's).
+    public static let defaultSize = 100
+    /// The default entry lifetime, 600 s (the reference SDK's).
+    public static let defaultTimeout: Duration = .seconds(600)
+
+    /// Most users kept; 0 disables the cache.
+    public let size: Int
+    /// How long an entry stays valid after it is saved; zero means forever.
+    public let timeout: Duration
+
+    private struct State {
+        var entries: ExpiringLRUStorage<String, [String]>
+        /// Counts ``reset()`` calls, so a fetch that started before a reset does not save after it.
+        var epoch: UInt64 = 0
+    }
+
+    private let clock: any SegmentsClock
+    private let state: Locked<State>
+
+    /// Creates an empty cache of `size` users whose entries live for `timeout`, timed by `clock`.
+    public init(
+        size: Int = QualifiedSegmentsCache.defaultSize,
+        timeout: Duration = QualifiedSegmentsCache.defaultTimeout,
+        clock: any SegmentsClock = SystemClock()
+    ) {
+        self.size = size
+        self.timeout = timeout
+        self.clock = clock
+        let timeoutOrNever = timeout > .zero ? timeout : .zero
+        state = Locked(State(entries: ExpiringLRUStorage(capacity: size, timeout: timeoutOrNever)))
+    }
+
+    /// The cache key of a user: `"<userKey>-$-<userValue>"`.
+    public static func key(userKey: QualifiedUserKey, userValue: String) -> String {
+        "\(userKey.rawValue)-$-\(userValue)"
+    }
+
+    /// The segments saved under `key` if the entry has not expired; a hit makes it most recently
+    /// used, an expired entry is removed.
+    public func lookup(_ key: String) -> [String]? {
+        let now = clock.now()
+        return state.withLock { $0.entries.lookup(key, now: now) }
+    }
+
+    /// The segments saved under `key` if the entry has not expired, without touching recency.
+    public func peek(_ key: String) -> [String]? {
+        let now = clock.now()
+        return state.withLock { $0.entries.peek(key, now: now) }
+    }
+
+    /// Saves `segments` under `key` as a fresh entry, then evicts (expired entries first, then the
+    /// least recently used).
+    public func save(_ key: String, _ segments: [String]) {
+        let now = clock.now()
+        state.withLock { $0.entries.save(key, segments, now: now) }
+    }
+
+    /// Removes the entry for `key`, if any.
+    public func remove(_ key: String) {
+        state.withLock { $0.entries.remove(key) }
+    }
+
+    /// Removes every entry.
+    public func reset() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.epoch &+= 1
+        }
+    }
+
+    /// Number of entries held (expired entries not yet removed included).
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// The keys from least to most recently used (O(n); for tests and diagnostics).
+    public var keysByRecency: [String] { state.withLock { $0.entries.keysByRecency } }
+
+    // MARK: For the fetcher
+
+    /// The number of resets so far.
+    var epoch: UInt64 { state.withLock { $0.epoch } }
+
+    /// Saves `segments` under `key` unless the cache was reset since `epoch` was read: a response
+    /// to a question asked before a reset must not outlive it.
+    func save(_ key: String, _ segments: [String], ifEpoch epoch: UInt64) {
+        let now = clock.now()
+        state.withLock { state in
+            guard state.epoch == epoch else { return }
+            state.entries.save(key, segments, now: now)
+        }
+    }
+}

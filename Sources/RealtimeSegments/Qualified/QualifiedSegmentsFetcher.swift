@@ -1,0 +1,171 @@
+import Dispatch
+import Logging
+
+/// Answers "which segments is this user qualified for?" for one client: from the cache, or from
+/// one transport request shared by every concurrent caller for the same user (SPEC §9).
+///
+/// The steps of a fetch, in order:
+/// 1. no API key → ``SegmentsError/fetchSegmentsFailed(_:)`` `"apiKey/apiHost not defined"`;
+/// 2. no segments to check → `[]` (no request, no cache write);
+/// 3. `resetCache` → the whole cache is emptied and requests in flight are forgotten (their
+///    answers are not cached and nobody joins them any more);
+/// 4. unless `ignoreCache`, a cache hit is the answer;
+/// 5. a transport that is not a ``QualifiedSegmentsTransport`` → `fetchSegmentsFailed`;
+/// 6. otherwise the caller joins the request in flight for the user, or sends one. An
+///    `ignoreCache` caller always sends its own, which later plain callers may join. A success is
+///    cached unless every participant passed `ignoreCache`; errors are never cached.
+///
+/// Steps 1–4 run synchronously on the caller's thread, so hits cost no hop. Requests run on
+/// ``QualifiedFetchExecutor``, never on the cooperative pool.
+///
+/// Threading: every method may be called from any thread.
+final class QualifiedSegmentsFetcher: Sendable {
+    /// What ``begin(userId:options:)`` found.
+    enum Start {
+        /// The answer is known already (an early error, no segments to check, a cache hit).
+        case done(Result<[String], SegmentsError>)
+        /// The answer comes with this flight.
+        case inFlight(QualifiedFetchFlight)
+    }
+
+    let cache: QualifiedSegmentsCache
+    private let configuration: QualifiedSegmentsConfiguration?
+    private let transport: (any QualifiedSegmentsTransport)?
+    private let transportName: String
+    private let logger: Logger
+    /// Requests in flight by cache key. Lock order: this lock, then the cache's.
+    private let flights = Locked<[String: QualifiedFetchFlight]>([:])
+
+    init(configuration: SegmentsConfiguration) {
+        let qualified = configuration.qualifiedSegments
+        self.configuration = qualified
+        cache = QualifiedSegmentsCache(
+            size: qualified?.cacheSize ?? QualifiedSegmentsCache.defaultSize,
+            timeout: qualified?.cacheTimeout ?? QualifiedSegmentsCache.defaultTimeout,
+            clock: configuration.clock)
+        transport = configuration.transport as? any QualifiedSegmentsTransport
+        transportName = String(describing: type(of: configuration.transport))
+        logger = configuration.logger
+    }
+
+    /// Runs steps 1–6 up to the point where an answer needs waiting for.
+    func begin(userId: String, options: [QualifiedSegmentOption]) -> Start {
+        guard let configuration, let apiKey = configuration.apiKey, !apiKey.isEmpty else {
+            return .done(failure(.fetchSegmentsFailed("apiKey/apiHost not defined")))
+        }
+        guard !configuration.segmentsToCheck.isEmpty else { return .done(.success([])) }
+        let userKey = QualifiedUserKey.key(for: userId)
+        let key = QualifiedSegmentsCache.key(userKey: userKey, userValue: userId)
+        let ignoreCache = options.contains(.ignoreCache)
+
+        if options.contains(.resetCache) {
+            flights.withLock { flights in
+                cache.reset()
+                flights.removeAll()
+            }
+        }
+        if !ignoreCache, let hit = cache.lookup(key) {
+            logger.trace("Segments: Qualified segments of \(key) served from the cache")
+            return .done(.success(hit))
+        }
+        guard let transport else {
+            return .done(failure(.fetchSegmentsFailed("transport does not support qualified segments"),
+                                 detail: "\(transportName) does not implement QualifiedSegmentsTransport"))
+        }
+
+        enum Decision {
+            case hit([String])
+            case join(QualifiedFetchFlight)
+            case send(QualifiedFetchFlight)
+        }
+        // Checked again under the flights lock: a request that ended between the lookup above and
+        // here has saved its answer and left the table in one step, so no answer is missed.
+        let decision: Decision = flights.withLock { flights in
+            if !ignoreCache {
+                if let flight = flights[key] {
+                    flight.requestCaching()
+                    return .join(flight)
+                }
+                if let hit = cache.peek(key) { return .hit(hit) }
+            }
+            let flight = QualifiedFetchFlight(cacheEpoch: cache.epoch, savesToCache: !ignoreCache)
+            if flights[key] == nil { flights[key] = flight }
+            return .send(flight)
+        }
+        switch decision {
+        case .hit(let segments):
+            return .done(.success(segments))
+        case .join(let flight):
+            logger.trace("Segments: Qualified segments fetch of \(key) joins the request in flight")
+            return .inFlight(flight)
+        case .send(let flight):
+            let query = QualifiedSegmentsQuery(
+                userKey: userKey, userValue: userId, segmentsToCheck: configuration.segmentsToCheck)
+            send(query, apiKey: apiKey, key: key, flight: flight, transport: transport)
+            return .inFlight(flight)
+        }
+    }
+
+    /// The answer, waiting in the current task if it needs a request.
+    func fetch(userId: String, options: [QualifiedSegmentOption]) async -> Result<[String], SegmentsError> {
+        switch begin(userId: userId, options: options) {
+        case .done(let result): result
+        case .inFlight(let flight): await flight.value()
+        }
+    }
+
+    /// The answer, blocking the calling thread if it needs a request (the request itself runs on
+    /// ``QualifiedFetchExecutor``, so this never starves the cooperative pool).
+    func fetchBlocking(userId: String, options: [QualifiedSegmentOption]) -> Result<[String], SegmentsError> {
+        switch begin(userId: userId, options: options) {
+        case .done(let result):
+            return result
+        case .inFlight(let flight):
+            let box = Locked<Result<[String], SegmentsError>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            flight.wait { result in
+                box.withLock { $0 = result }
+                done.signal()
+            }
+            done.wait()
+            return box.withLock { $0 } ?? .failure(.fetchSegmentsFailed("invalid segments"))
+        }
+    }
+
+    private func send(
+        _ query: QualifiedSegmentsQuery, apiKey: String, key: String, flight: QualifiedFetchFlight,
+        transport: any QualifiedSegmentsTransport
+    ) {
+        logger.debug("Segments: Fetching qualified segments of \(key)")
+        // Unstructured, so a caller's cancellation cannot fail the others who joined.
+        Task(executorPreference: QualifiedFetchExecutor.shared) { [self] in
+            let result: Result<[String], SegmentsError>
+            do throws(SegmentsError) {
+                result = .success(try await transport.fetchQualifiedSegments(query, apiKey: apiKey))
+            } catch {
+                result = .failure(error)
+            }
+            finish(key: key, flight: flight, result: result)
+        }
+    }
+
+    private func finish(key: String, flight: QualifiedFetchFlight, result: Result<[String], SegmentsError>) {
+        flights.withLock { flights in
+            if case .success(let segments) = result, flight.savesToCache {
+                cache.save(key, segments, ifEpoch: flight.cacheEpoch)
+            }
+            if flights[key] === flight { flights[key] = nil }
+        }
+        if case .failure(let error) = result {
+            logger.warning("Segments: Fetch of qualified segments of \(key) failed: \(error)")
+        } else {
+            logger.debug("Segments: Fetched qualified segments of \(key)")
+        }
+        flight.resolve(result)
+    }
+
+    private func failure(_ error: SegmentsError, detail: String? = nil) -> Result<[String], SegmentsError> {
+        logger.warning("Segments: Fetch of qualified segments failed: \(error)\(detail.map { " (\($0))" } ?? "")")
+        return .failure(error)
+    }
+}

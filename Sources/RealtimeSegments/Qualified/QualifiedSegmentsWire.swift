@@ -1,0 +1,98 @@
+import Foundation
+
+/// The qualified-segments wire format (SPEC §9; notes A.5), as pure functions so every transport
+/// sends the same bytes and maps responses to the same errors, and tests need no server.
+///
+/// Request: `POST {host}/v3/graphql` with `x-api-key` and `content-type: application/json` and the
+/// body of ``requestBody(for:)``. Response: ``decodeResponse(status:body:)``.
+///
+/// Threading: stateless; call from anywhere.
+public enum QualifiedSegmentsWire {
+    /// The request path, appended to the host.
+    public static let path = "/v3/graphql"
+
+    /// The `extensions.code` of an error saying the user id is unknown.
+    public static let invalidIdentifierCode = "INVALID_IDENTIFIER_EXCEPTION"
+    /// The `extensions.classification` that meant the same before the server gained `code`.
+    public static let legacyInvalidIdentifierClassification = "InvalidIdentifierException"
+
+    /// The GraphQL query for `userKey`, spaced exactly like the reference SDK's: the key is spliced
+    /// in as the argument name (it is not a GraphQL variable).
+    public static func query(for userKey: QualifiedUserKey) -> String {
+        "query($userId: String, $audiences: [String]) {customer(\(userKey.rawValue): $userId) "
+            + "{audiences(subset: $audiences) {edges {node {name state}}}}}"
+    }
+
+    /// The request body: `{"query": <query>, "variables": {"audiences": [...], "userId": ...}}`,
+    /// keys sorted, slashes unescaped.
+    public static func requestBody(for query: QualifiedSegmentsQuery) -> Data {
+        let body = RequestBody(
+            query: Self.query(for: query.userKey),
+            variables: .init(userId: query.userValue, audiences: query.segmentsToCheck))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Two strings and a string array always encode; a failure here would be a Foundation bug.
+        return (try? encoder.encode(body)) ?? Data()
+    }
+
+    /// The qualified segment names of a response, in server order.
+    ///
+    /// Evaluated in this order (the reference SDK's table):
+    /// 1. status ≥ 400 → ``SegmentsError/fetchSegmentsFailed(_:)`` with the status, e.g. `"403"`;
+    /// 2. a body that is not a JSON object → `"decode error"`;
+    /// 3. `errors[0].extensions`: `code == "INVALID_IDENTIFIER_EXCEPTION"` (or the legacy
+    ///    `classification == "InvalidIdentifierException"`) → ``SegmentsError/invalidSegmentIdentifier``;
+    ///    another `classification` → `fetchSegmentsFailed(<classification>)`; no classification →
+    ///    go on with the data;
+    /// 4. `data.customer.audiences.edges` missing or not an array of objects → `"decode error"`;
+    /// 5. every `edges[].node` with a string `name` and a string `state` is read (others are
+    ///    skipped) and the names whose state is exactly `"qualified"` are returned. Empty edges → `[]`.
+    public static func decodeResponse(status: Int, body: some DataProtocol) throws(SegmentsError) -> [String] {
+        if status >= 400 { throw .fetchSegmentsFailed(String(status)) }
+        let decodeError = SegmentsError.fetchSegmentsFailed("decode error")
+        guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            throw decodeError
+        }
+        if let errors = root["errors"] as? [Any], let first = errors.first as? [String: Any],
+           let extensions = first["extensions"] as? [String: Any]
+        {
+            let classification = extensions["classification"] as? String
+            if extensions["code"] as? String == invalidIdentifierCode
+                || classification == legacyInvalidIdentifierClassification
+            {
+                throw .invalidSegmentIdentifier
+            }
+            if let classification { throw .fetchSegmentsFailed(classification) }
+        }
+        guard let edges = component("data.customer.audiences.edges", of: root) as? [[String: Any]] else {
+            throw decodeError
+        }
+        return edges.compactMap { edge in
+            guard let node = edge["node"] as? [String: Any],
+                  let name = node["name"] as? String, let state = node["state"] as? String,
+                  state == "qualified"
+            else { return nil }
+            return name
+        }
+    }
+
+    /// The value at a dotted key path, walking nested objects only (`nil` if a hop is not one).
+    static func component(_ keyPath: String, of root: [String: Any]) -> Any? {
+        var current: Any = root
+        for key in keyPath.split(separator: ".") {
+            guard let object = current as? [String: Any], let next = object[String(key)] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    private struct RequestBody: Encodable {
+        struct Variables: Encodable {
+            var userId: String
+            var audiences: [String]
+        }
+
+        var query: String
+        var variables: Variables
+    }
+}

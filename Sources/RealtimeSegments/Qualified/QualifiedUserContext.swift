@@ -1,0 +1,148 @@
+import Dispatch
+
+/// One user, as qualified segments see them (SPEC §9): fetch the segments the user is qualified
+/// for, then ask ``isQualifiedFor(segment:)``.
+///
+/// ```swift
+/// let user = try client.createUserContext(userId: "jane")
+/// try await user.fetchQualifiedSegments()
+/// if user.isQualifiedFor(segment: "frequent-buyers") { … }
+/// ```
+///
+/// ``qualifiedSegments`` starts as `nil`. Unlike the reference SDK, a fetch does **not** clear it
+/// when it starts (W10): readers keep seeing the previous value until the new one arrives, so a
+/// decision made during a fetch is not made as if the user had no segments. A successful fetch
+/// stores its answer before the call returns or its completion runs; a failed fetch leaves the
+/// previous value in place (so it stays `nil` if there never was one).
+///
+/// When calls overlap, the latest *started* one wins: a fetch that completes after a later fetch
+/// or a later assignment to ``qualifiedSegments`` does not overwrite their value.
+///
+/// Threading: every member may be called from any thread; reads and writes of the segments take
+/// one short lock.
+public final class QualifiedUserContext: Sendable {
+    /// The user id: sent as `vuid` if it starts with `vuid_` (any case), else as `fs_user_id`.
+    public let userId: String
+    /// The attributes the context was created with (not sent by the fetch).
+    public let attributes: [String: JSONValue]
+
+    private struct State {
+        var segments: [String]?
+        /// The same names, for O(1) ``isQualifiedFor(segment:)`` however long the list (W14).
+        var lookup: Set<String> = []
+        /// The ticket of the call that stored `segments` (0: none yet).
+        var storedTicket: UInt64 = 0
+        /// The last ticket handed to a fetch or an assignment.
+        var lastTicket: UInt64 = 0
+    }
+
+    private let fetcher: QualifiedSegmentsFetcher
+    private let state = Locked(State())
+
+    init(userId: String, attributes: [String: JSONValue], fetcher: QualifiedSegmentsFetcher) {
+        self.userId = userId
+        self.attributes = attributes
+        self.fetcher = fetcher
+    }
+
+    /// The segments the user is qualified for, in server order: `nil` until a fetch succeeds or a
+    /// value is assigned. Assigning bypasses the fetch (for tests and debugging).
+    public var qualifiedSegments: [String]? {
+        get { state.withLock { $0.segments } }
+        set {
+            let lookup = Set(newValue ?? [])
+            state.withLock { state in
+                state.lastTicket += 1
+                Self.store(newValue, lookup, ticket: state.lastTicket, in: &state)
+            }
+        }
+    }
+
+    /// Whether `segment` is among ``qualifiedSegments`` (`false` while they are `nil`). O(1).
+    public func isQualifiedFor(segment: String) -> Bool {
+        state.withLock { $0.lookup.contains(segment) }
+    }
+
+    /// Fetches the user's qualified segments into ``qualifiedSegments``, from the client's cache or
+    /// the server (one request for all concurrent callers asking about the same user).
+    ///
+    /// Threading: a cache hit returns without suspending; a request runs on a dedicated thread.
+    /// Errors: ``SegmentsError/invalidSegmentIdentifier`` when the server does not know the user;
+    /// ``SegmentsError/fetchSegmentsFailed(_:)`` with `"apiKey/apiHost not defined"`,
+    /// `"transport does not support qualified segments"`, `"network error"`, an HTTP status,
+    /// `"decode error"` or the server error's classification. Failures are also logged as
+    /// `Segments:` lines. Cancelling the calling task does not cancel the request.
+    public func fetchQualifiedSegments(options: [QualifiedSegmentOption] = []) async throws(SegmentsError) {
+        let ticket = takeTicket()
+        let result = await fetcher.fetch(userId: userId, options: options)
+        try apply(result, ticket: ticket)
+    }
+
+    /// The completion form of ``fetchQualifiedSegments(options:)``: `completion` gets `nil` on
+    /// success (after ``qualifiedSegments`` is stored) or the error.
+    ///
+    /// Threading: when the answer is known at once (a cache hit, no segments to check, a missing
+    /// API key), `completion` runs synchronously on the caller's thread before this returns.
+    /// Otherwise it runs later on a Dispatch global queue, never on the request thread.
+    public func fetchQualifiedSegments(
+        options: [QualifiedSegmentOption] = [], completion: @escaping @Sendable (SegmentsError?) -> Void
+    ) {
+        let ticket = takeTicket()
+        switch fetcher.begin(userId: userId, options: options) {
+        case .done(let result):
+            completion(errorOf { () throws(SegmentsError) in try apply(result, ticket: ticket) })
+        case .inFlight(let flight):
+            flight.wait { [self] result in
+                let error = errorOf { () throws(SegmentsError) in try apply(result, ticket: ticket) }
+                DispatchQueue.global(qos: .utility).async { completion(error) }
+            }
+        }
+    }
+
+    /// The blocking form of ``fetchQualifiedSegments(options:)``: returns once
+    /// ``qualifiedSegments`` is stored, or throws.
+    ///
+    /// Threading: a cache hit (or any answer known at once) returns on the caller's thread without a
+    /// hop. Otherwise the calling thread waits while the request runs on a dedicated thread outside
+    /// the cooperative pool, so even callers blocking every pool thread cannot deadlock it. It
+    /// still holds the calling thread for a whole round trip (bounded by the transport's deadline):
+    /// prefer the async form in async code, and never call it from a transport.
+    public func fetchQualifiedSegmentsAndWait(options: [QualifiedSegmentOption] = []) throws(SegmentsError) {
+        let ticket = takeTicket()
+        let result = fetcher.fetchBlocking(userId: userId, options: options)
+        try apply(result, ticket: ticket)
+    }
+
+    // MARK: Storing
+
+    private func takeTicket() -> UInt64 {
+        state.withLock { state in
+            state.lastTicket += 1
+            return state.lastTicket
+        }
+    }
+
+    private func apply(_ result: Result<[String], SegmentsError>, ticket: UInt64) throws(SegmentsError) {
+        let segments = try result.get()
+        let lookup = Set(segments)  // built outside the lock
+        state.withLock { state in
+            guard ticket > state.storedTicket else { return }
+            Self.store(segments, lookup, ticket: ticket, in: &state)
+        }
+    }
+
+    private static func store(_ segments: [String]?, _ lookup: Set<String>, ticket: UInt64, in state: inout State) {
+        state.segments = segments
+        state.lookup = lookup
+        state.storedTicket = ticket
+    }
+
+    private func errorOf(_ body: () throws(SegmentsError) -> Void) -> SegmentsError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

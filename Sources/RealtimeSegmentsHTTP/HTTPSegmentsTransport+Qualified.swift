@@ -1,0 +1,53 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import RealtimeSegments
+
+extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
+    /// Asks the qualified-segments endpoint (SPEC §9): `POST {host}/v3/graphql` with `x-api-key`,
+    /// `content-type: application/json` and the body of ``QualifiedSegmentsWire/requestBody(for:)``,
+    /// where host is ``HTTPTransportConfiguration/qualifiedSegmentsHost`` (default the base URL).
+    ///
+    /// The request goes through the transport's pooled `HTTPClient`, so sequential fetches reuse a
+    /// keep-alive connection instead of paying connection setup each time (W2). The whole request
+    /// has one deadline, ``HTTPTransportConfiguration/qualifiedSegmentsTimeout``.
+    ///
+    /// Errors: no connection, a connection lost before the response, or the deadline →
+    /// `fetchSegmentsFailed("network error")`; everything else as
+    /// ``QualifiedSegmentsWire/decodeResponse(status:body:)`` maps it (`"<status>"` for ≥ 400,
+    /// `"decode error"`, the error classification, ``SegmentsError/invalidSegmentIdentifier``).
+    ///
+    /// Threading: may be called concurrently from any task.
+    public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
+        -> [String]
+    {
+        let url = configuration.qualifiedSegmentsBase + QualifiedSegmentsWire.path
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "x-api-key", value: apiKey)
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: QualifiedSegmentsWire.requestBody(for: query)))
+        let deadline = NIODeadline.now() + TimeAmount(configuration.qualifiedSegmentsTimeout)
+
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(request, deadline: deadline, logger: logger)
+        } catch {
+            logger.debug("Segments: HTTP POST \(url) failed: \(error)")
+            throw .fetchSegmentsFailed("network error")
+        }
+        let status = Int(response.status.code)
+        let body: ByteBuffer
+        do {
+            // Read even an error body: a response read to its end keeps the connection reusable.
+            body = try await response.body.collect(upTo: configuration.maxResponseBytes)
+        } catch {
+            logger.debug("Segments: HTTP POST \(url) body failed: \(error)")
+            if status >= 400 { throw .fetchSegmentsFailed(String(status)) }
+            // A body too large to accept is not of the documented shape; any other failure means
+            // the response never fully arrived.
+            throw .fetchSegmentsFailed(error is NIOTooManyBytesError ? "decode error" : "network error")
+        }
+        return try QualifiedSegmentsWire.decodeResponse(status: status, body: Array(body.readableBytesView))
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// SPEC §9: the qualified-segments LRU cache with a TTL on the monotonic clock.
+final class QualifiedCacheTests: XCTestCase {
+    private let clock = ManualClock()
+
+    private func cache(size: Int = 2, timeout: Duration = .seconds(600)) -> QualifiedSegmentsCache {
+        QualifiedSegmentsCache(size: size, timeout: timeout, clock: clock)
+    }
+
+    func testDefaultsAreOneHundredUsersAndSixHundredSeconds() {
+        let cache = QualifiedSegmentsCache()
+        XCTAssertEqual(cache.size, 100)
+        XCTAssertEqual(cache.timeout, .seconds(600))
+    }
+
+    func testCacheKeyJoinsUserKeyAndUserValue() {
+        XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .vuid, userValue: "test-user"), "vuid-$-test-user")
+        XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "jane"), "fs_user_id-$-jane")
+    }
+
+    func testSavedValueIsFound() {
+        let cache = cache()
+        cache.save("a", ["s1", "s2"])
+        XCTAssertEqual(cache.lookup("a"), ["s1", "s2"])
+    }
+
+    func testSaveBeyondTheSizeEvictsTheLeastRecentlyUsed() {
+        let cache = cache()
+        cache.save("a", ["1"])
+        cache.save("b", ["2"])
+        cache.save("c", ["3"])
+        XCTAssertNil(cache.lookup("a"))
+        XCTAssertEqual(cache.lookup("b"), ["2"])
+        XCTAssertEqual(cache.lookup("c"), ["3"])
+        XCTAssertEqual(cache.count, 2)
+    }
+
+    func testLookupHitMakesTheEntryMostRecentlyUsed() {
+        let cache = cache()
+        cache.save("a", ["1"])
+        cache.save("b", ["2"])
+        XCTAssertEqual(cache.lookup("a"), ["1"])
+        cache.save("c", ["3"])
+        XCTAssertNil(cache.peek("b"))
+        XCTAssertEqual(cache.keysByRecency, ["a", "c"])
+    }
+
+    func testResavingMakesTheEntryMostRecentlyUsed() {
+        let cache = cache()
+        cache.save("a", ["1"])
+        cache.save("b", ["2"])
+        cache.save("a", ["1b"])
+        cache.save("c", ["3"])
+        XCTAssertNil(cache.peek("b"))
+        XCTAssertEqual(cache.lookup("a"), ["1b"])
+        XCTAssertEqual(cache.count, 2)
+    }
+
+    func testPeekDoesNotChangeRecency() {
+        let cache = cache()
+        cache.save("a", ["1"])
+        cache.save("b", ["2"])
+        XCTAssertEqual(cache.peek("a"), ["1"])
+        cache.save("c", ["3"])
+        XCTAssertNil(cache.peek("a"))
+        XCTAssertEqual(cache.keysByRecency, ["b", "c"])
+    }
+
+    func testEntryIsValidOnlyWhileStrictlyYoungerThanTheTimeout() {
+        let cache = cache(timeout: .seconds(600))
+        cache.save("a", ["1"])
+        clock.advance(by: .seconds(600) - .nanoseconds(1))
+        XCTAssertEqual(cache.lookup("a"), ["1"])
+        clock.advance(by: .nanoseconds(1))
+        XCTAssertNil(cache.lookup("a"))
+    }
+
+    func testLookupHitDoesNotExtendTheTimeout() {
+        let cache = cache(timeout: .seconds(10))
+        cache.save("a", ["1"])
+        clock.advance(by: .seconds(9))
+        XCTAssertEqual(cache.lookup("a"), ["1"])
+        clock.advance(by: .seconds(1))
+        XCTAssertNil(cache.lookup("a"))
+    }
+
+    func testResavingRestartsTheTimeout() {
+        let cache = cache(timeout: .seconds(10))
+        cache.save("a", ["1"])
+        clock.advance(by: .seconds(9))
+        cache.save("a", ["2"])
+        clock.advance(by: .seconds(9))
+        XCTAssertEqual(cache.lookup("a"), ["2"])
+    }
+
+    func testLookupRemovesAnExpiredEntry() {
+        let cache = cache(timeout: .seconds(10))
+        cache.save("a", ["1"])
+        clock.advance(by: .seconds(10))
+        XCTAssertEqual(cache.count, 1)
+        XCTAssertNil(cache.lookup("a"))
+        XCTAssertEqual(cache.count, 0)
+    }
+
+    func testPeekNeverReturnsAnExpiredEntry() {
+        let cache = cache(timeout: .seconds(10))
+        cache.save("a", ["1"])
+        clock.advance(by: .seconds(10))
+        XCTAssertNil(cache.peek("a"))
+    }
+
+    func testSaveSweepsExpiredEntriesBeforeEvictingLiveOnes() {
+        let cache = cache(size: 2, timeout: .seconds(10))
+        cache.save("old", ["1"])
+        clock.advance(by: .seconds(5))
+        cache.save("live", ["2"])
+        XCTAssertEqual(cache.lookup("old"), ["1"])  // "old" is now the most recently used
+        clock.advance(by: .seconds(5))  // "old" expires, "live" has 5 s left
+        cache.save("new", ["3"])
+        XCTAssertEqual(cache.lookup("live"), ["2"])
+        XCTAssertEqual(cache.lookup("new"), ["3"])
+        XCTAssertEqual(cache.keysByRecency, ["live", "new"])
+    }
+
+    func testZeroTimeoutNeverExpires() {
+        let cache = cache(timeout: .zero)
+        cache.save("a", ["1"])
+        clock.advance(by: .seconds(100_000_000))
+        XCTAssertEqual(cache.lookup("a"), ["1"])
+    }
+
+    func testZeroSizeDisablesTheCache() {
+        let cache = cache(size: 0)
+        cache.save("a", ["1"])
+        XCTAssertNil(cache.lookup("a"))
+        XCTAssertNil(cache.peek("a"))
+        XCTAssertEqual(cache.count, 0)
+        cache.remove("a")
+        cache.reset()
+        XCTAssertEqual(cache.count, 0)
+    }
+
+    func testResetEmptiesTheCacheWhichKeepsWorking() {
+        let cache = cache(size: 3)
+        cache.save("a", ["1"])
+        cache.save("b", ["2"])
+        cache.reset()
+        XCTAssertEqual(cache.count, 0)
+        XCTAssertNil(cache.lookup("a"))
+        cache.save("c", ["3"])
+        cache.save("d", ["4"])
+        XCTAssertEqual(cache.keysByRecency, ["c", "d"])
+    }
+
+    func testRemoveDeletesOnlyThatKeyAndIgnoresMissingKeys() {
+        let cache = cache(size: 3)
+        cache.save("a", ["1"])
+        cache.save("b", ["2"])
+        cache.remove("a")
+        cache.remove("missing")
+        XCTAssertNil(cache.peek("a"))
+        XCTAssertNil(cache.lookup("a"))
+        XCTAssertEqual(cache.lookup("b"), ["2"])
+        XCTAssertEqual(cache.count, 1)
+    }
+
+    func testFreedSlotsAreReusedWithoutLosingOrder() {
+        let cache = cache(size: 3)
+        for round in 0..<50 {
+            cache.save("k\(round % 5)", ["\(round)"])
+        }
+        XCTAssertEqual(cache.keysByRecency, ["k2", "k3", "k4"])
+        XCTAssertEqual(cache.lookup("k4"), ["49"])
+    }
+
+    func testConcurrentSavesLookupsAndRemovesKeepTheSizeBound() {
+        let cache = cache(size: 3, timeout: .seconds(1))
+        let clock = clock
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for step in 0..<1_000 {
+                let key = "k\((worker + step) % 7)"
+                cache.save(key, [key])
+                if let value = cache.lookup(key) { XCTAssertEqual(value, [key]) }
+                if step % 10 == 0 { cache.remove(key) }
+                if step % 97 == 0 { clock.advance(by: .milliseconds(300)) }
+            }
+        }
+        XCTAssertLessThanOrEqual(cache.count, 3)
+    }
+}

@@ -1,0 +1,295 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// SPEC §9: cache-or-fetch, single flight, options, configuration errors.
+final class QualifiedFetchTests: XCTestCase {
+    func testFetchStoresTheQualifiedSegmentsOfTheUser() async throws {
+        let fixture = QualifiedFixture()
+        fixture.transport.setQualifiedSegments(["b", "c"], forUser: "jane")
+        let jane = fixture.user("jane")
+        try await jane.fetchQualifiedSegments()
+        XCTAssertEqual(jane.qualifiedSegments, ["b", "c"])
+    }
+
+    func testRequestCarriesTheUserKeyTheUserIdTheSegmentsToCheckAndTheApiKey() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("VUID_42").fetchQualifiedSegments()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.transport.qualifiedQueries, [
+            QualifiedSegmentsQuery(userKey: .vuid, userValue: "VUID_42", segmentsToCheck: ["a", "b", "c"]),
+            QualifiedSegmentsQuery(userKey: .fsUserId, userValue: "jane", segmentsToCheck: ["a", "b", "c"]),
+        ])
+        XCTAssertEqual(fixture.transport.qualifiedAPIKeys, [QualifiedFixture.apiKey, QualifiedFixture.apiKey])
+    }
+
+    func testSecondFetchForTheSameUserIsServedFromTheCache() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        fixture.transport.defaultQualifiedSegments = ["b"]
+        let again = fixture.user("jane")
+        try await again.fetchQualifiedSegments()
+        XCTAssertEqual(again.qualifiedSegments, ["a"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+    }
+
+    func testAnotherUsersEntryIsNotUsed() async throws {
+        let fixture = QualifiedFixture()
+        fixture.transport.setQualifiedSegments(["c"], forUser: "joe")
+        try await fixture.user("jane").fetchQualifiedSegments()
+        let joe = fixture.user("joe")
+        try await joe.fetchQualifiedSegments()
+        XCTAssertEqual(joe.qualifiedSegments, ["c"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    func testAnswerIsCachedUnderUserKeyAndUserValue() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("vuid_7").fetchQualifiedSegments()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.cache.peek("vuid-$-vuid_7"), ["a"])
+        XCTAssertEqual(fixture.cache.peek("fs_user_id-$-jane"), ["a"])
+    }
+
+    func testCachedAnswerExpiresAfterTheConfiguredTimeout() async throws {
+        let fixture = QualifiedFixture(cacheTimeout: .seconds(30))
+        try await fixture.user("jane").fetchQualifiedSegments()
+        fixture.clock.advance(by: .seconds(30))
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    func testCacheSizeAndTimeoutComeFromTheConfiguration() {
+        let fixture = QualifiedFixture(cacheSize: 7, cacheTimeout: .seconds(9))
+        XCTAssertEqual(fixture.cache.size, 7)
+        XCTAssertEqual(fixture.cache.timeout, .seconds(9))
+    }
+
+    func testZeroCacheSizeFetchesEveryTime() async throws {
+        let fixture = QualifiedFixture(cacheSize: 0)
+        try await fixture.user("jane").fetchQualifiedSegments()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    // MARK: Single flight
+
+    func testFiftyConcurrentMissesForOneUserSendOneRequest() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let outcomes = Locked<[SegmentsError?]>([])
+        let users = (0..<50).map { _ in fixture.user("jane") }
+        let expectations = Locked<[XCTestExpectation]>([])
+        DispatchQueue.concurrentPerform(iterations: 50) { index in
+            let done = fixture.startFetch(users[index], outcome: outcomes)
+            expectations.withLock { $0.append(done) }
+        }
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: expectations.withLock { $0 }, timeout: 30)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+        XCTAssertEqual(outcomes.withLock { $0.count }, 50)
+        XCTAssertTrue(outcomes.withLock { $0 }.allSatisfy { $0 == nil })
+        XCTAssertTrue(users.allSatisfy { $0.qualifiedSegments == ["a"] })
+    }
+
+    func testFiftyConcurrentAsyncFetchesForOneUserSendOneRequest() async throws {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let transport = fixture.transport
+        // Released from a plain thread once the first request is held; later callers join it or
+        // hit the cache it fills.
+        Thread.detachNewThread {
+            _ = transport.waitForHeldQualifiedFetches(atLeast: 1)
+            transport.releaseHeldQualifiedFetches()
+        }
+        try await withThrowingTaskGroup(of: [String]?.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    let user = fixture.user("jane")
+                    try await user.fetchQualifiedSegments()
+                    return user.qualifiedSegments
+                }
+            }
+            for try await segments in group { XCTAssertEqual(segments, ["a"]) }
+        }
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+    }
+
+    func testConcurrentMissesForDifferentUsersSendOneRequestEach() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let fetches = ["jane", "joe", "jane", "vuid_1", "joe"].map { fixture.startFetch(fixture.user($0)) }
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 3))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: fetches, timeout: 30)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 3)
+        XCTAssertEqual(Set(fixture.transport.qualifiedQueries.map(\.userValue)), ["jane", "joe", "vuid_1"])
+    }
+
+    func testJoinersGetTheSameErrorAsTheRequest() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .fetchSegmentsFailed("500"))
+        let outcomes = Locked<[SegmentsError?]>([])
+        let fetches = (0..<3).map { _ in fixture.startFetch(fixture.user("jane"), outcome: outcomes) }
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: fetches, timeout: 30)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.fetchSegmentsFailed("500"), .fetchSegmentsFailed("500"), .fetchSegmentsFailed("500")])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+    }
+
+    func testErrorsAreNotCached() async throws {
+        let fixture = QualifiedFixture()
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .invalidSegmentIdentifier)
+        let jane = fixture.user("jane")
+        do {
+            try await jane.fetchQualifiedSegments()
+            XCTFail("expected the scripted failure")
+        } catch {
+            XCTAssertEqual(error, .invalidSegmentIdentifier)
+        }
+        XCTAssertNil(fixture.cache.peek("fs_user_id-$-jane"))
+        try await jane.fetchQualifiedSegments()
+        XCTAssertEqual(jane.qualifiedSegments, ["a"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    // MARK: Options
+
+    func testIgnoreCacheSkipsTheLookup() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        fixture.transport.defaultQualifiedSegments = ["b"]
+        let jane = fixture.user("jane")
+        try await jane.fetchQualifiedSegments(options: [.ignoreCache])
+        XCTAssertEqual(jane.qualifiedSegments, ["b"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    func testIgnoreCacheDoesNotSave() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("jane").fetchQualifiedSegments(options: [.ignoreCache])
+        XCTAssertEqual(fixture.cache.count, 0)
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    func testIgnoreCacheKeepsAnEarlierCachedAnswer() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        fixture.transport.defaultQualifiedSegments = ["b"]
+        try await fixture.user("jane").fetchQualifiedSegments(options: [.ignoreCache])
+        XCTAssertEqual(fixture.cache.peek("fs_user_id-$-jane"), ["a"])
+    }
+
+    func testIgnoreCacheCallDoesNotJoinARequestInFlight() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let plain = fixture.startFetch(fixture.user("jane"))
+        let fresh = fixture.startFetch(fixture.user("jane"), options: [.ignoreCache])
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 2))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: [plain, fresh], timeout: 30)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
+    func testPlainCallJoinsAnIgnoreCacheRequestAndCachesItsAnswer() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let fresh = fixture.startFetch(fixture.user("jane"), options: [.ignoreCache])
+        let plain = fixture.startFetch(fixture.user("jane"))
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: [fresh, plain], timeout: 30)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+        XCTAssertEqual(fixture.cache.peek("fs_user_id-$-jane"), ["a"])
+    }
+
+    func testResetCacheEmptiesEveryUsersEntryFirst() async throws {
+        let fixture = QualifiedFixture()
+        for user in ["u1", "u2", "u3"] { try await fixture.user(user).fetchQualifiedSegments() }
+        XCTAssertEqual(fixture.cache.count, 3)
+        try await fixture.user("u4").fetchQualifiedSegments(options: [.resetCache])
+        XCTAssertEqual(fixture.cache.keysByRecency, ["fs_user_id-$-u4"])
+    }
+
+    func testResetCacheRefetchesACachedUser() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        try await fixture.user("jane").fetchQualifiedSegments(options: [.resetCache])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+        XCTAssertEqual(fixture.cache.count, 1)
+    }
+
+    func testRequestInFlightAtAResetIsNotJoinedAfterIt() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let before = fixture.startFetch(fixture.user("jane"))
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        let reset = fixture.startFetch(fixture.user("joe"), options: [.resetCache])
+        let after = fixture.startFetch(fixture.user("jane"))
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 3))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: [before, reset, after], timeout: 30)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 3)
+    }
+
+    // MARK: Configuration
+
+    func testEmptySegmentsToCheckSucceedsWithNoSegmentsNoRequestAndNoCacheWrite() async throws {
+        let fixture = QualifiedFixture(segmentsToCheck: [])
+        let jane = fixture.user("jane")
+        try await jane.fetchQualifiedSegments()
+        XCTAssertEqual(jane.qualifiedSegments, [])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 0)
+        XCTAssertEqual(fixture.cache.count, 0)
+    }
+
+    func testMissingApiKeyFailsWithoutARequest() async {
+        for apiKey in [nil, ""] as [String?] {
+            let fixture = QualifiedFixture(apiKey: apiKey)
+            do {
+                try await fixture.user("jane").fetchQualifiedSegments()
+                XCTFail("expected a failure")
+            } catch {
+                XCTAssertEqual(error, .fetchSegmentsFailed("apiKey/apiHost not defined"))
+            }
+            XCTAssertEqual(fixture.transport.qualifiedFetchCount, 0)
+            XCTAssertEqual(fixture.logs.count(prefix: "Segments: Fetch of qualified segments failed"), 1)
+        }
+    }
+
+    func testNoQualifiedConfigurationFailsLikeAMissingApiKey() async {
+        let client = SegmentsClient(configuration: SegmentsConfiguration(projectToken: "t", transport: InMemorySegmentsTransport()))
+        do {
+            try await client.createUserContext(userId: "jane").fetchQualifiedSegments()
+            XCTFail("expected a failure")
+        } catch {
+            XCTAssertEqual(error, .fetchSegmentsFailed("apiKey/apiHost not defined"))
+        }
+    }
+
+    func testTransportWithoutQualifiedSupportFailsAndLogs() async {
+        let fixture = QualifiedFixture(transport: SegmentsOnlyTransport())
+        do {
+            try await fixture.user("jane").fetchQualifiedSegments()
+            XCTFail("expected a failure")
+        } catch {
+            XCTAssertEqual(error, .fetchSegmentsFailed("transport does not support qualified segments"))
+        }
+        XCTAssertEqual(
+            fixture.logs.count(prefix: "Segments: Fetch of qualified segments failed: Audience segments fetch failed (transport does not support qualified segments)."),
+            1)
+    }
+
+    func testTransportFailureIsLogged() async {
+        let fixture = QualifiedFixture()
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .fetchSegmentsFailed("network error"))
+        try? await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertTrue(fixture.logs.contains(
+            "Segments: Fetch of qualified segments of fs_user_id-$-jane failed: Audience segments fetch failed (network error)."))
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// SPEC §9: the user context — its three fetch forms, `qualifiedSegments` and `isQualifiedFor`.
+final class QualifiedUserContextTests: XCTestCase {
+    func testCreatingAContextWithAnEmptyUserIdFails() {
+        let fixture = QualifiedFixture()
+        XCTAssertThrowsError(try fixture.client.createUserContext(userId: "")) { error in
+            XCTAssertEqual(error as? SegmentsError, .invalidArgument("userId is empty"))
+        }
+    }
+
+    func testContextKeepsItsUserIdAndAttributes() throws {
+        let fixture = QualifiedFixture()
+        let user = try fixture.client.createUserContext(userId: "jane", attributes: ["plan": .string("gold")])
+        XCTAssertEqual(user.userId, "jane")
+        XCTAssertEqual(user.attributes, ["plan": .string("gold")])
+    }
+
+    func testSegmentsAreNilBeforeTheFirstFetch() {
+        XCTAssertNil(QualifiedFixture().user("jane").qualifiedSegments)
+    }
+
+    func testIsQualifiedForIsFalseWhileSegmentsAreNil() {
+        XCTAssertFalse(QualifiedFixture().user("jane").isQualifiedFor(segment: "a"))
+    }
+
+    func testIsQualifiedForTellsMembership() {
+        let user = QualifiedFixture().user("jane")
+        user.qualifiedSegments = ["a", "b"]
+        XCTAssertTrue(user.isQualifiedFor(segment: "a"))
+        XCTAssertTrue(user.isQualifiedFor(segment: "b"))
+        XCTAssertFalse(user.isQualifiedFor(segment: "x"))
+    }
+
+    func testIsQualifiedForIsFalseForEmptySegments() {
+        let user = QualifiedFixture().user("jane")
+        user.qualifiedSegments = []
+        XCTAssertFalse(user.isQualifiedFor(segment: "a"))
+    }
+
+    func testAssigningSegmentsReplacesThemAndTheMembership() {
+        let user = QualifiedFixture().user("jane")
+        user.qualifiedSegments = ["a"]
+        user.qualifiedSegments = ["b", "c"]
+        XCTAssertEqual(user.qualifiedSegments, ["b", "c"])
+        XCTAssertFalse(user.isQualifiedFor(segment: "a"))
+        XCTAssertTrue(user.isQualifiedFor(segment: "c"))
+        user.qualifiedSegments = nil
+        XCTAssertNil(user.qualifiedSegments)
+        XCTAssertFalse(user.isQualifiedFor(segment: "b"))
+    }
+
+    func testIsQualifiedForFollowsAFetch() async throws {
+        let fixture = QualifiedFixture()
+        fixture.transport.setQualifiedSegments(["c", "a"], forUser: "jane")
+        let jane = fixture.user("jane")
+        try await jane.fetchQualifiedSegments()
+        XCTAssertTrue(jane.isQualifiedFor(segment: "c"))
+        XCTAssertFalse(jane.isQualifiedFor(segment: "b"))
+    }
+
+    // MARK: Forms
+
+    func testAsyncFormStoresTheSegmentsBeforeReturning() async throws {
+        let fixture = QualifiedFixture()
+        let jane = fixture.user("jane")
+        try await jane.fetchQualifiedSegments()
+        XCTAssertEqual(jane.qualifiedSegments, ["a"])
+    }
+
+    func testCompletionFormStoresTheSegmentsBeforeCompleting() {
+        let fixture = QualifiedFixture()
+        let jane = fixture.user("jane")
+        let seen = Locked<[String]??>(nil)
+        let done = expectation(description: "completed")
+        jane.fetchQualifiedSegments { error in
+            XCTAssertNil(error)
+            seen.withLock { $0 = .some(jane.qualifiedSegments) }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 30)
+        XCTAssertEqual(seen.withLock { $0 }, .some(["a"]))
+    }
+
+    func testCompletionFormPassesTheError() {
+        let fixture = QualifiedFixture()
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .fetchSegmentsFailed("403"))
+        let outcomes = Locked<[SegmentsError?]>([])
+        wait(for: [fixture.startFetch(fixture.user("jane"), outcome: outcomes)], timeout: 30)
+        XCTAssertEqual(outcomes.withLock { $0 }, [.fetchSegmentsFailed("403")])
+    }
+
+    func testCompletionFormCompletesACacheHitOnTheCallersThreadBeforeReturning() async throws {
+        let fixture = QualifiedFixture()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        let completed = Locked(false)
+        fixture.user("jane").fetchQualifiedSegments { error in
+            XCTAssertNil(error)
+            completed.withLock { $0 = true }
+        }
+        XCTAssertTrue(completed.withLock { $0 })
+    }
+
+    func testBlockingFormStoresTheSegmentsBeforeReturning() throws {
+        let fixture = QualifiedFixture()
+        let jane = fixture.user("jane")
+        try jane.fetchQualifiedSegmentsAndWait()
+        XCTAssertEqual(jane.qualifiedSegments, ["a"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+    }
+
+    func testBlockingFormServesACacheHitWithoutARequest() throws {
+        let fixture = QualifiedFixture()
+        try fixture.user("jane").fetchQualifiedSegmentsAndWait()
+        let again = fixture.user("jane")
+        try again.fetchQualifiedSegmentsAndWait()
+        XCTAssertEqual(again.qualifiedSegments, ["a"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+    }
+
+    func testBlockingFormThrowsTheError() {
+        let fixture = QualifiedFixture()
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .invalidSegmentIdentifier)
+        XCTAssertThrowsError(try fixture.user("jane").fetchQualifiedSegmentsAndWait()) { error in
+            XCTAssertEqual(error as? SegmentsError, .invalidSegmentIdentifier)
+        }
+    }
+
+    func testBlockingCallsOnEveryCooperativeThreadStillComplete() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        let callers = 2 * threads
+        let done = (0..<callers).map { expectation(description: "caller \($0)") }
+        for index in 0..<callers {
+            let user = fixture.user("user-\(index)")
+            let finished = done[index]
+            Task.detached {
+                // Blocks a cooperative-pool thread until the answer arrives.
+                XCTAssertNoThrow(try user.fetchQualifiedSegmentsAndWait())
+                finished.fulfill()
+            }
+        }
+        // Every pool thread is now parked in a blocking call whose request is held. Had the
+        // requests needed the pool, none of them could have reached the transport.
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: threads), "requests starved")
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: done, timeout: 60)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, callers)
+    }
+
+    // MARK: Keeping and replacing values
+
+    func testFailedFetchKeepsThePreviousSegments() async {
+        let fixture = QualifiedFixture()
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .fetchSegmentsFailed("500"))
+        let jane = fixture.user("jane")
+        jane.qualifiedSegments = ["dummy"]
+        try? await jane.fetchQualifiedSegments()
+        XCTAssertEqual(jane.qualifiedSegments, ["dummy"])
+    }
+
+    func testFailedFirstFetchLeavesSegmentsNil() async {
+        let fixture = QualifiedFixture(apiKey: nil)
+        let jane = fixture.user("jane")
+        try? await jane.fetchQualifiedSegments()
+        XCTAssertNil(jane.qualifiedSegments)
+    }
+
+    func testSegmentsKeepTheirPreviousValueWhileAFetchIsInFlight() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let jane = fixture.user("jane")
+        jane.qualifiedSegments = ["old"]
+        let fetch = fixture.startFetch(jane)
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        XCTAssertEqual(jane.qualifiedSegments, ["old"])
+        XCTAssertTrue(jane.isQualifiedFor(segment: "old"))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: [fetch], timeout: 30)
+        XCTAssertEqual(jane.qualifiedSegments, ["a"])
+    }
+
+    func testAssignmentMadeDuringAFetchWinsOverItsAnswer() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let jane = fixture.user("jane")
+        let fetch = fixture.startFetch(jane)
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        jane.qualifiedSegments = ["manual"]
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: [fetch], timeout: 30)
+        XCTAssertEqual(jane.qualifiedSegments, ["manual"])
+    }
+
+    func testLaterFetchWinsOverAnEarlierOneThatCompletesAfterIt() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let jane = fixture.user("jane")
+        let first = fixture.startFetch(jane)
+        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        fixture.transport.releaseHeldQualifiedFetches(keepHolding: false)
+        // The second call starts later; whichever request completes last, its answer is kept.
+        fixture.transport.defaultQualifiedSegments = ["b"]
+        let second = fixture.startFetch(jane, options: [.ignoreCache])
+        wait(for: [first, second], timeout: 30)
+        XCTAssertEqual(jane.qualifiedSegments, ["b"])
+    }
+}
