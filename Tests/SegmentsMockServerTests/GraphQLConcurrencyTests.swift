@@ -32,7 +32,7 @@ final class GraphQLConcurrencyTests: XCTestCase {
                             let answer = try await session.sendGraphQL(
                                 qualifiedQueryBody("user-\(client)", [Fixtures.buyer.id, Fixtures.viewer.id]),
                                 timeout: .seconds(60))
-                            let qualified = try? QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8))
+                            let qualified = try? QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(answer.body.utf8))
                             if answer.status != 200 || qualified != [Fixtures.viewer.id] {
                                 failures.append("\(answer.status) \(answer.body)")
                             }

@@ -40,7 +40,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
 
         XCTAssertGreaterThan(Set(bodies).count, 1, "several malformed variants")
         for malformed in bodies {
-            XCTAssertThrowsError(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(malformed.utf8))) {
+            XCTAssertThrowsError(try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(malformed.utf8))) {
                 XCTAssertEqual($0 as? SegmentsError, .fetchSegmentsFailed("decode error"), malformed)
             }
         }
@@ -97,7 +97,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
             return answer
         }
 
-        XCTAssertEqual(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8)), [Fixtures.viewer.id])
+        XCTAssertEqual(try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(answer.body.utf8)), [Fixtures.viewer.id])
     }
 
     func testFaultsOnOtherEndpointsLeaveGraphQLAlone() async throws {

@@ -49,7 +49,7 @@ final class GraphQLHTTPTests: XCTestCase {
             try await session.sendGraphQL(qualifiedQueryBody("u1", []))
         }
 
-        let names = try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8))
+        let names = try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(answer.body.utf8))
         XCTAssertEqual(names, [Fixtures.viewer.id])
         XCTAssertEqual(
             answer.body,
@@ -78,7 +78,7 @@ final class GraphQLHTTPTests: XCTestCase {
             try await session.sendGraphQL(qualifiedQueryBody("vuid_123", [Fixtures.buyer.id]))
         }
 
-        XCTAssertEqual(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8)), [Fixtures.buyer.id])
+        XCTAssertEqual(try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(answer.body.utf8)), [Fixtures.buyer.id])
     }
 
     func testUnknownUserAnswersODPsInvalidIdentifierBodyExactly() async throws {
@@ -136,7 +136,7 @@ final class GraphQLHTTPTests: XCTestCase {
         }
 
         XCTAssertEqual(answer.status, 200)
-        XCTAssertThrowsError(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(answer.body.utf8))) {
+        XCTAssertThrowsError(try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(answer.body.utf8))) {
             XCTAssertEqual($0 as? SegmentsError, .fetchSegmentsFailed("ValidationError"), answer.body)
         }
     }
@@ -215,7 +215,7 @@ final class GraphQLHTTPTests: XCTestCase {
             return [before, try await session.sendGraphQL(qualifiedQueryBody("u7", [Fixtures.viewer.id]))]
         }
 
-        let decoded = try answers.map { try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data($0.body.utf8)) }
+        let decoded = try answers.map { try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data($0.body.utf8)) }
         XCTAssertEqual(decoded, [[], [Fixtures.viewer.id]])
     }
 

@@ -88,7 +88,7 @@ final class GraphQLTransportFaultTests: XCTestCase {
     func testOtherGraphQLErrorIsFetchFailedWithItsClassification() {
         let body = #"{"errors":[{"message":"boom","extensions":{"classification":"DataFetchingException"}}],"data":null}"#
 
-        XCTAssertThrowsError(try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: Data(body.utf8))) {
+        XCTAssertThrowsError(try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(body.utf8))) {
             XCTAssertEqual($0 as? SegmentsError, .fetchSegmentsFailed("DataFetchingException"))
         }
     }

@@ -23,8 +23,6 @@ enum QualifiedQueryTemplate {
     private static let fsUserIdText = make(.fsUserId)
     private static let vuidText = make(.vuid)
 
-    private static func make(_ key: QualifiedUserKey) -> String {
-        "query($userId: String, $audiences: [String]) {customer(\(key.rawValue): $userId) "
-            + "{audiences(subset: $audiences) {edges {node {name state}}}}}"
-    }
+    // The engine's own template: the mock answers exactly what the client sends.
+    private static func make(_ key: QualifiedUserKey) -> String { QualifiedSegmentsWire.query(for: key) }
 }

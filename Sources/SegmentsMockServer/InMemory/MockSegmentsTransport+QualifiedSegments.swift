@@ -1,3 +1,4 @@
+import Foundation
 import RealtimeSegments
 
 /// Qualified segments in memory: the HTTP server's `POST /v3/graphql` without the socket.
@@ -38,18 +39,20 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
             try await waitOrFail(limit)
             throw .fetchSegmentsFailed(Self.networkError)
         case .malformed(let variant):
-            return try QualifiedSegmentsResponseDecoder.qualifiedSegments(
-                json: WireResponseBodies.malformed(for: .qualifiedSegments, variant: variant))
+            return try QualifiedSegmentsWire.decodeResponse(
+                status: 200, body: WireResponseBodies.malformed(for: .qualifiedSegments, variant: variant))
         case .truncated:
             let body = WireResponseBodies.emptyQualifiedSegments
-            return try QualifiedSegmentsResponseDecoder.qualifiedSegments(json: body.prefix(max(1, body.count / 2)))
+            return try QualifiedSegmentsWire.decodeResponse(status: 200, body: body.prefix(max(1, body.count / 2)))
         case .reset:
             throw .fetchSegmentsFailed(Self.networkError)
         }
         guard let project = backend.project(apiKey: apiKey) else { throw .fetchSegmentsFailed("403") }
         let result = await QualifiedSegmentsExecutor(backend: backend)
             .execute(QualifiedQueryTemplate.request(for: query), projectToken: project.token)
-        return try QualifiedSegmentsResponseDecoder.qualifiedSegments(GraphQLResponseBody.map(result))
+        // Through the JSON text, read by the client's own decoder: what goes over HTTP.
+        let json = (try? JSONEncoder().encode(GraphQLResponseBody.map(result))) ?? Data()
+        return try QualifiedSegmentsWire.decodeResponse(status: 200, body: json)
     }
 
     /// The SDK's reason for a failed connection or a timeout.
