@@ -20,7 +20,8 @@ final class EndToEndFixture: Sendable {
         faults: FaultPlan = .none,
         authorization: SegmentsAuthorization? = .token(EndToEndFixture.project.apiKey),
         projectToken: String = EndToEndFixture.project.token,
-        requestTimeout: Duration = .seconds(10)
+        requestTimeout: Duration = .seconds(10),
+        qualifiedSegments: QualifiedSegmentsConfiguration? = nil
     ) throws {
         server = SegmentsMockHTTPServer(backend: backend, faults: faults)
         let server = server
@@ -32,6 +33,7 @@ final class EndToEndFixture: Sendable {
             transport: HTTPSegmentsTransport(configuration: transportConfiguration))
         configuration.clock = clock
         configuration.logger = logs.logger
+        configuration.qualifiedSegments = qualifiedSegments
         client = SegmentsClient(configuration: configuration)
     }
 
