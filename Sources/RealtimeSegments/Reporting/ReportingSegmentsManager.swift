@@ -16,6 +16,8 @@ import Logging
 /// Events: every setter call publishes exactly one ``ReportingSegmentsEvent`` with the visitor's
 /// full new segments, even when the call changed nothing (only unknown keys, an empty list, the same
 /// values), as Convert does. Events of one visitor arrive in the order its changes were made.
+/// Since an event holds the visitor's custom segments, with subscribers an append costs a copy of
+/// the visitor's custom list; without subscribers no event is built and appends are in place.
 ///
 /// Persistence: with ``SegmentsConfiguration/stateDirectory`` set, each visitor is one file in
 /// `reporting-segments/`, written behind the setters on a background queue (updates between two
@@ -132,6 +134,9 @@ public final class ReportingSegmentsManager: Sendable {
     private func apply(_ visitorId: String, _ change: (inout ReportingSegments) -> Void) {
         let broadcaster = broadcaster
         store.update(visitorId, change) { segments in
+            // Nobody to tell: skip the event, whose copy of `customSegments` would otherwise make
+            // the next append copy the whole list instead of appending in place.
+            guard broadcaster.subscriberCount > 0 else { return }
             // Under the visitor's lock so events follow the order of the changes; publish only
             // queues the delivery.
             broadcaster.publish(ReportingSegmentsEvent(visitorId: visitorId, segments: segments))
