@@ -22,8 +22,8 @@ import Logging
 /// Persistence: with ``SegmentsConfiguration/stateDirectory`` set, each visitor is one file in
 /// `reporting-segments/`, written behind the setters on a background queue (updates between two
 /// writes coalesce, the latest wins) and replaced atomically, so a crash leaves each visitor's old
-/// or new state, never a corrupt one, and loses at most the changes not yet written (the last few
-/// milliseconds). ``flush()`` and ``SegmentsClient/stop(timeout:)`` make every earlier change
+/// or new state, never a corrupt one, and loses at most the changes not yet written (the last
+/// batch of the write-behind queue). ``flush()`` and ``SegmentsClient/stop(timeout:)`` make every earlier change
 /// durable. Persisted visitors are restored by ``SegmentsClient/start()``, or by the first
 /// ``SegmentsClient/reportingVisitor(visitorId:)`` if that comes first. A corrupt file is logged as
 /// a `Segments:` error and skipped. Without a state directory everything stays in memory.

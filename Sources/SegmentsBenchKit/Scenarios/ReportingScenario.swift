@@ -22,7 +22,7 @@ public struct ReportingScenario: Scenario {
         let threads = options.producers ?? 4
         let seconds = options.duration(default: 3)
         let visitorCount = 64
-        let persisted = persistedVisitors ?? (options.quick ? 200 : 1_000)
+        let persisted = persistedVisitors ?? (options.quick ? 100 : 500)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-reporting-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
 
