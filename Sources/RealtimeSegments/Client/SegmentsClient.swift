@@ -36,6 +36,9 @@ public final class SegmentsClient: Sendable {
     public let configuration: SegmentsConfiguration
     /// Where callbacks are registered and removed.
     public let segmentation: SegmentationManager
+    /// Reporting segments (SPEC §10): subscriptions, persistence; visitors via
+    /// ``reportingVisitor(visitorId:)``.
+    public let reporting: ReportingSegmentsManager
 
     private let channels: EngineChannels
     private let identity: IdentityCell
@@ -65,6 +68,9 @@ public final class SegmentsClient: Sendable {
         let restored = Self.restore(configuration)
         self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))
         self.initial = Locked(restored.initial)
+        self.reporting = ReportingSegmentsManager(
+            stateDirectory: configuration.stateDirectory, logger: logger,
+            beginWork: { channels.beginWork() }, endWork: { channels.endWork() })
 
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {
@@ -113,8 +119,10 @@ public final class SegmentsClient: Sendable {
     // MARK: Lifecycle
 
     /// Starts the engine thread: restored uploads go out and, if callbacks are registered, a check is
-    /// requested (reload trigger 2). Calling it again does nothing.
+    /// requested (reload trigger 2), and persisted reporting segments are restored. Calling it again
+    /// does nothing.
     public func start() {
+        reporting.restoreIfNeeded()
         // Taken before the client counts as started: until then nothing can change the identity,
         // so these are exactly the ids the first tracked events belong to.
         guard var initial = initial.withLock({ $0.take() }) else {
@@ -141,10 +149,12 @@ public final class SegmentsClient: Sendable {
 
     /// Stops the engine: cancels pending checks (no callback is invoked for data fetched before),
     /// fails waiting `getSegments` calls with ``SegmentsError/stopped``, makes one last attempt to
-    /// upload buffered events, and persists what could not be sent (if a state directory is set).
+    /// upload buffered events, and persists what could not be sent and every reporting segments
+    /// change (if a state directory is set).
     /// Blocks until the engine thread has ended or `timeout` passed. The client cannot be restarted.
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted.
     public func stop(timeout: Duration = .seconds(30)) {
+        reporting.flush()
         let previous = lifecycle.exchange(.stopped, ordering: .acquiringAndReleasing)
         guard previous == .started else { return }
         identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }

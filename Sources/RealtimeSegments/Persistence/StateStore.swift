@@ -52,41 +52,7 @@ struct StateStore: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(state)
         let temporary = directory.appendingPathComponent(".segments-state.json.\(getpid()).tmp")
-        try writeDurably(data, to: temporary)
-        guard rename(temporary.path, fileURL.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary.path)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename failed: \(reason)"])
-        }
-        syncDirectory()
-    }
-
-    private func writeDurably(_ data: Data, to url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-        }
-        defer { close(descriptor) }
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
-                }
-                offset += written
-            }
-        }
-        guard fsync(descriptor) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "fsync: \(String(cString: strerror(errno)))"])
-        }
-    }
-
-    private func syncDirectory() {
-        let descriptor = open(directory.path, O_RDONLY)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        try DurableFile.replace(fileURL, with: data, temporary: temporary)
+        DurableFile.syncDirectory(directory)
     }
 }

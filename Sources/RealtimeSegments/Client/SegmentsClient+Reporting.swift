@@ -1,0 +1,14 @@
+extension SegmentsClient {
+    /// The reporting segments context of `visitorId` (Convert-style, SPEC §10). Works before
+    /// ``start()`` and after ``stop()``; the first call restores persisted visitors if ``start()``
+    /// has not already done so. Contexts of the same id share the same segments.
+    ///
+    /// Threading: may be called from any thread.
+    ///
+    /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty `visitorId`.
+    public func reportingVisitor(visitorId: String) throws(SegmentsError) -> ReportingVisitor {
+        guard !visitorId.isEmpty else { throw .invalidArgument("visitorId is empty") }
+        reporting.restoreIfNeeded()
+        return ReportingVisitor(visitorId: visitorId, manager: reporting)
+    }
+}

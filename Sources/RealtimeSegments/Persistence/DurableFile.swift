@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Crash-safe replacement of a file: the bytes go to a temporary file in the same directory, are
+/// flushed to disk, and replace the target with one `rename`, so a crash leaves the old or the new
+/// content, never a mix. ``syncDirectory(_:)`` then makes the rename itself durable; callers that
+/// replace many files in one directory call it once for the batch.
+///
+/// Threading: stateless; concurrent calls must use different temporary paths.
+enum DurableFile {
+    /// Writes `data` to `temporary`, fsyncs it and renames it over `target` (same directory).
+    /// On failure the temporary file is removed and `target` is untouched.
+    static func replace(_ target: URL, with data: Data, temporary: URL) throws {
+        do {
+            try writeAndSync(data, to: temporary)
+        } catch {
+            unlink(temporary.path)
+            throw error
+        }
+        guard rename(temporary.path, target.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "rename failed: \(reason)"])
+        }
+    }
+
+    /// Flushes `directory`'s entries (the renames made in it) to disk. Best effort.
+    static func syncDirectory(_ directory: URL) {
+        let descriptor = open(directory.path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+
+    private static func writeAndSync(_ data: Data, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+        }
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
+                }
+                offset += written
+            }
+        }
+        guard fsync(descriptor) == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "fsync: \(String(cString: strerror(errno)))"])
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+
+/// Keeps reporting segments on disk, one file per visitor, in `<stateDirectory>/reporting-segments/`.
+///
+/// One file per visitor makes a mutation cost O(1) in the number of visitors (Convert rewrites its
+/// whole store per mutation, W15). A file is named `visitor-<id>.json` with every byte outside
+/// `[A-Za-z0-9_-]` written as `%XX`, so names are stable and distinct per id; ids whose escaped form
+/// would exceed file-name limits use a 64-bit FNV-1a hash instead (the file also holds the id,
+/// which is what restore trusts). Every write is ``DurableFile/replace(_:with:temporary:)``, so a
+/// crash leaves a visitor's old or new file; a leftover temporary file (`.visitor-….tmp`) is removed
+/// at restore and never read.
+///
+/// Threading: ``write(_:)`` only from one serial queue (temporary names are per visitor, not per
+/// writer); ``loadAll()`` before any write.
+struct ReportingFileStore: Sendable {
+    /// What is stored in one visitor's file.
+    private struct Record: Codable {
+        static let currentVersion = 1
+        var version: Int
+        var visitorId: String
+        var segments: ReportingSegments
+    }
+
+    /// Cost of one ``write(_:)`` batch.
+    struct WriteOutcome: Sendable {
+        var files = 0
+        var bytes = 0
+    }
+
+    let directory: URL
+    let logger: Logger
+
+    init(stateDirectory: URL, logger: Logger) {
+        directory = stateDirectory.appendingPathComponent("reporting-segments", isDirectory: true)
+        self.logger = logger
+    }
+
+    /// The file holding `visitorId`'s segments.
+    func fileURL(forVisitor visitorId: String) -> URL {
+        directory.appendingPathComponent("visitor-\(Self.escapedName(visitorId)).json")
+    }
+
+    private func temporaryURL(forVisitor visitorId: String) -> URL {
+        directory.appendingPathComponent(".visitor-\(Self.escapedName(visitorId)).tmp")
+    }
+
+    /// Every persisted visitor. Corrupt files are logged as `Segments:` errors and skipped;
+    /// leftover temporary files are deleted.
+    func loadAll() -> [(visitorId: String, segments: ReportingSegments)] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            // No directory yet: nothing was ever persisted.
+            return []
+        }
+        let decoder = JSONDecoder()
+        var loaded: [(visitorId: String, segments: ReportingSegments)] = []
+        loaded.reserveCapacity(names.count)
+        for name in names {
+            let url = directory.appendingPathComponent(name)
+            if name.hasPrefix(".visitor-") && name.hasSuffix(".tmp") {
+                // An interrupted write: the rename never happened, so the visitor's file (if any)
+                // still holds the previous state.
+                logger.debug("Segments: Removing leftover reporting segments temporary file \(url.path)")
+                try? FileManager.default.removeItem(at: url)
+                continue
+            }
+            guard name.hasPrefix("visitor-") && name.hasSuffix(".json") else { continue }
+            do {
+                let record = try decoder.decode(Record.self, from: Data(contentsOf: url))
+                guard record.version == Record.currentVersion else {
+                    logger.error("Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version)")
+                    continue
+                }
+                loaded.append((record.visitorId, record.segments))
+            } catch {
+                logger.error("Segments: Ignoring corrupt reporting segments file \(url.path): \(error)")
+            }
+        }
+        return loaded
+    }
+
+    /// Replaces the file of every visitor in `entries`, then syncs the directory once. A failed
+    /// write is logged as a `Segments:` error and leaves that visitor's previous file.
+    func write(_ entries: [(visitorId: String, segments: ReportingSegments)]) -> WriteOutcome {
+        var outcome = WriteOutcome()
+        guard !entries.isEmpty else { return outcome }
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            logger.error("Segments: Cannot create reporting segments directory \(directory.path): \(error)")
+            return outcome
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for (visitorId, segments) in entries {
+            do {
+                let data = try encoder.encode(Record(version: Record.currentVersion, visitorId: visitorId, segments: segments))
+                try DurableFile.replace(
+                    fileURL(forVisitor: visitorId), with: data, temporary: temporaryURL(forVisitor: visitorId))
+                outcome.files += 1
+                outcome.bytes += data.count
+            } catch {
+                logger.error("Segments: Failed to persist reporting segments of visitor \(visitorId): \(error)")
+            }
+        }
+        DurableFile.syncDirectory(directory)
+        return outcome
+    }
+
+    /// Longest escaped id used as a name; beyond it the name is a hash (names are limited to 255 bytes).
+    private static let maximumEscapedLength = 200
+
+    static func escapedName(_ visitorId: String) -> String {
+        var name = ""
+        for byte in visitorId.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                name.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+            if name.utf8.count > maximumEscapedLength {
+                // `~` never appears in an escaped name, so hashed names cannot collide with them.
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                for byte in visitorId.utf8 {
+                    hash ^= UInt64(byte)
+                    hash = hash &* 0x0000_0100_0000_01b3
+                }
+                return "~" + String(hash, radix: 16).leftPadded(to: 16)
+            }
+        }
+        return name
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

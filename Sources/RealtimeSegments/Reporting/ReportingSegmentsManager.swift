@@ -1,0 +1,146 @@
+import Atomics
+import Foundation
+import Logging
+
+/// Where reporting segments (Convert-style, SPEC §10) live: every visitor's segments, the
+/// subscribers to their changes, and their persistence. Reached as ``SegmentsClient/reporting``;
+/// a visitor's setters are on ``ReportingVisitor`` (``SegmentsClient/reportingVisitor(visitorId:)``).
+///
+/// ```swift
+/// let token = client.reporting.subscribe { event in print(event.visitorId, event.segments) }
+/// let visitor = try client.reportingVisitor(visitorId: "v-1")
+/// visitor.setDefaultSegments(["country": "DE"])
+/// client.reporting.unsubscribe(token)
+/// ```
+///
+/// Events: every setter call publishes exactly one ``ReportingSegmentsEvent`` with the visitor's
+/// full new segments, even when the call changed nothing (only unknown keys, an empty list, the same
+/// values), as Convert does. Events of one visitor arrive in the order its changes were made.
+/// Since an event holds the visitor's custom segments, with subscribers an append costs a copy of
+/// the visitor's custom list; without subscribers no event is built and appends are in place.
+///
+/// Persistence: with ``SegmentsConfiguration/stateDirectory`` set, each visitor is one file in
+/// `reporting-segments/`, written behind the setters on a background queue (updates between two
+/// writes coalesce, the latest wins) and replaced atomically, so a crash leaves each visitor's old
+/// or new state, never a corrupt one, and loses at most the changes not yet written (the last
+/// batch of the write-behind queue). ``flush()`` and ``SegmentsClient/stop(timeout:)`` make every earlier change
+/// durable. Persisted visitors are restored by ``SegmentsClient/start()``, or by the first
+/// ``SegmentsClient/reportingVisitor(visitorId:)`` if that comes first. A corrupt file is logged as
+/// a `Segments:` error and skipped. Without a state directory everything stays in memory.
+///
+/// Threading: every method may be called from any thread. Handlers run on a background serial
+/// queue, one at a time, never on the setter's thread and never under a lock.
+///
+/// Errors: none are thrown; unknown keys and I/O failures are logged as `Segments:` lines.
+public final class ReportingSegmentsManager: Sendable {
+    private let store: ReportingSegmentsStore
+    private let writer: ReportingWriteBehind?
+    private let fileStore: ReportingFileStore?
+    private let broadcaster: Broadcaster<ReportingSegmentsEvent>
+    private let logger: Logger
+    private let restored = ManagedAtomic<Bool>(false)
+    /// Held only while restoring, so concurrent first users wait for the restored state.
+    private let restoreGate = Locked(())
+
+    init(
+        stateDirectory: URL?, logger: Logger,
+        beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {}
+    ) {
+        self.logger = logger
+        let store = ReportingSegmentsStore(tracksDirty: stateDirectory != nil)
+        self.store = store
+        let fileStore = stateDirectory.map { ReportingFileStore(stateDirectory: $0, logger: logger) }
+        self.fileStore = fileStore
+        writer = fileStore.map { ReportingWriteBehind(store: store, fileStore: $0) }
+        broadcaster = Broadcaster(label: "RealtimeSegments.reporting.delivery", beginWork: beginWork, endWork: endWork)
+    }
+
+    // MARK: Subscriptions
+
+    /// Calls `handler` with every ``ReportingSegmentsEvent`` published after this returns, on a
+    /// background serial queue, in publish order.
+    @discardableResult
+    public func subscribe(_ handler: @escaping @Sendable (ReportingSegmentsEvent) -> Void) -> ReportingSubscription {
+        ReportingSubscription(id: broadcaster.subscribe(handler))
+    }
+
+    /// Ends `subscription`: no new call of its handler starts after this returns (one already
+    /// running finishes). Returns `false` if it was not subscribed.
+    @discardableResult
+    public func unsubscribe(_ subscription: ReportingSubscription) -> Bool {
+        broadcaster.unsubscribe(subscription.id)
+    }
+
+    /// Blocks until every event published before this call has been handled. For tests and the
+    /// harness; not from a handler (it would wait for itself).
+    public func waitForDeliveries() {
+        broadcaster.waitForDeliveries()
+    }
+
+    // MARK: Persistence
+
+    /// Blocks until every change made before this call is on disk (a no-op without a state
+    /// directory). Not from a handler.
+    public func flush() {
+        writer?.flush()
+    }
+
+    /// Files and bytes written by persistence so far (zero without a state directory). Fewer files
+    /// than setter calls means updates coalesced.
+    public var persistedWrites: (files: Int, bytes: Int) { writer?.written ?? (0, 0) }
+
+    /// Number of visitors with segments (restored ones included).
+    public var visitorCount: Int {
+        restoreIfNeeded()
+        return store.visitorCount
+    }
+
+    /// Loads the persisted visitors once; later calls return at once.
+    func restoreIfNeeded() {
+        if restored.load(ordering: .acquiring) { return }
+        restoreGate.withLock { _ in
+            guard !restored.load(ordering: .acquiring) else { return }
+            if let fileStore {
+                let entries = fileStore.loadAll()
+                store.restore(entries)
+                logger.debug("Segments: Restored reporting segments of \(entries.count) visitors")
+            }
+            restored.store(true, ordering: .releasing)
+        }
+    }
+
+    // MARK: Visitor operations (through ReportingVisitor)
+
+    func segments(of visitorId: String) -> ReportingSegments {
+        store.segments(of: visitorId)
+    }
+
+    func setDefaultSegments(_ values: [String: String], visitorId: String) {
+        var known: [ReportingSegmentKey: String] = [:]
+        var unknown: [String] = []
+        for (key, value) in values {
+            if let segmentKey = ReportingSegmentKey(rawValue: key) { known[segmentKey] = value } else { unknown.append(key) }
+        }
+        for key in unknown.sorted() {
+            logger.warning("Segments: Unknown reporting segment key '\(key)' ignored for visitor \(visitorId)")
+        }
+        apply(visitorId) { $0.merge(known) }
+    }
+
+    func setCustomSegments(_ values: [String], visitorId: String) {
+        apply(visitorId) { $0.customSegments.append(contentsOf: values) }
+    }
+
+    private func apply(_ visitorId: String, _ change: (inout ReportingSegments) -> Void) {
+        let broadcaster = broadcaster
+        store.update(visitorId, change) { segments in
+            // Nobody to tell: skip the event, whose copy of `customSegments` would otherwise make
+            // the next append copy the whole list instead of appending in place.
+            guard broadcaster.subscriberCount > 0 else { return }
+            // Under the visitor's lock so events follow the order of the changes; publish only
+            // queues the delivery.
+            broadcaster.publish(ReportingSegmentsEvent(visitorId: visitorId, segments: segments))
+        }
+        writer?.scheduleDrain()
+    }
+}

@@ -1,0 +1,55 @@
+import Atomics
+import Dispatch
+
+/// Persists changed visitors in the background: a setter marks its visitor dirty (in the store,
+/// under the visitor's lock) and asks for a drain; one serial queue writes the latest value of
+/// every dirty visitor. Rapid updates of one visitor between two drains coalesce into one write
+/// (the latest wins), so a burst of setters costs one file replace per visitor, not per call.
+///
+/// Crash guarantee: each file is replaced atomically, so after a crash every visitor has a state
+/// that some setter produced, never a torn one. What is lost is the changes not yet renamed into
+/// place: those after the last completed file replace of their visitor (in practice the last batch,
+/// a few milliseconds per dirty visitor, since every replace costs an fsync). A durable setter
+/// would cost that fsync (about 5 ms here) on every call instead of a few microseconds, hence
+/// write-behind. ``flush()`` is the barrier that makes everything set before it durable.
+///
+/// Threading: every method may be called from any thread; ``flush()`` blocks.
+final class ReportingWriteBehind: Sendable {
+    private let store: ReportingSegmentsStore
+    private let fileStore: ReportingFileStore
+    private let queue = DispatchQueue(label: "RealtimeSegments.reporting.persistence", qos: .utility)
+    /// A drain is queued and has not started taking values yet.
+    private let drainQueued = ManagedAtomic<Bool>(false)
+    private let filesWritten = ManagedAtomic<Int>(0)
+    private let bytesWritten = ManagedAtomic<Int>(0)
+
+    init(store: ReportingSegmentsStore, fileStore: ReportingFileStore) {
+        self.store = store
+        self.fileStore = fileStore
+    }
+
+    /// Asks for a drain after a visitor was marked dirty. Lock-free; queues at most one drain.
+    func scheduleDrain() {
+        guard drainQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        queue.async { [self] in drain() }
+    }
+
+    /// Writes every visitor changed before this call, and waits for it. Not from the persistence queue.
+    func flush() {
+        queue.sync { drain() }
+    }
+
+    /// Files and bytes written so far.
+    var written: (files: Int, bytes: Int) {
+        (filesWritten.load(ordering: .relaxed), bytesWritten.load(ordering: .relaxed))
+    }
+
+    private func drain() {
+        // Cleared before taking values: a change after this point queues the next drain.
+        drainQueued.store(false, ordering: .releasing)
+        let outcome = fileStore.write(store.takeDirty())
+        filesWritten.wrappingIncrement(by: outcome.files, ordering: .relaxed)
+        bytesWritten.wrappingIncrement(by: outcome.bytes, ordering: .relaxed)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// SPEC §10: concurrent setters never lose an update; events follow the order of the changes.
+final class ReportingConcurrencyTests: XCTestCase {
+    private final class EventLog: Sendable {
+        private let events = Locked<[ReportingSegmentsEvent]>([])
+        func append(_ event: ReportingSegmentsEvent) { events.withLock { $0.append(event) } }
+        var all: [ReportingSegmentsEvent] { events.withLock { $0 } }
+    }
+
+    private static let callsPerThread = 10_000
+
+    func testTwoThreadsSettingDefaultSegmentsLoseNoUpdate() throws {
+        let fixture = Fixture()
+        let log = EventLog()
+        fixture.client.reporting.subscribe { log.append($0) }
+        let visitor = try fixture.client.reportingVisitor(visitorId: "shared")
+        let keys = ["country", "campaign"]
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for call in 0..<Self.callsPerThread { visitor.setDefaultSegments([keys[thread]: "\(call)"]) }
+        }
+        XCTAssertEqual(visitor.segments, ReportingSegments(country: "9999", campaign: "9999"))
+        // A lost update would show as a key going back to an older value in the event stream,
+        // which follows the order of the changes.
+        fixture.client.reporting.waitForDeliveries()
+        let events = log.all
+        XCTAssertEqual(events.count, 2 * Self.callsPerThread)
+        var last: [ReportingSegmentKey: Int] = [:]
+        var regressions = 0
+        for event in events {
+            for key in [ReportingSegmentKey.country, .campaign] {
+                let value = event.segments[key].flatMap(Int.init) ?? -1
+                if value < last[key, default: -1] { regressions += 1 }
+                last[key] = value
+            }
+        }
+        XCTAssertEqual(regressions, 0)
+    }
+
+    func testTwoThreadsAppendingCustomSegmentsLoseNoUpdate() throws {
+        let fixture = Fixture()
+        let visitor = try fixture.client.reportingVisitor(visitorId: "shared")
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for call in 0..<Self.callsPerThread { visitor.setCustomSegments(["\(thread)-\(call)"]) }
+        }
+        let custom = visitor.segments.customSegments
+        XCTAssertEqual(custom.count, 2 * Self.callsPerThread)
+        for thread in 0..<2 {
+            XCTAssertEqual(custom.filter { $0.hasPrefix("\(thread)-") }, (0..<Self.callsPerThread).map { "\(thread)-\($0)" })
+        }
+    }
+
+    /// Run under `--sanitize=thread`: setters on overlapping visitors, readers, subscription churn
+    /// and persistence flushes all at once.
+    func testStressOfSettersReadersSubscribersAndPersistenceIsConsistent() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fixture = Fixture(stateDirectory: directory)
+        let reporting = fixture.client.reporting
+        let log = EventLog()
+        reporting.subscribe { log.append($0) }
+        let visitors = try (0..<8).map { try fixture.client.reportingVisitor(visitorId: "visitor/\($0)") }
+        let calls = 2_000
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            switch thread {
+            case 0, 1:
+                for call in 0..<calls {
+                    let visitor = visitors[call % visitors.count]
+                    if call % 2 == 0 {
+                        visitor.setCustomSegments(["\(thread)-\(call)"])
+                    } else {
+                        visitor.setDefaultSegments([thread == 0 ? "country" : "source": "\(call)"])
+                    }
+                }
+            case 2:
+                for call in 0..<calls / 10 {
+                    let subscription = reporting.subscribe { _ in }
+                    _ = visitors[call % visitors.count].attributesForAudienceEvaluation(overlaying: [:])
+                    reporting.unsubscribe(subscription)
+                }
+            default:
+                for _ in 0..<20 { reporting.flush() }
+            }
+        }
+        reporting.flush()
+        reporting.waitForDeliveries()
+        XCTAssertEqual(log.all.count, 2 * calls)
+        XCTAssertEqual(visitors.reduce(0) { $0 + $1.segments.customSegments.count }, calls)
+
+        let restored = Fixture(stateDirectory: directory)
+        for visitor in visitors {
+            XCTAssertEqual(try restored.client.reportingVisitor(visitorId: visitor.visitorId).segments, visitor.segments)
+        }
+    }
+}

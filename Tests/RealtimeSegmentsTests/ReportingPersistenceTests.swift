@@ -1,0 +1,116 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// SPEC §10: reporting segments are persisted per visitor, crash-safe, and restored at start.
+final class ReportingPersistenceTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUp() {
+        directory = temporaryDirectory()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private var reportingDirectory: URL { directory.appendingPathComponent("reporting-segments") }
+
+    private func persist(_ segments: [String: ReportingSegments]) throws {
+        let fixture = Fixture(stateDirectory: directory)
+        for (visitorId, value) in segments {
+            let visitor = try fixture.client.reportingVisitor(visitorId: visitorId)
+            visitor.setDefaultSegments(ReportingSegmentKey.allCases.reduce(into: [:]) { $0[$1.rawValue] = value[$1] })
+            visitor.setCustomSegments(value.customSegments)
+        }
+        fixture.client.stop()
+    }
+
+    func testSegmentsAreRestoredByANewClientOnTheSameDirectory() throws {
+        let saved = ReportingSegments(country: "DE", visitorType: "returning", customSegments: ["vip", "vip"])
+        try persist(["v-1": saved])
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        XCTAssertEqual(fixture.client.reporting.visitorCount, 1)
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "v-1").segments, saved)
+    }
+
+    func testFlushMakesChangesDurableWithoutStop() throws {
+        let writer = Fixture(stateDirectory: directory)
+        try writer.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["source": "ads"])
+        writer.client.reporting.flush()
+        let reader = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments, ReportingSegments(source: "ads"))
+    }
+
+    func testRestoredSegmentsKeepMergingAndAppending() throws {
+        try persist(["v-1": ReportingSegments(country: "DE", customSegments: ["a"])])
+        let fixture = Fixture(stateDirectory: directory)
+        let visitor = try fixture.client.reportingVisitor(visitorId: "v-1")
+        visitor.setDefaultSegments(["browser": "firefox"])
+        visitor.setCustomSegments(["b"])
+        XCTAssertEqual(visitor.segments, ReportingSegments(country: "DE", browser: "firefox", customSegments: ["a", "b"]))
+    }
+
+    func testEachVisitorIsOneFileWithASafeDistinctName() throws {
+        try persist(["a/b": ReportingSegments(country: "1"), "a%2Fb": ReportingSegments(country: "2"), "..": ReportingSegments(country: "3")])
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path).sorted()
+        XCTAssertEqual(names, ["visitor-%2E%2E.json", "visitor-a%252Fb.json", "visitor-a%2Fb.json"])
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "a/b").segments.country, "1")
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "a%2Fb").segments.country, "2")
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "..").segments.country, "3")
+    }
+
+    func testAVeryLongVisitorIdIsPersistedUnderAHashedName() throws {
+        let longId = String(repeating: "é", count: 300)
+        try persist([longId: ReportingSegments(campaign: "long")])
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertEqual(names.count, 1)
+        XCTAssertLessThan(names[0].utf8.count, 64)
+        XCTAssertEqual(try Fixture(stateDirectory: directory).client.reportingVisitor(visitorId: longId).segments.campaign, "long")
+    }
+
+    func testACorruptFileIsLoggedAndIgnored() throws {
+        try persist(["good": ReportingSegments(country: "DE")])
+        let corrupt = reportingDirectory.appendingPathComponent("visitor-bad.json")
+        try Data("{not json".utf8).write(to: corrupt)
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        XCTAssertEqual(fixture.client.reporting.visitorCount, 1)
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "good").segments.country, "DE")
+        let errors = fixture.logs.all.filter { $0.level == .error }.map(\.message)
+        XCTAssertEqual(errors.count, 1)
+        XCTAssertTrue(errors[0].hasPrefix("Segments: Ignoring corrupt reporting segments file \(corrupt.path): "), errors[0])
+    }
+
+    func testALeftoverTemporaryFileFromAnInterruptedWriteDoesNotAffectRestore() throws {
+        try persist(["v-1": ReportingSegments(country: "old")])
+        // What a crash between writing the temporary file and renaming it leaves behind.
+        let leftover = reportingDirectory.appendingPathComponent(".visitor-v-1.tmp")
+        try Data(#"{"version":1,"visitorId":"v-1","segments":{"country":"ne"#.utf8).write(to: leftover)
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "v-1").segments, ReportingSegments(country: "old"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path), "the leftover is removed")
+        XCTAssertEqual(fixture.logs.all.filter { $0.level == .error }.count, 0)
+    }
+
+    func testRapidUpdatesOfOneVisitorCoalesceIntoFewerWrites() throws {
+        let fixture = Fixture(stateDirectory: directory)
+        let visitor = try fixture.client.reportingVisitor(visitorId: "v-1")
+        for call in 0..<1_000 { visitor.setCustomSegments(["\(call)"]) }
+        fixture.client.reporting.flush()
+        let written = fixture.client.reporting.persistedWrites
+        XCTAssertGreaterThan(written.files, 0)
+        XCTAssertLessThan(written.files, 1_000)
+        let reader = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments.customSegments.count, 1_000)
+    }
+
+    func testWithoutAStateDirectoryNothingIsWritten() throws {
+        let fixture = Fixture()
+        try fixture.client.reportingVisitor(visitorId: "v-1").setCustomSegments(["a"])
+        fixture.client.reporting.flush()
+        XCTAssertEqual(fixture.client.reporting.persistedWrites.files, 0)
+    }
+}

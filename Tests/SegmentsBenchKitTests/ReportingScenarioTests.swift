@@ -1,0 +1,46 @@
+@testable import SegmentsBenchKit
+import XCTest
+
+final class ReportingScenarioTests: XCTestCase {
+    /// One quick run with tiny sizes, shared by every test.
+    private static let quickRun: Result<ScenarioResult, any Error> = Result {
+        var options = BenchOptions()
+        options.quick = true
+        options.producers = 2
+        options.duration = 0.2
+        return try ReportingScenario(persistedVisitors: 20).run(options, progress: Progress(enabled: false))
+    }
+
+    private func result() throws -> ScenarioResult { try Self.quickRun.get() }
+
+    func testTheScenarioIsInTheCatalog() {
+        XCTAssertNotNil(ScenarioCatalog.named("reporting"))
+    }
+
+    func testNoUpdateIsLostAndEveryCallPublishesOneEvent() throws {
+        let result = try result()
+        XCTAssertEqual(result.figure("reporting.lostUpdates")?.value, 0)
+        XCTAssertEqual(result.figure("reporting.eventsMinusSetters")?.value, 0)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("reporting.setterCalls")).value, 0)
+    }
+
+    func testEveryPersistedVisitorIsRestored() throws {
+        let result = try result()
+        XCTAssertEqual(result.figure("reporting.restoreMismatches")?.value, 0)
+        XCTAssertEqual(result.figure("reporting.persistedFiles")?.value, 20)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("reporting.persistedBytes")).value, 0)
+    }
+
+    func testCorrectnessFiguresAreGatedAtZero() throws {
+        let result = try result()
+        for name in ["reporting.lostUpdates", "reporting.eventsMinusSetters", "reporting.restoreMismatches"] {
+            XCTAssertEqual(result.figure(name)?.gate, .zero, name)
+        }
+    }
+
+    func testSetterLatencyIsRecorded() throws {
+        let result = try result()
+        XCTAssertEqual(result.latencies.count, 1)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("reporting.setterP99")).value, 0)
+    }
+}
