@@ -20,6 +20,7 @@ public enum ScenarioCatalog {
         FanoutSweepScenario(),
         PeersScenario(),
         PullScenario(),
+        QualifiedScenario(),
         ReportingScenario(),
         FaultsScenario(),
         SoakScenario(),
