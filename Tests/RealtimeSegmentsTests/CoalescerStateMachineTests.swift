@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 
 /// SPEC §3: trailing debounce, max-wait, one check in flight, cancellation.
 final class CoalescerStateMachineTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import XCTest
 
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 
 /// The lock-free ingestion ring: FIFO, bounded, and exact under concurrency.
 final class EventRingTests: XCTestCase {

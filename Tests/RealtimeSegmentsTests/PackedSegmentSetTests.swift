@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 
 /// SPEC §4: a category's change test compares sets of (id, segmentationId) pairs.
 final class PackedSegmentSetTests: XCTestCase {

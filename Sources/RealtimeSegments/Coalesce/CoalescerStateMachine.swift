@@ -11,13 +11,21 @@
 ///   window when it finishes (with the same max-wait bound, counted from the first such request).
 /// - ``cancel()`` forgets pending requests; a check already in flight stays in flight (its result
 ///   is dropped by generation) so that two checks never overlap.
-struct CoalescerStateMachine: Sendable {
+@_spi(Benchmarks)
+public struct CoalescerStateMachine: Sendable {
     /// Debounce and max-wait.
-    struct Timing: Sendable, Equatable {
+    @_spi(Benchmarks)
+    public struct Timing: Sendable, Equatable {
         /// Quiet time after the last request before a check starts.
         var debounce: Duration
         /// Longest time from the first request of a burst to the start of its check.
         var maxWait: Duration
+
+        @_spi(Benchmarks)
+        public init(debounce: Duration, maxWait: Duration) {
+            self.debounce = debounce
+            self.maxWait = maxWait
+        }
     }
 
     /// A burst of requests not yet served.
@@ -38,7 +46,8 @@ struct CoalescerStateMachine: Sendable {
     }
 
     /// What the engine must do after an input.
-    enum Action: Sendable, Equatable {
+    @_spi(Benchmarks)
+    public enum Action: Sendable, Equatable {
         /// Nothing now; wake up at ``deadline`` if it is set.
         case none
         /// Start a check now (the state is already `checking`).
@@ -48,7 +57,8 @@ struct CoalescerStateMachine: Sendable {
     let timing: Timing
     private(set) var state: State = .idle
 
-    init(timing: Timing) {
+    @_spi(Benchmarks)
+    public init(timing: Timing) {
         self.timing = timing
     }
 
@@ -70,7 +80,8 @@ struct CoalescerStateMachine: Sendable {
     }
 
     /// A check was requested at `now`.
-    mutating func request(at now: SegmentsInstant) -> Action {
+    @_spi(Benchmarks)
+    public mutating func request(at now: SegmentsInstant) -> Action {
         switch state {
         case .idle:
             state = .debouncing(Burst(first: now, last: now))
@@ -86,14 +97,16 @@ struct CoalescerStateMachine: Sendable {
     }
 
     /// Time passed; starts the check if the window has closed.
-    mutating func tick(at now: SegmentsInstant) -> Action {
+    @_spi(Benchmarks)
+    public mutating func tick(at now: SegmentsInstant) -> Action {
         guard case .debouncing(let burst) = state, now >= deadline(of: burst) else { return .none }
         state = .checking(pending: nil)
         return .startCheck
     }
 
     /// The running check finished (served, failed, dropped or skipped).
-    mutating func checkFinished(at now: SegmentsInstant) -> Action {
+    @_spi(Benchmarks)
+    public mutating func checkFinished(at now: SegmentsInstant) -> Action {
         guard case .checking(let pending) = state else { return .none }
         if let pending {
             state = .debouncing(pending)

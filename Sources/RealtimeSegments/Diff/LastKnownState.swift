@@ -1,6 +1,7 @@
 /// What the engine last told the callbacks: the customer it belonged to and, per category, the
 /// segments (as fetched, for persistence) and their packed set (for diffing).
-struct LastKnownState: Sendable {
+@_spi(Benchmarks)
+public struct LastKnownState: Sendable {
     struct Category: Sendable {
         var segments: [Segment]
         var set: PackedSegmentSet
@@ -16,7 +17,8 @@ struct LastKnownState: Sendable {
     /// Segments per category.
     var categories: [SegmentCategory: Category]
 
-    init(customerIds: [String: String], response: SegmentsResponse) {
+    @_spi(Benchmarks)
+    public init(customerIds: [String: String], response: SegmentsResponse) {
         self.customerIds = customerIds
         self.categories = response.categories.mapValues(Category.init)
     }
@@ -26,7 +28,8 @@ struct LastKnownState: Sendable {
     /// With no previous state, or one that belongs to other customer ids, every category of the
     /// response is changed. Otherwise a category is changed iff it appears, disappears, or its set
     /// of (id, segmentationId) pairs differs (order and duplicates ignored).
-    static func changedCategories(
+    @_spi(Benchmarks)
+    public static func changedCategories(
         from previous: LastKnownState?,
         to next: LastKnownState
     ) -> Set<SegmentCategory> {

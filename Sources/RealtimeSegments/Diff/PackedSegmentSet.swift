@@ -13,7 +13,8 @@ import Darwin
 /// sets compare with one `memcmp`. Otherwise (any other id) it falls back to sorted, de-duplicated
 /// strings. Packing is canonical (only lower-case hex is packed, and a packed set can never equal a
 /// set holding an id that does not pack), so equality of two values is equality of the sets.
-struct PackedSegmentSet: Sendable, Equatable {
+@_spi(Benchmarks)
+public struct PackedSegmentSet: Sendable, Equatable {
     /// One (id, segmentationId) pair as three words: id high 64 bits, both low 32-bit halves, and
     /// segmentation id high 64 bits.
     struct Key: Sendable, Comparable {
@@ -34,7 +35,8 @@ struct PackedSegmentSet: Sendable, Equatable {
     let storage: Storage
 
     /// Builds the set of `segments` (order and duplicates ignored).
-    init(_ segments: [Segment]) {
+    @_spi(Benchmarks)
+    public init(_ segments: [Segment]) {
         var keys: [Key] = []
         keys.reserveCapacity(segments.count)
         for segment in segments {
@@ -59,12 +61,14 @@ struct PackedSegmentSet: Sendable, Equatable {
     }
 
     /// `true` if every id packed into fixed-width keys.
-    var isPacked: Bool {
+    @_spi(Benchmarks)
+    public var isPacked: Bool {
         if case .packed = storage { return true }
         return false
     }
 
-    static func == (lhs: PackedSegmentSet, rhs: PackedSegmentSet) -> Bool {
+    @_spi(Benchmarks)
+    public static func == (lhs: PackedSegmentSet, rhs: PackedSegmentSet) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.packed(let left), .packed(let right)):
             guard left.count == right.count else { return false }

@@ -15,7 +15,8 @@ import Darwin
 /// (one atomic load on the fast path). `outstanding` counts work that has been handed to the
 /// engine but not finished (control messages, tasks in flight, deliveries), so
 /// ``SegmentsClient/waitUntilIdle(timeout:)`` can tell when everything settled.
-final class EngineChannels: Sendable {
+@_spi(Benchmarks)
+public final class EngineChannels: Sendable {
     let ring: EventRing<IngestItem>
     let wakeup = EngineWakeup()
     private let inbox = Locked<[ControlMessage]>([])
@@ -26,7 +27,8 @@ final class EngineChannels: Sendable {
     /// Times a producer found the ring full and had to wait.
     let producerStalls = ManagedAtomic<Int>(0)
 
-    init(ringCapacity: Int) {
+    @_spi(Benchmarks)
+    public init(ringCapacity: Int) {
         ring = EventRing(minimumCapacity: ringCapacity)
     }
 
@@ -62,7 +64,8 @@ final class EngineChannels: Sendable {
 
     /// Asks for a listener check (lock-free, allocation-free).
     @inline(__always)
-    func requestReload() {
+    @_spi(Benchmarks)
+    public func requestReload() {
         if !reloadRequested.load(ordering: .relaxed) {
             reloadRequested.store(true, ordering: .sequentiallyConsistent)
         }
@@ -97,7 +100,8 @@ final class EngineChannels: Sendable {
     }
 
     /// Takes the reload flag (engine thread).
-    func takeReloadRequest() -> Bool {
+    @_spi(Benchmarks)
+    public func takeReloadRequest() -> Bool {
         reloadRequested.load(ordering: .relaxed) && reloadRequested.exchange(false, ordering: .acquiringAndReleasing)
     }
 

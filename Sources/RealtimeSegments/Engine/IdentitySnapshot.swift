@@ -5,7 +5,8 @@ import Atomics
 /// Immutable and published atomically by ``IdentityCell``. The generation grows whenever the
 /// customer changes (a hard id change, `anonymize`, `stop`); a check started under one generation
 /// can only deliver while that generation is still current.
-final class IdentitySnapshot: AtomicReference, Sendable {
+@_spi(Benchmarks)
+public final class IdentitySnapshot: AtomicReference, Sendable {
     /// Every id of the customer; `cookie` is always present.
     let customerIds: [String: String]
     /// The customer generation these ids belong to.

@@ -57,17 +57,7 @@ final class DeliveryExecutor {
         channels.beginWork()
         queue.async {
             defer { channels.endWork() }
-            let subscribers = registry.snapshot().subscribers(of: job.category)
-            let context = LoopContext(
-                job: job, registry: registry, identity: identity, removalEpoch: registry.removalEpoch,
-                firstLoadsPending: registry.pendingFirstLoads > 0)
-            let notified: Int
-            switch mode {
-            case .ordered:
-                notified = Self.run(context, subscribers, subscribers.indices)
-            case .parallel:
-                notified = Self.runParallel(context, subscribers)
-            }
+            let notified = Self.runDelivery(job, registry: registry, identity: identity, mode: mode)
             counters.callbacksNotified.wrappingIncrement(by: notified, ordering: .relaxed)
             if identity.generation != job.generation {
                 counters.staleDeliveriesDropped.wrappingIncrement(ordering: .relaxed)
@@ -83,6 +73,24 @@ final class DeliveryExecutor {
         let queue = DispatchQueue(label: "RealtimeSegments.delivery.\(category.name)", qos: .utility)
         queues[category] = queue
         return queue
+    }
+
+    /// One category's delivery for one check on the calling thread (the body of the block that
+    /// ``deliver(_:)`` schedules): loads the registrations, then runs the ordered or parallel loop.
+    /// Returns how many callbacks were invoked.
+    fileprivate static func runDelivery(
+        _ job: Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode
+    ) -> Int {
+        let subscribers = registry.snapshot().subscribers(of: job.category)
+        let context = LoopContext(
+            job: job, registry: registry, identity: identity, removalEpoch: registry.removalEpoch,
+            firstLoadsPending: registry.pendingFirstLoads > 0)
+        switch mode {
+        case .ordered:
+            return run(context, subscribers, subscribers.indices)
+        case .parallel:
+            return runParallel(context, subscribers)
+        }
     }
 
     /// What a delivery loop reads once per check, so the per-callback path is a closure call plus two
@@ -141,5 +149,32 @@ final class DeliveryExecutor {
             total.wrappingIncrement(by: notified, ordering: .relaxed)
         }
         return total.load(ordering: .acquiring)
+    }
+}
+
+/// For benchmarks only: one category's delivery run synchronously on the calling thread, through the
+/// code the engine's delivery block runs (``DeliveryExecutor``'s loop), over a private registry and
+/// customer identity. Leaves out only the hop onto the category's queue and the counters.
+@_spi(Benchmarks)
+public final class SynchronousDelivery: Sendable {
+    private let registry = CallbackRegistry()
+    private let identity = IdentityCell(
+        IdentitySnapshot(customerIds: [CustomerIdKey.cookie: "synchronous-delivery"], generation: 1))
+    private let mode: DeliveryMode
+
+    /// Registers `callbacks` (in order, as ``SegmentationManager/addCallback(callbackData:)`` would).
+    @_spi(Benchmarks)
+    public init(callbacks: [SegmentCallbackData], mode: DeliveryMode = .ordered) {
+        self.mode = mode
+        registry.add(callbacks)
+    }
+
+    /// Delivers `segments` to the callbacks of `category`; returns how many were invoked.
+    /// `notifyAll: false` serves pending first loads only.
+    @_spi(Benchmarks)
+    public func deliver(_ segments: [Segment], to category: SegmentCategory, notifyAll: Bool = true) -> Int {
+        let job = DeliveryExecutor.Job(
+            category: category, segments: segments, notifyAll: notifyAll, generation: identity.generation)
+        return DeliveryExecutor.runDelivery(job, registry: registry, identity: identity, mode: mode)
     }
 }

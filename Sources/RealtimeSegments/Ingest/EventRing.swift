@@ -12,7 +12,8 @@ import Atomics
 ///
 /// Threading: ``tryEnqueue(_:)`` from any number of threads; ``dequeue()`` from one consumer thread
 /// at a time (the engine thread). ``isEmpty`` from any thread (a snapshot).
-final class EventRing<Element>: @unchecked Sendable {
+@_spi(Benchmarks)
+public final class EventRing<Element>: @unchecked Sendable {
     // @unchecked Sendable: every slot is owned by exactly one thread at a time. A producer owns slot
     // `p` from its successful CAS of `enqueuePosition` until its release store of `sequence[p]`;
     // the consumer owns it from observing that store (acquire) until its own release store of
@@ -35,7 +36,8 @@ final class EventRing<Element>: @unchecked Sendable {
     }
 
     /// Creates a ring holding at least `minimumCapacity` elements (rounded up to a power of two).
-    init(minimumCapacity: Int) {
+    @_spi(Benchmarks)
+    public init(minimumCapacity: Int) {
         var capacity = 2
         while capacity < minimumCapacity { capacity <<= 1 }
         self.capacity = capacity
@@ -77,7 +79,8 @@ final class EventRing<Element>: @unchecked Sendable {
 
     /// Appends `element`, or returns `false` (leaving it with the caller) if the ring is full.
     @inline(__always)
-    func tryEnqueue(_ element: Element) -> Bool {
+    @_spi(Benchmarks)
+    public func tryEnqueue(_ element: Element) -> Bool {
         var position = enqueuePosition.load(ordering: .relaxed)
         while true {
             let sequence = sequence(at: position).load(ordering: .acquiring)
@@ -100,7 +103,8 @@ final class EventRing<Element>: @unchecked Sendable {
     }
 
     /// Removes the oldest element, or returns `nil` if none is ready. Consumer thread only.
-    func dequeue() -> Element? {
+    @_spi(Benchmarks)
+    public func dequeue() -> Element? {
         let position = dequeuePosition.load(ordering: .relaxed)
         let slotSequence = sequence(at: position)
         guard slotSequence.load(ordering: .acquiring) == position &+ 1 else { return nil }
