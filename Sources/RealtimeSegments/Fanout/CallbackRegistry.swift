@@ -85,12 +85,12 @@ final class CallbackRegistry: Sendable {
         let removed: [Registration] = writerLock.withLock {
             var byCategory = current.load(ordering: .relaxed).byCategory
             guard let list = byCategory[category] else { return [] }
-            let removed = list.lazy.map(\.registration).filter { $0.identity == identity }
+            let removed = list.filter { $0.registration.identity == identity }.map(\.registration)
             guard !removed.isEmpty else { return [] }
             let kept = ContiguousArray(list.lazy.filter { $0.registration.identity != identity })
             byCategory[category] = kept.isEmpty ? nil : kept
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
-            return Array(removed)
+            return removed
         }
         for registration in removed {
             registration.deactivate()
