@@ -4,12 +4,6 @@ import XCTest
 
 /// SPEC §10: concurrent setters never lose an update; events follow the order of the changes.
 final class ReportingConcurrencyTests: XCTestCase {
-    private final class EventLog: Sendable {
-        private let events = Locked<[ReportingSegmentsEvent]>([])
-        func append(_ event: ReportingSegmentsEvent) { events.withLock { $0.append(event) } }
-        var all: [ReportingSegmentsEvent] { events.withLock { $0 } }
-    }
-
     private static let callsPerThread = 10_000
 
     func testTwoThreadsSettingDefaultSegmentsLoseNoUpdate() throws {

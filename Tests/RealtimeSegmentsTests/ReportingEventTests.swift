@@ -4,12 +4,6 @@ import XCTest
 
 /// SPEC §10: every setter call publishes exactly one event with the visitor's full new segments.
 final class ReportingEventTests: XCTestCase {
-    private final class EventLog: Sendable {
-        private let events = Locked<[ReportingSegmentsEvent]>([])
-        func append(_ event: ReportingSegmentsEvent) { events.withLock { $0.append(event) } }
-        var all: [ReportingSegmentsEvent] { events.withLock { $0 } }
-    }
-
     func testEachSetterCallPublishesOneEventWithTheFullSegments() throws {
         let fixture = Fixture()
         let log = EventLog()

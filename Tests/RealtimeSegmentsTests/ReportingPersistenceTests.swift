@@ -106,11 +106,4 @@ final class ReportingPersistenceTests: XCTestCase {
         let reader = Fixture(stateDirectory: directory)
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments.customSegments.count, 1_000)
     }
-
-    func testWithoutAStateDirectoryNothingIsWritten() throws {
-        let fixture = Fixture()
-        try fixture.client.reportingVisitor(visitorId: "v-1").setCustomSegments(["a"])
-        fixture.client.reporting.flush()
-        XCTAssertEqual(fixture.client.reporting.persistedWrites.files, 0)
-    }
 }

@@ -1,6 +1,5 @@
 import Atomics
 import Dispatch
-import Foundation
 
 /// Fan-out of a value to every subscriber, in publish order, off the publisher's thread.
 ///
@@ -8,14 +7,14 @@ import Foundation
 /// publish through it). Same shape as ``CallbackRegistry`` + ``DeliveryExecutor``: subscribers live
 /// in an immutable snapshot published atomically (readers never lock, writers copy), each publish
 /// is one block on a serial queue that hands the same payload to every subscriber, and a subscriber
-/// removed meanwhile is skipped.
+/// removed meanwhile is skipped (found through a removal epoch, as in ``CallbackRegistry``).
 ///
 /// Threading: every method may be called from any thread, including from inside a handler.
 /// ``publish(_:)`` never blocks and never runs user code on the caller's thread. Handlers run on
 /// the broadcaster's serial queue, one at a time, in publish order.
 final class Broadcaster<Payload: Sendable>: Sendable {
     /// A subscriber: its handler and its `active` flag (cleared once on removal).
-    final class Subscription: AtomicReference, Sendable {
+    final class Subscription: Sendable {
         let id: UInt64
         let handler: @Sendable (Payload) -> Void
         private let active = ManagedAtomic<Bool>(true)
@@ -36,9 +35,13 @@ final class Broadcaster<Payload: Sendable>: Sendable {
     }
 
     private let current = ManagedAtomic<Snapshot>(Snapshot([]))
-    private let nextId = ManagedAtomic<UInt64>(1)
-    /// Serializes writers only; readers never take it.
-    private let writerLock = NSLock()
+    /// Serializes writers only (readers never take it) and holds the next subscriber id.
+    private let writer = Locked<UInt64>(1)
+    /// Grows with every removal. A delivery reads it once when it starts and again before each
+    /// handler (a load of a line that stays in cache); only when it moved does it look at the
+    /// subscriber's `active` flag. The increment is a read-modify-write after `deactivate()`, so a
+    /// delivery that starts a handler after ``unsubscribe(_:)`` returned sees the subscriber inactive.
+    private let removalEpoch = ManagedAtomic<UInt64>(0)
     private let queue: DispatchQueue
     private let beginWork: @Sendable () -> Void
     private let endWork: @Sendable () -> Void
@@ -58,19 +61,20 @@ final class Broadcaster<Payload: Sendable>: Sendable {
     /// Adds a subscriber; returns its id for ``unsubscribe(_:)``. It receives publishes made after
     /// this returns.
     func subscribe(_ handler: @escaping @Sendable (Payload) -> Void) -> UInt64 {
-        let subscription = Subscription(id: nextId.loadThenWrappingIncrement(ordering: .relaxed), handler: handler)
-        writerLock.withLock {
+        writer.withLock { nextId in
+            let subscription = Subscription(id: nextId, handler: handler)
+            nextId &+= 1
             let old = current.load(ordering: .relaxed)
             current.store(Snapshot(old.subscriptions + [subscription]), ordering: .releasing)
+            return subscription.id
         }
-        return subscription.id
     }
 
     /// Removes the subscriber `id`. After this returns no new call of its handler starts; one
     /// already running finishes. Returns `false` if there was no such subscriber.
     @discardableResult
     func unsubscribe(_ id: UInt64) -> Bool {
-        let removed: Subscription? = writerLock.withLock {
+        let removed: Subscription? = writer.withLock { _ in
             let old = current.load(ordering: .relaxed)
             guard let index = old.subscriptions.firstIndex(where: { $0.id == id }) else { return nil }
             var kept = old.subscriptions
@@ -78,8 +82,10 @@ final class Broadcaster<Payload: Sendable>: Sendable {
             current.store(Snapshot(kept), ordering: .releasing)
             return removed
         }
-        removed?.deactivate()
-        return removed != nil
+        guard let removed else { return false }
+        removed.deactivate()
+        removalEpoch.wrappingIncrement(ordering: .sequentiallyConsistent)
+        return true
     }
 
     /// Number of subscribers now.
@@ -88,11 +94,14 @@ final class Broadcaster<Payload: Sendable>: Sendable {
     /// Delivers `payload` to every subscriber, asynchronously, after every earlier publish.
     func publish(_ payload: Payload) {
         let current = current
+        let removalEpoch = removalEpoch
         let endWork = endWork
         beginWork()
         queue.async {
             defer { endWork() }
-            for subscription in current.load(ordering: .acquiring).subscriptions where subscription.isActive {
+            let epoch = removalEpoch.load(ordering: .acquiring)
+            for subscription in current.load(ordering: .acquiring).subscriptions {
+                if removalEpoch.load(ordering: .acquiring) != epoch, !subscription.isActive { continue }
                 subscription.handler(payload)
             }
         }

@@ -132,10 +132,13 @@ final class DeliveryExecutor {
         return notified
     }
 
+    /// Workers of a parallel delivery: one per core, read once per process.
+    private static let parallelWorkers = ProcessInfo.processInfo.activeProcessorCount
+
     /// Splits the subscribers over every core. Chunks are multiples of 64 subscribers so that no
     /// two workers write neighbouring registrations' cache lines and each chunk stays in order.
     private static func runParallel(_ context: LoopContext, _ subscribers: ContiguousArray<Subscriber>) -> Int {
-        let workers = ProcessInfo.processInfo.activeProcessorCount
+        let workers = parallelWorkers
         guard workers > 1, subscribers.count >= 256 * workers else {
             return run(context, subscribers, subscribers.indices)
         }
@@ -152,29 +155,26 @@ final class DeliveryExecutor {
     }
 }
 
-/// For benchmarks only: one category's delivery run synchronously on the calling thread, through the
-/// code the engine's delivery block runs (``DeliveryExecutor``'s loop), over a private registry and
-/// customer identity. Leaves out only the hop onto the category's queue and the counters.
+/// For benchmarks only: one category's delivery of a changed list (every callback notified), in
+/// order, run synchronously on the calling thread through the code the engine's delivery block runs
+/// (``DeliveryExecutor``'s loop), over a private registry and customer identity. Leaves out only the
+/// hop onto the category's queue and the counters.
 @_spi(Benchmarks)
 public final class SynchronousDelivery: Sendable {
     private let registry = CallbackRegistry()
     private let identity = IdentityCell(
         IdentitySnapshot(customerIds: [CustomerIdKey.cookie: "synchronous-delivery"], generation: 1))
-    private let mode: DeliveryMode
 
     /// Registers `callbacks` (in order, as ``SegmentationManager/addCallback(callbackData:)`` would).
     @_spi(Benchmarks)
-    public init(callbacks: [SegmentCallbackData], mode: DeliveryMode = .ordered) {
-        self.mode = mode
+    public init(callbacks: [SegmentCallbackData]) {
         registry.add(callbacks)
     }
 
-    /// Delivers `segments` to the callbacks of `category`; returns how many were invoked.
-    /// `notifyAll: false` serves pending first loads only.
+    /// Delivers `segments` to every callback of `category`, in order; returns how many were invoked.
     @_spi(Benchmarks)
-    public func deliver(_ segments: [Segment], to category: SegmentCategory, notifyAll: Bool = true) -> Int {
-        let job = DeliveryExecutor.Job(
-            category: category, segments: segments, notifyAll: notifyAll, generation: identity.generation)
-        return DeliveryExecutor.runDelivery(job, registry: registry, identity: identity, mode: mode)
+    public func deliver(_ segments: [Segment], to category: SegmentCategory) -> Int {
+        let job = DeliveryExecutor.Job(category: category, segments: segments, notifyAll: true, generation: identity.generation)
+        return DeliveryExecutor.runDelivery(job, registry: registry, identity: identity, mode: .ordered)
     }
 }

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads and writes ``PersistedState`` in `<directory>/segments-state.json`.
 ///
@@ -51,7 +44,7 @@ struct StateStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(state)
-        let temporary = directory.appendingPathComponent(".segments-state.json.\(getpid()).tmp")
+        let temporary = directory.appendingPathComponent(".segments-state.json.\(ProcessInfo.processInfo.processIdentifier).tmp")
         try DurableFile.replace(fileURL, with: data, temporary: temporary)
         DurableFile.syncDirectory(directory)
     }

@@ -36,13 +36,13 @@ struct ReportingFileStore: Sendable {
         self.logger = logger
     }
 
-    /// The file holding `visitorId`'s segments.
-    func fileURL(forVisitor visitorId: String) -> URL {
-        directory.appendingPathComponent("visitor-\(Self.escapedName(visitorId)).json")
+    /// The file of the visitor whose ``escapedName(_:)`` is `escapedName`.
+    private func fileURL(escapedName: String) -> URL {
+        directory.appendingPathComponent("visitor-\(escapedName).json")
     }
 
-    private func temporaryURL(forVisitor visitorId: String) -> URL {
-        directory.appendingPathComponent(".visitor-\(Self.escapedName(visitorId)).tmp")
+    private func temporaryURL(escapedName: String) -> URL {
+        directory.appendingPathComponent(".visitor-\(escapedName).tmp")
     }
 
     /// Every persisted visitor. Corrupt files are logged as `Segments:` errors and skipped;
@@ -98,8 +98,8 @@ struct ReportingFileStore: Sendable {
         for (visitorId, segments) in entries {
             do {
                 let data = try encoder.encode(Record(version: Record.currentVersion, visitorId: visitorId, segments: segments))
-                try DurableFile.replace(
-                    fileURL(forVisitor: visitorId), with: data, temporary: temporaryURL(forVisitor: visitorId))
+                let name = Self.escapedName(visitorId)
+                try DurableFile.replace(fileURL(escapedName: name), with: data, temporary: temporaryURL(escapedName: name))
                 outcome.files += 1
                 outcome.bytes += data.count
             } catch {

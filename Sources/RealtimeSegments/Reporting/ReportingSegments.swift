@@ -59,11 +59,6 @@ public struct ReportingSegments: Codable, Sendable, Hashable {
         }
     }
 
-    /// Merge: every key in `defaults` overwrites its segment; segments not named are kept.
-    mutating func merge(_ defaults: [ReportingSegmentKey: String]) {
-        for (key, value) in defaults { self[key] = value }
-    }
-
     private enum CodingKeys: String, CodingKey {
         case country, browser, devices, source, campaign, visitorType, customSegments
     }

@@ -115,16 +115,16 @@ public final class ReportingSegmentsManager: Sendable {
         store.segments(of: visitorId)
     }
 
+    /// Merge: every known key in `values` overwrites its segment; segments not named are kept.
     func setDefaultSegments(_ values: [String: String], visitorId: String) {
-        var known: [ReportingSegmentKey: String] = [:]
-        var unknown: [String] = []
-        for (key, value) in values {
-            if let segmentKey = ReportingSegmentKey(rawValue: key) { known[segmentKey] = value } else { unknown.append(key) }
-        }
-        for key in unknown.sorted() {
+        for key in values.keys.filter({ ReportingSegmentKey(rawValue: $0) == nil }).sorted() {
             logger.warning("Segments: Unknown reporting segment key '\(key)' ignored for visitor \(visitorId)")
         }
-        apply(visitorId) { $0.merge(known) }
+        apply(visitorId) { segments in
+            for (key, value) in values {
+                if let segmentKey = ReportingSegmentKey(rawValue: key) { segments[segmentKey] = value }
+            }
+        }
     }
 
     func setCustomSegments(_ values: [String], visitorId: String) {

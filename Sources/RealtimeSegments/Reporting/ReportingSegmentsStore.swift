@@ -13,14 +13,15 @@ final class ReportingSegmentsStore: Sendable {
         var dirty: Set<String> = []
     }
 
+    /// Number of independent locks.
+    private static let stripeCount = 64
+
     private let stripes: [Locked<Stripe>]
     private let tracksDirty: Bool
 
-    /// - Parameters:
-    ///   - stripeCount: number of independent locks; a power of two is not required.
-    ///   - tracksDirty: record changed visitors for ``takeDirty()`` (set when a state directory exists).
-    init(stripeCount: Int = 64, tracksDirty: Bool) {
-        stripes = (0..<max(1, stripeCount)).map { _ in Locked(Stripe()) }
+    /// - Parameter tracksDirty: record changed visitors for ``takeDirty()`` (set when a state directory exists).
+    init(tracksDirty: Bool) {
+        stripes = (0..<Self.stripeCount).map { _ in Locked(Stripe()) }
         self.tracksDirty = tracksDirty
     }
 
@@ -37,19 +38,19 @@ final class ReportingSegmentsStore: Sendable {
     /// Applies `change` to the visitor's segments atomically, then runs `whileLocked` with the new
     /// value before the lock is released, so that what it does (publishing the event) happens in
     /// the same order as the changes. `whileLocked` must not block or call user code.
-    @discardableResult
     func update(
-        _ visitorId: String, _ change: (inout ReportingSegments) -> Void,
-        whileLocked: (ReportingSegments) -> Void = { _ in }
-    ) -> ReportingSegments {
+        _ visitorId: String, _ change: (inout ReportingSegments) -> Void, whileLocked: (ReportingSegments) -> Void
+    ) {
         let tracksDirty = tracksDirty
-        return stripe(visitorId).withLock { stripe in
-            var segments = stripe.values.removeValue(forKey: visitorId) ?? ReportingSegments()
-            change(&segments)
-            stripe.values[visitorId] = segments
+        stripe(visitorId).withLock { stripe in
+            // In place: the dictionary's slot is passed inout, so an append to `customSegments`
+            // mutates the stored array without a copy (when no event holds it).
+            func changeAndPublish(_ segments: inout ReportingSegments) {
+                change(&segments)
+                whileLocked(segments)
+            }
+            changeAndPublish(&stripe.values[visitorId, default: ReportingSegments()])
             if tracksDirty { stripe.dirty.insert(visitorId) }
-            whileLocked(segments)
-            return segments
         }
     }
 

@@ -29,8 +29,18 @@ final class ReportingWriteBehind: Sendable {
     }
 
     /// Asks for a drain after a visitor was marked dirty. Lock-free; queues at most one drain.
+    ///
+    /// While a drain is queued this is one plain load: a burst of setters does not write the shared
+    /// flag's cache line on every call. Skipping on a `true` read, even a stale one, is safe because
+    /// the caller marked its visitor dirty under the stripe lock before this call, and ``drain()``
+    /// stores `false` before `takeDirty()` takes every stripe lock in turn. Let the `true` read
+    /// come from the exchange that queued drain D. If D had taken this stripe's lock before the
+    /// caller did, D's `store(false)` would happen before this load (through that lock) and, being
+    /// later than the exchange, would hide its `true` from it. So D takes the stripe's lock after the
+    /// caller released it, and D's `takeDirty()` sees the mark.
     func scheduleDrain() {
-        guard drainQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        guard !drainQueued.load(ordering: .relaxed),
+            drainQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         queue.async { [self] in drain() }
     }

@@ -60,6 +60,6 @@ public struct LatencyRecorder: Sendable {
             trials.append(Double(monotonicNanoseconds() - start) / Double(iterations))
             blackHole(recorder)
         }
-        return trials.sorted()[trials.count / 2]
+        return median(trials)
     }
 }

@@ -1,4 +1,5 @@
 import Atomics
+import Foundation
 import RealtimeSegments
 
 /// A transport that accepts everything and keeps nothing but counts, so that allocation figures
@@ -31,4 +32,22 @@ public final class CountingSinkTransport: SegmentsTransport {
     public var eventCount: Int { events.load(ordering: .relaxed) }
     /// Fetches answered so far.
     public var fetchCount: Int { fetches.load(ordering: .relaxed) }
+
+    /// A client whose transport is a new sink, logging only critical messages.
+    /// - Parameters:
+    ///   - stateDirectory: the client's state directory (`nil`: everything in memory).
+    ///   - debounce: the client's debounce (`nil`: the default).
+    ///   - start: start the client before returning it.
+    static func makeClient(projectToken: String, stateDirectory: URL? = nil, debounce: Duration? = nil, start: Bool)
+        -> (client: SegmentsClient, sink: CountingSinkTransport)
+    {
+        let sink = CountingSinkTransport()
+        var configuration = SegmentsConfiguration(projectToken: projectToken, transport: sink)
+        configuration.stateDirectory = stateDirectory
+        if let debounce { configuration.debounce = debounce }
+        configuration.logger.logLevel = .critical
+        let client = SegmentsClient(configuration: configuration)
+        if start { client.start() }
+        return (client, sink)
+    }
 }

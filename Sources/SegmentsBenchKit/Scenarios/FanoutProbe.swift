@@ -16,8 +16,6 @@ public enum FanoutProbe {
         public var allocationsPerCheck: Double?
         /// The floor, measured between the checks: the same closures called from a plain loop.
         public var floor: LatencyRecorder
-        /// Checks measured.
-        public var checks: Int
         /// `true` if every callback was notified exactly once per check.
         public var complete: Bool
     }
@@ -36,9 +34,9 @@ public enum FanoutProbe {
 
     /// The engine delivering to `targets.closures`; `checks` checks, each with changed data.
     ///
-    /// After every check, `floorRounds` rounds of the floor run on this thread: engine and floor
-    /// alternate, so the noise of a shared machine hits both alike and their ratio is meaningful.
-    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Int = 2) throws -> EngineMeasurement {
+    /// After every check, two rounds of the floor run on this thread: engine and floor alternate,
+    /// so the noise of a shared machine hits both alike and their ratio is meaningful.
+    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
         let engine = try EngineUnderTest.make(
             transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
         defer { engine.shutdown() }
@@ -74,14 +72,14 @@ public enum FanoutProbe {
                 first.record(targets.firstAt &- received)
                 last.record(targets.lastAt &- received)
             }
-            for _ in 0..<floorRounds { floor.record(floorRound(targets, payload: floorPayload)) }
+            // Two floor rounds per check (see above).
+            for _ in 0..<2 { floor.record(floorRound(targets, payload: floorPayload)) }
         }
         var allocations: Double?
         if let allocationStart, let end = AllocationProbe.snapshot() {
             allocations = Double(end.mallocCalls - allocationStart.mallocCalls) / Double(checks)
         }
-        return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor,
-            checks: checks, complete: complete)
+        return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor, complete: complete)
     }
 
     /// One round of the floor: the closures of `targets` called from a plain loop; its duration.

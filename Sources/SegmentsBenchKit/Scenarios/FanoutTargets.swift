@@ -19,13 +19,13 @@ public final class FanoutTargets: @unchecked Sendable {
     /// Number of callbacks.
     public let count: Int
     /// The callbacks, in registration order.
-    public private(set) var closures: [@Sendable ([Segment]) -> Void] = []
+    public let closures: [@Sendable ([Segment]) -> Void]
     private let counters: UnsafeMutablePointer<Int>
-    private let groupsDone = ManagedAtomic<Int>(0)
-    private let armed = ManagedAtomic<Bool>(false)
-    private let first = ManagedAtomic<UInt64>(0)
-    private let last = ManagedAtomic<UInt64>(0)
-    private let done = DispatchSemaphore(value: 0)
+    private let groupsDone: ManagedAtomic<Int>
+    private let armed: ManagedAtomic<Bool>
+    private let first: ManagedAtomic<UInt64>
+    private let last: ManagedAtomic<UInt64>
+    private let done: DispatchSemaphore
 
     private static let stride = 8
 
@@ -36,11 +36,17 @@ public final class FanoutTargets: @unchecked Sendable {
         counters.initialize(repeating: 0, count: max(count, 1) * Self.stride)
         let groups = (count + 63) / 64
         let slots = CounterSlots(base: counters)
-        let groupsDone = groupsDone
-        let armed = armed
-        let first = first
-        let last = last
-        let done = done
+        // Created here rather than as defaults, because the closures (a `let`) capture them.
+        let groupsDone = ManagedAtomic<Int>(0)
+        let armed = ManagedAtomic<Bool>(false)
+        let first = ManagedAtomic<UInt64>(0)
+        let last = ManagedAtomic<UInt64>(0)
+        let done = DispatchSemaphore(value: 0)
+        self.groupsDone = groupsDone
+        self.armed = armed
+        self.first = first
+        self.last = last
+        self.done = done
         closures = (0..<count).map { index in
             let isFirst = index == 0
             let closesGroup = index & 63 == 63 || index == count - 1

@@ -9,7 +9,6 @@ public enum LoadGenerator {
     public struct Outcome: Sendable {
         public var latency: LatencyRecorder
         public var operations: Int
-        public var seconds: Double
         public var corrected: Bool
     }
 
@@ -68,6 +67,6 @@ public enum LoadGenerator {
             merged.merge(recorder)
             operations += count
         }
-        return Outcome(latency: merged, operations: operations, seconds: seconds, corrected: ratePerProducer != nil && fromScheduledStart)
+        return Outcome(latency: merged, operations: operations, corrected: ratePerProducer != nil && fromScheduledStart)
     }
 }

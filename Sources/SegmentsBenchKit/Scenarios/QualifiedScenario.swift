@@ -24,21 +24,19 @@ public struct QualifiedScenario: Scenario {
         defer { engine.shutdown() }
         let backend = engine.backend
         let token = EngineUnderTest.project.token
+        /// The audiences `user` is in: every third user is in the first, every fifth in the second.
+        func expected(_ user: Int) -> [String] {
+            (user % 3 == 0 ? [Self.audiences[0]] : []) + (user % 5 == 0 ? [Self.audiences[1]] : [])
+        }
         _ = backend.setAudiences(Self.audiences, projectToken: token)
         for user in 0..<users + 64 {
             _ = backend.identifyQualifiedUser("user-\(user)", cookie: "cookie-\(user)", projectToken: token)
-            // Every third user is in the first audience, every fifth in the second.
-            var segments: [Segment] = []
-            if user % 3 == 0 { segments.append(Segment(id: Self.audiences[0], segmentationId: Self.audiences[0])) }
-            if user % 5 == 0 { segments.append(Segment(id: Self.audiences[1], segmentationId: Self.audiences[1])) }
+            let segments = expected(user).map { Segment(id: $0, segmentationId: $0) }
             backend.setSegments(segments, category: .discovery, forCookie: "cookie-\(user)", projectToken: token)
         }
         let client = engine.client
         var failures = 0
         var wrongAnswers = 0
-        func expected(_ user: Int) -> [String] {
-            (user % 3 == 0 ? [Self.audiences[0]] : []) + (user % 5 == 0 ? [Self.audiences[1]] : [])
-        }
 
         // Cold misses, one at a time: each goes to the server.
         let coldUsers = min(cacheSize, users)
@@ -94,6 +92,9 @@ public struct QualifiedScenario: Scenario {
         }
         let burstRequests = backend.requestCount(.qualifiedSegments) - requestsBeforeBursts
 
+        let hitLatency = hits.summary("cache hit", definition: "fetchQualifiedSegmentsAndWait served from the LRU cache")
+        let missLatency = misses.summary(
+            "cache miss (HTTP)", definition: "fetchQualifiedSegmentsAndWait that goes to the mock GraphQL endpoint")
         let figures = [
             Figure(name: "qualified.coldRequestsPerMiss", value: Double(coldRequests) / Double(max(coldUsers, 1)), unit: "ratio",
                    summary: "requests per cold miss, one caller at a time (1 expected)"),
@@ -109,9 +110,9 @@ public struct QualifiedScenario: Scenario {
                    summary: "fetches that threw"),
             Figure(name: "qualified.wrongAnswers", value: Double(wrongAnswers), unit: "count", gate: .zero,
                    summary: "fetches whose qualified segments differ from the user's memberships on the server"),
-            Figure(name: "qualified.hitP50Ns", value: Double(hits.summary("", definition: "").p50), unit: "ns",
+            Figure(name: "qualified.hitP50Ns", value: Double(hitLatency.p50), unit: "ns",
                    summary: "fetch served from the cache, p50"),
-            Figure(name: "qualified.missP50Ns", value: Double(misses.summary("", definition: "").p50), unit: "ns",
+            Figure(name: "qualified.missP50Ns", value: Double(missLatency.p50), unit: "ns",
                    summary: "fetch that goes to the server over loopback HTTP (GraphQL parse and execution included), p50"),
         ]
         return ScenarioResult(
@@ -120,8 +121,8 @@ public struct QualifiedScenario: Scenario {
                 ["users": "\(users)", "cacheSize": "\(cacheSize)", "transport": "http", "audiences": "\(Self.audiences.count)"]) { $1 },
             figures: figures,
             latencies: [
-                hits.summary("cache hit", definition: "fetchQualifiedSegmentsAndWait served from the LRU cache"),
-                misses.summary("cache miss (HTTP)", definition: "fetchQualifiedSegmentsAndWait that goes to the mock GraphQL endpoint"),
+                hitLatency,
+                missLatency,
                 burstLatency.summary("burst of 50 (HTTP)", definition: "each of 50 concurrent fetches for one new user, sharing one request"),
             ],
             allocationsMeasured: false)

@@ -28,20 +28,21 @@ struct ReportingLoad: Sendable {
     /// Runs `threads` threads until `seconds` pass or each made `maxCallsPerThread` calls.
     func run(_ client: SegmentsClient, seconds: Double, maxCallsPerThread: Int) throws -> [ThreadOutcome] {
         let visitors = try visitorIds.map { try client.reportingVisitor(visitorId: $0) }
-        let outcomes = LockedOutcomes(count: threads)
+        let outcomes = LockedBox([ThreadOutcome](repeating: ThreadOutcome(), count: threads))
         let group = DispatchGroup()
         let end = monotonicNanoseconds() + UInt64(seconds * 1e9)
         for thread in 0..<threads {
             group.enter()
             let worker = Thread {
-                outcomes.set(thread, Self.work(thread: thread, visitors: visitors, end: end, maxCalls: maxCallsPerThread))
+                let outcome = Self.work(thread: thread, visitors: visitors, end: end, maxCalls: maxCallsPerThread)
+                outcomes.withLock { $0[thread] = outcome }
                 group.leave()
             }
             worker.name = "reporting-load-\(thread)"
             worker.start()
         }
         group.wait()
-        return outcomes.all
+        return outcomes.withLock { $0 }
     }
 
     private static func work(thread: Int, visitors: [ReportingVisitor], end: UInt64, maxCalls: Int) -> ThreadOutcome {
@@ -96,17 +97,4 @@ struct ReportingLoad: Sendable {
         }
         return lost
     }
-}
-
-/// Per-thread outcomes, written once each by their thread.
-private final class LockedOutcomes: @unchecked Sendable {
-    // @unchecked Sendable: `outcomes` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var outcomes: [ReportingLoad.ThreadOutcome]
-
-    init(count: Int) { outcomes = Array(repeating: .init(), count: count) }
-
-    func set(_ index: Int, _ outcome: ReportingLoad.ThreadOutcome) { lock.withLock { outcomes[index] = outcome } }
-
-    var all: [ReportingLoad.ThreadOutcome] { lock.withLock { outcomes } }
 }

@@ -46,13 +46,14 @@ public struct ReportingScenario: Scenario {
         let lost = try load.lostUpdates(outcomes, client: client)
         let written = client.reporting.persistedWrites
         client.stop()
-        var latency = LatencyRecorder()
-        for outcome in outcomes { latency.merge(outcome.latency) }
+        var recorder = LatencyRecorder()
+        for outcome in outcomes { recorder.merge(outcome.latency) }
+        let latency = recorder.summary("setter", definition: "setDefaultSegments or setCustomSegments call, \(threads) threads")
 
         figures += [
-            Figure(name: "reporting.setterP50", value: Double(latency.histogram.valueAtPercentile(50)), unit: "ns",
+            Figure(name: "reporting.setterP50", value: Double(latency.p50), unit: "ns",
                    summary: "setter call latency p50 (\(threads) threads, shared visitors, one subscriber, persistence on)"),
-            Figure(name: "reporting.setterP99", value: Double(latency.histogram.valueAtPercentile(99)), unit: "ns",
+            Figure(name: "reporting.setterP99", value: Double(latency.p99), unit: "ns",
                    summary: "setter call latency p99"),
             Figure(name: "reporting.settersPerSecond", value: Double(setters) / max(loadSeconds, 1e-9), unit: "ops/s",
                    summary: "setter calls per second, all threads"),
@@ -100,15 +101,13 @@ public struct ReportingScenario: Scenario {
                 ["threads": "\(threads)", "visitors": "\(visitorCount)", "duration": "\(seconds)", "persistedVisitors": "\(persisted)"]
             ) { $1 },
             figures: figures,
-            latencies: [latency.summary("setter", definition: "setDefaultSegments or setCustomSegments call, \(threads) threads")],
+            latencies: [latency],
             allocationsMeasured: allocations.defaultSetter != nil, notes: notes)
     }
 
+    /// A client (not started) with a sink transport and `stateDirectory`.
     static func makeClient(stateDirectory: URL?) -> SegmentsClient {
-        var configuration = SegmentsConfiguration(projectToken: "reporting", transport: CountingSinkTransport())
-        configuration.stateDirectory = stateDirectory
-        configuration.logger.logLevel = .critical
-        return SegmentsClient(configuration: configuration)
+        CountingSinkTransport.makeClient(projectToken: "reporting", stateDirectory: stateDirectory, start: false).client
     }
 
     static func persistAndRestore(visitors: Int, directory: URL) throws

@@ -126,26 +126,23 @@ public struct TrackingStormScenario: Scenario {
 
     /// Median ns of one relaxed `wrappingIncrement` over 5 trials.
     static func measureFetchAdd() -> Double {
-        let counter = ManagedAtomic<Int>(0)
-        var trials: [Double] = []
-        for _ in 0..<5 {
-            let iterations = 2_000_000
-            let start = monotonicNanoseconds()
-            for _ in 0..<iterations { counter.wrappingIncrement(ordering: .relaxed) }
-            trials.append(Double(monotonicNanoseconds() - start) / Double(iterations))
-        }
-        return trials.sorted()[2]
+        median((0..<5).map { _ in fetchAddBatch(iterations: 2_000_000) })
+    }
+
+    /// The counter of ``fetchAddBatch(iterations:)``.
+    private static let fetchAddCounter = ManagedAtomic<Int>(0)
+
+    /// Ns per relaxed `wrappingIncrement` of one counter, timed as one batch of `iterations`.
+    static func fetchAddBatch(iterations: Int) -> Double {
+        let counter = fetchAddCounter
+        let start = monotonicNanoseconds()
+        for _ in 0..<iterations { counter.wrappingIncrement(ordering: .relaxed) }
+        return Double(monotonicNanoseconds() - start) / Double(iterations)
     }
 
     /// A started client whose transport keeps nothing and whose checks never fire.
-    static func sinkClient() -> (SegmentsClient, CountingSinkTransport) {
-        let sink = CountingSinkTransport()
-        var configuration = SegmentsConfiguration(projectToken: "sink", transport: sink)
-        configuration.debounce = .seconds(3600)
-        configuration.logger.logLevel = .critical
-        let client = SegmentsClient(configuration: configuration)
-        client.start()
-        return (client, sink)
+    static func sinkClient() -> (client: SegmentsClient, sink: CountingSinkTransport) {
+        CountingSinkTransport.makeClient(projectToken: "sink", debounce: .seconds(3600), start: true)
     }
 
     /// Median ns per trackEvent and per fetch-add, one producer, over `trials` interleaved batches.
@@ -158,15 +155,12 @@ public struct TrackingStormScenario: Scenario {
         let events = client.configuration.ingestCapacity / 2
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
-        let counter = ManagedAtomic<Int>(0)
         var track: [Double] = []
         var add: [Double] = []
         var tracked = 0
         for trial in 0...trials {
-            var start = monotonicNanoseconds()
-            for _ in 0..<events { counter.wrappingIncrement(ordering: .relaxed) }
-            let addNs = Double(monotonicNanoseconds() - start) / Double(events)
-            start = monotonicNanoseconds()
+            let addNs = fetchAddBatch(iterations: events)
+            let start = monotonicNanoseconds()
             for _ in 0..<events { try client.trackEvent(eventType: "view_item", properties: properties) }
             let trackNs = Double(monotonicNanoseconds() - start) / Double(events)
             tracked += events
@@ -176,7 +170,7 @@ public struct TrackingStormScenario: Scenario {
                 add.append(addNs)
             }
         }
-        return (track.sorted()[track.count / 2], add.sorted()[add.count / 2], tracked - sink.eventCount)
+        return (median(track), median(add), tracked - sink.eventCount)
     }
 
     /// Per-call trackEvent latency with `producers` threads at `rate` events/s each.

@@ -5,12 +5,13 @@ import Synchronization
 
 // Micro benchmarks of the engine's four hot paths: ingestion, coalescing, diff, fan-out.
 //
-// Gate: malloc counts only (checked against `Thresholds/`, p90, no tolerance); wall clock is
-// reported but never checked, because it moves 30–40 % run to run on the shared 2-core machine.
+// Gate: malloc counts only (checked against `Thresholds/`, p90; no tolerance, except that
+// `Ingest.trackEvent` allows 5 per 1,000 events, see there); wall clock is reported but never
+// checked, because it moves 30–40 % run to run on the shared 2-core machine.
 // Benchmarks marked `perOperation` run 1,000 operations per measurement (`scalingFactor: .kilo`);
 // `swift package benchmark --scale` divides their `*` columns by 1,000.
 
-/// Wall clock is informational; malloc counts must match the checked-in p90 exactly.
+/// The default gate: wall clock is informational; malloc counts must match the checked-in p90 exactly.
 private var gated: [BenchmarkMetric: BenchmarkThresholds] {
     [.mallocCountTotal: .init(absolute: [.p90: 0]), .wallClock: .none, .throughput: .none]
 }
@@ -83,7 +84,7 @@ private func delivery(callbacks n: Int, category: SegmentCategory) -> Synchronou
     let callbacks = (0..<n).map { index in
         SegmentCallbackData(category: category, isIncludeFirstLoad: false) { _ in slab.bump(index) }
     }
-    return SynchronousDelivery(callbacks: callbacks, mode: .ordered)
+    return SynchronousDelivery(callbacks: callbacks)
 }
 
 /// The baseline for ingestion: one shared atomic counter.
