@@ -81,9 +81,14 @@ final class DeliveryExecutor {
     fileprivate static func runDelivery(
         _ job: Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode
     ) -> Int {
+        // Order matters. The removal epoch is read before the snapshot: a removal that lands in
+        // between is then seen as a moved epoch, and the loop checks each registration. The
+        // first-load count is read after it: a registration in the snapshot was counted before
+        // it was published.
+        let removalEpoch = registry.removalEpoch
         let subscribers = registry.snapshot().subscribers(of: job.category)
         let context = LoopContext(
-            job: job, registry: registry, identity: identity, removalEpoch: registry.removalEpoch,
+            job: job, registry: registry, identity: identity, removalEpoch: removalEpoch,
             firstLoadsPending: registry.pendingFirstLoads > 0)
         switch mode {
         case .ordered:
