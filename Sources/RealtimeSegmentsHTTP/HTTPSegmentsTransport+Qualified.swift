@@ -29,25 +29,23 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
         request.body = .bytes(ByteBuffer(bytes: QualifiedSegmentsWire.requestBody(for: query)))
         let deadline = NIODeadline.now() + TimeAmount(configuration.qualifiedSegmentsTimeout)
 
-        let response: HTTPClientResponse
-        do {
-            response = try await httpClient.execute(request, deadline: deadline, logger: logger)
+        let exchange: (status: Int, body: ByteBuffer)
+        do throws(ExchangeFailure) {
+            exchange = try await perform(request, deadline: deadline)
         } catch {
-            logger.debug("Segments: HTTP POST \(url) failed: \(error)")
-            throw .fetchSegmentsFailed("network error")
+            switch error {
+            case .request(let failure):
+                logger.debug("Segments: HTTP POST \(url) failed: \(failure)")
+                throw .fetchSegmentsFailed("network error")
+            case .body(let failure, let status):
+                logger.debug("Segments: HTTP POST \(url) body failed: \(failure)")
+                if status >= 400 { throw .fetchSegmentsFailed(String(status)) }
+                // A body too large to accept is not of the documented shape; any other failure
+                // means the response never fully arrived.
+                throw .fetchSegmentsFailed(failure is NIOTooManyBytesError ? "decode error" : "network error")
+            }
         }
-        let status = Int(response.status.code)
-        let body: ByteBuffer
-        do {
-            // Read even an error body: a response read to its end keeps the connection reusable.
-            body = try await response.body.collect(upTo: configuration.maxResponseBytes)
-        } catch {
-            logger.debug("Segments: HTTP POST \(url) body failed: \(error)")
-            if status >= 400 { throw .fetchSegmentsFailed(String(status)) }
-            // A body too large to accept is not of the documented shape; any other failure means
-            // the response never fully arrived.
-            throw .fetchSegmentsFailed(error is NIOTooManyBytesError ? "decode error" : "network error")
-        }
-        return try QualifiedSegmentsWire.decodeResponse(status: status, body: Array(body.readableBytesView))
+        return try QualifiedSegmentsWire.decodeResponse(
+            status: exchange.status, body: Array(exchange.body.readableBytesView))
     }
 }

@@ -104,27 +104,55 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
         let deadline = NIODeadline.now() + TimeAmount(configuration.requestTimeout)
 
+        let exchange: (status: Int, body: ByteBuffer)
+        do throws(ExchangeFailure) {
+            exchange = try await perform(request, deadline: deadline)
+        } catch {
+            switch error {
+            case .request(let failure):
+                let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
+                logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
+                throw mapped
+            case .body(let failure, _):
+                let mapped = HTTPStatusMapping.error(forBodyFailure: failure)
+                logger.debug("Segments: HTTP \(method) \(path) body failed: \(mapped)")
+                throw mapped
+            }
+        }
+        if let error = HTTPStatusMapping.error(forStatus: exchange.status) {
+            logger.debug("Segments: HTTP \(method) \(path) → \(exchange.status)")
+            throw error
+        }
+        return exchange.body
+    }
+
+    /// Where ``perform(_:deadline:)`` failed, with the underlying error; each caller maps it to
+    /// its own ``SegmentsError``.
+    enum ExchangeFailure: Error {
+        /// No response head arrived: no connection, a connection lost before the response, the deadline.
+        case request(any Error)
+        /// The head arrived with `status`, but the body could not be read in full (cut short, the
+        /// deadline, or more than ``HTTPTransportConfiguration/maxResponseBytes``).
+        case body(any Error, status: Int)
+    }
+
+    /// Executes `request` on the pooled client and reads its whole body, whatever the status (a
+    /// response read to its end keeps the connection reusable).
+    func perform(_ request: HTTPClientRequest, deadline: NIODeadline) async throws(ExchangeFailure)
+        -> (status: Int, body: ByteBuffer)
+    {
         let response: HTTPClientResponse
         do {
             response = try await httpClient.execute(request, deadline: deadline, logger: logger)
         } catch {
-            let mapped = HTTPStatusMapping.error(forRequestFailure: error)
-            logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
-            throw mapped
+            throw .request(error)
         }
-        let buffer: ByteBuffer
+        let status = Int(response.status.code)
         do {
-            buffer = try await response.body.collect(upTo: configuration.maxResponseBytes)
+            return (status, try await response.body.collect(upTo: configuration.maxResponseBytes))
         } catch {
-            let mapped = HTTPStatusMapping.error(forBodyFailure: error)
-            logger.debug("Segments: HTTP \(method) \(path) body failed: \(mapped)")
-            throw mapped
+            throw .body(error, status: status)
         }
-        if let error = HTTPStatusMapping.error(forStatus: Int(response.status.code)) {
-            logger.debug("Segments: HTTP \(method) \(path) → \(response.status.code)")
-            throw error
-        }
-        return buffer
     }
 
     private static let pathAllowed: CharacterSet = {

@@ -58,26 +58,22 @@ final class EndToEndFixture: Sendable {
 /// Runs `body` to completion from synchronous code (tests run on the main thread, outside the
 /// cooperative pool that the engine's tasks use).
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = ResultBox<T>()
+    let box = LockBox<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
-        do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
+        let result: Result<T, any Error>
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        box.withLock { $0 = result }
         done.signal()
     }
     done.wait()
-    return try box.get()
-}
-
-private final class ResultBox<T: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: written once before the semaphore is signalled, read after waiting on it.
-    private var result: Result<T, any Error>?
-    func set(_ value: Result<T, any Error>) { result = value }
-    func get() throws -> T { try result!.get() }
+    // Set before the semaphore is signalled.
+    return try box.value!.get()
 }
 
 /// Log lines of the client, for the exact `Segments:` texts.
 final class LogLines: Sendable {
-    private let lines = NSLockedArray()
+    private let lines = LockBox<[String]>([])
 
     var logger: Logger {
         var logger = Logger(label: "EndToEndTests") { [lines] _ in Handler(lines: lines) }
@@ -85,11 +81,11 @@ final class LogLines: Sendable {
         return logger
     }
 
-    var all: [String] { lines.values }
+    var all: [String] { lines.value }
     func count(prefix: String) -> Int { all.filter { $0.hasPrefix(prefix) }.count }
 
     private struct Handler: LogHandler {
-        let lines: NSLockedArray
+        let lines: LockBox<[String]>
         var metadata: Logger.Metadata = [:]
         var logLevel: Logger.Level = .trace
         subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -100,10 +96,23 @@ final class LogLines: Sendable {
     }
 }
 
-final class NSLockedArray: @unchecked Sendable {
-    // @unchecked Sendable: `storage` is only touched while holding `lock`.
+/// A value behind an `NSLock`: the one lock wrapper of these tests.
+final class LockBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only accessed inside `withLock`, under `lock`.
     private let lock = NSLock()
-    private var storage: [String] = []
-    func append(_ value: String) { lock.withLock { storage.append(value) } }
-    var values: [String] { lock.withLock { storage } }
+    private var stored: Value
+
+    init(_ value: Value) { self.stored = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try lock.withLock { try body(&stored) }
+    }
+
+    /// A copy of the value.
+    var value: Value { withLock { $0 } }
+
+    /// Appends `element` to the array held.
+    func append<Element>(_ element: Element) where Value == [Element] {
+        withLock { $0.append(element) }
+    }
 }

@@ -12,13 +12,13 @@ final class EndToEndTests: XCTestCase {
         let e2e = try EndToEndFixture()
         e2e.backend.addRule(SegmentRule(
             category: .discovery, segment: vip, entersAfter: EventThreshold(eventType: "purchase", count: 3)))
-        let received = NSLockedSegments()
+        let received = LockBox<[[Segment]]>([])
         e2e.client.segmentation.addCallback(
             callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { received.append($0) })
         e2e.client.start()
         e2e.settle()
         e2e.advance(.seconds(5))
-        XCTAssertEqual(received.values, [[]], "first load: not a member yet")
+        XCTAssertEqual(received.value, [[]], "first load: not a member yet")
 
         for _ in 0..<3 { try e2e.client.trackEvent(eventType: "purchase", properties: ["price": 10]) }
         e2e.settle()
@@ -26,7 +26,7 @@ final class EndToEndTests: XCTestCase {
         let change = e2e.backend.lastChange(forCookie: e2e.cookie, category: .discovery, projectToken: EndToEndFixture.project.token)
         XCTAssertEqual(change?.segments, [vip], "the rule fired on the server")
         e2e.advance(.seconds(5))
-        XCTAssertEqual(received.values, [[], [vip]], "the membership change reached the callback")
+        XCTAssertEqual(received.value, [[], [vip]], "the membership change reached the callback")
     }
 
     func testIdentifyLinksIdsOnceAndTheServerSeesTheHardId() throws {
@@ -78,12 +78,4 @@ final class EndToEndTests: XCTestCase {
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "ftp://example.com"))
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "http://"))
     }
-}
-
-final class NSLockedSegments: @unchecked Sendable {
-    // @unchecked Sendable: `storage` is only touched while holding `lock`.
-    private let lock = NSLock()
-    private var storage: [[Segment]] = []
-    func append(_ value: [Segment]) { lock.withLock { storage.append(value) } }
-    var values: [[Segment]] { lock.withLock { storage } }
 }

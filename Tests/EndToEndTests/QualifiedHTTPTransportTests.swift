@@ -9,8 +9,8 @@ import Darwin
 #endif
 
 /// SPEC §9 over HTTP: configuration errors and network failures of the qualified-segments request.
-/// (The request and response shapes are pinned by `QualifiedWireTests`; the mock server's GraphQL
-/// endpoint will cover the round trip.)
+/// (The request and response shapes are pinned by `QualifiedWireTests`; the round trip through the
+/// mock server's GraphQL endpoint is in `QualifiedSegmentsEndToEndTests`.)
 final class QualifiedHTTPTransportTests: XCTestCase {
     private let query = QualifiedSegmentsQuery(userKey: .fsUserId, userValue: "jane", segmentsToCheck: ["a"])
 
@@ -253,20 +253,5 @@ private final class CannedHTTPServer: Sendable {
         #else
         Darwin.close(descriptor)
         #endif
-    }
-}
-
-/// A value behind an `NSLock`.
-private final class LockBox<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only accessed inside `withLock`, under `lock`.
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }

@@ -67,11 +67,11 @@ final class QualifiedSegmentsEndToEndTests: XCTestCase {
         XCTAssertTrue(e2e.backend.identifyQualifiedUser("user-4", cookie: "cookie-4", projectToken: EndToEndFixture.project.token))
         e2e.backend.setSegments([vip], category: .discovery, forCookie: "cookie-4", projectToken: EndToEndFixture.project.token)
         let contexts = try (0..<20).map { _ in try e2e.client.createUserContext(userId: "user-4") }
-        let failures = NSLockedArray()
+        let failures = LockBox<[String]>([])
         DispatchQueue.concurrentPerform(iterations: contexts.count) { index in
             do { try contexts[index].fetchQualifiedSegmentsAndWait() } catch { failures.append("\(error)") }
         }
-        XCTAssertEqual(failures.values, [])
+        XCTAssertEqual(failures.value, [])
         XCTAssertEqual(contexts.map(\.qualifiedSegments), Array(repeating: [vip.id], count: 20))
         XCTAssertEqual(e2e.backend.requestCount(.qualifiedSegments), 1)
     }

@@ -158,15 +158,3 @@ final class NotifyRuleTests: XCTestCase {
         XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "served by the next check")
     }
 }
-
-/// Polls `condition` (for states with no event to wait on, like "a fetch is being held").
-func waitUntil(timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
-    let deadline = Date().addingTimeInterval(timeout)
-    while !condition() {
-        if Date() > deadline {
-            XCTFail("condition not met within \(timeout) s", file: file, line: line)
-            return
-        }
-        usleep(1_000)
-    }
-}

@@ -59,12 +59,6 @@ final class QualifiedFetchTests: XCTestCase {
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
     }
 
-    func testCacheSizeAndTimeoutComeFromTheConfiguration() {
-        let fixture = QualifiedFixture(cacheSize: 7, cacheTimeout: .seconds(9))
-        XCTAssertEqual(fixture.cache.size, 7)
-        XCTAssertEqual(fixture.cache.timeout, .seconds(9))
-    }
-
     func testZeroCacheSizeFetchesEveryTime() async throws {
         let fixture = QualifiedFixture(cacheSize: 0)
         try await fixture.user("jane").fetchQualifiedSegments()
@@ -84,7 +78,7 @@ final class QualifiedFetchTests: XCTestCase {
             let done = fixture.startFetch(users[index], outcome: outcomes)
             expectations.withLock { $0.append(done) }
         }
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 1 }
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
         fixture.transport.releaseHeldQualifiedFetches()
         wait(for: expectations.withLock { $0 }, timeout: 30)
@@ -101,7 +95,7 @@ final class QualifiedFetchTests: XCTestCase {
         // Released from a plain thread once the first request is held; later callers join it or
         // hit the cache it fills.
         Thread.detachNewThread {
-            _ = transport.waitForHeldQualifiedFetches(atLeast: 1)
+            waitUntil(timeout: 30) { transport.heldQualifiedFetchCount >= 1 }
             transport.releaseHeldQualifiedFetches()
         }
         try await withThrowingTaskGroup(of: [String]?.self) { group in
@@ -121,7 +115,7 @@ final class QualifiedFetchTests: XCTestCase {
         let fixture = QualifiedFixture()
         fixture.transport.holdQualifiedFetches()
         let fetches = ["jane", "joe", "jane", "vuid_1", "joe"].map { fixture.startFetch(fixture.user($0)) }
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 3))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 3 }
         fixture.transport.releaseHeldQualifiedFetches()
         wait(for: fetches, timeout: 30)
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 3)
@@ -134,7 +128,7 @@ final class QualifiedFetchTests: XCTestCase {
         fixture.transport.failNext(.fetchQualifiedSegments, with: .fetchSegmentsFailed("500"))
         let outcomes = Locked<[SegmentsError?]>([])
         let fetches = (0..<3).map { _ in fixture.startFetch(fixture.user("jane"), outcome: outcomes) }
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 1 }
         fixture.transport.releaseHeldQualifiedFetches()
         wait(for: fetches, timeout: 30)
         XCTAssertEqual(outcomes.withLock { $0 }, [.fetchSegmentsFailed("500"), .fetchSegmentsFailed("500"), .fetchSegmentsFailed("500")])
@@ -190,7 +184,7 @@ final class QualifiedFetchTests: XCTestCase {
         fixture.transport.holdQualifiedFetches()
         let plain = fixture.startFetch(fixture.user("jane"))
         let fresh = fixture.startFetch(fixture.user("jane"), options: [.ignoreCache])
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 2))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 2 }
         fixture.transport.releaseHeldQualifiedFetches()
         wait(for: [plain, fresh], timeout: 30)
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
@@ -201,7 +195,7 @@ final class QualifiedFetchTests: XCTestCase {
         fixture.transport.holdQualifiedFetches()
         let fresh = fixture.startFetch(fixture.user("jane"), options: [.ignoreCache])
         let plain = fixture.startFetch(fixture.user("jane"))
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 1 }
         fixture.transport.releaseHeldQualifiedFetches()
         wait(for: [fresh, plain], timeout: 30)
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
@@ -228,10 +222,10 @@ final class QualifiedFetchTests: XCTestCase {
         let fixture = QualifiedFixture()
         fixture.transport.holdQualifiedFetches()
         let before = fixture.startFetch(fixture.user("jane"))
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 1))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 1 }
         let reset = fixture.startFetch(fixture.user("joe"), options: [.resetCache])
         let after = fixture.startFetch(fixture.user("jane"))
-        XCTAssertTrue(fixture.transport.waitForHeldQualifiedFetches(atLeast: 3))
+        waitUntil(timeout: 30) { fixture.transport.heldQualifiedFetchCount >= 3 }
         fixture.transport.releaseHeldQualifiedFetches()
         wait(for: [before, reset, after], timeout: 30)
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 3)

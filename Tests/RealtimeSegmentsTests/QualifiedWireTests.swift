@@ -123,11 +123,4 @@ final class QualifiedWireTests: XCTestCase {
         let body = #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":1,"state":"qualified"}},{"node":{"state":"qualified"}},{"node":{"name":"x"}},{"other":{}},{"node":{"name":"ok","state":"qualified"}}]}}}}"#
         XCTAssertEqual(decode(body), .success(["ok"]))
     }
-
-    func testKeyPathWalksNestedObjectsOnly() {
-        let root: [String: Any] = ["a": ["b": ["c": 1]], "x": [["y": 1]]]
-        XCTAssertEqual(QualifiedSegmentsWire.component("a.b.c", of: root) as? Int, 1)
-        XCTAssertNil(QualifiedSegmentsWire.component("a.b.d", of: root))
-        XCTAssertNil(QualifiedSegmentsWire.component("x.y", of: root))
-    }
 }

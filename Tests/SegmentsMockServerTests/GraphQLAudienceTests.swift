@@ -9,17 +9,8 @@ final class GraphQLAudienceTests: XCTestCase {
         QualifiedSegmentsQuery(userKey: .key(for: userId), userValue: userId, segmentsToCheck: audiences)
     }
 
-    /// A backend where user `u1` (cookie `c1`) is in `viewer` by script, with `buyer` declared.
-    private func backendWithViewer() -> SegmentsBackend {
-        let backend = SegmentsBackend()
-        backend.setAudiences([Fixtures.buyer.id])
-        backend.identifyQualifiedUser("u1", cookie: "c1")
-        backend.setSegments([Fixtures.viewer], category: .discovery, forCookie: "c1")
-        return backend
-    }
-
     func testSegmentTheUserIsInIsQualifiedAndOthersAreNot() async throws {
-        let transport = MockSegmentsTransport(backend: backendWithViewer())
+        let transport = MockSegmentsTransport(backend: Fixtures.backendWithViewer())
 
         let qualified = try await transport.fetchQualifiedSegments(
             query("u1", [Fixtures.viewer.id, Fixtures.buyer.id]), apiKey: "mock-key")
@@ -28,7 +19,7 @@ final class GraphQLAudienceTests: XCTestCase {
     }
 
     func testSubsetKeepsRequestOrderAndLeavesOutUnrequestedAudiences() async throws {
-        let backend = backendWithViewer()
+        let backend = Fixtures.backendWithViewer()
         backend.setSegments([Fixtures.reader, Fixtures.viewer], category: .content, forCookie: "c1")
         let transport = MockSegmentsTransport(backend: backend)
 
@@ -41,7 +32,7 @@ final class GraphQLAudienceTests: XCTestCase {
     }
 
     func testEmptySubsetAnswersEveryQualifiedAudience() async throws {
-        let transport = MockSegmentsTransport(backend: backendWithViewer())
+        let transport = MockSegmentsTransport(backend: Fixtures.backendWithViewer())
 
         let qualified = try await transport.fetchQualifiedSegments(query("u1", []), apiKey: "mock-key")
 
@@ -65,9 +56,9 @@ final class GraphQLAudienceTests: XCTestCase {
         backend.identifyQualifiedUser("shared", key: .vuid, cookie: "c3")
         let transport = MockSegmentsTransport(backend: backend)
 
-        await XCTAssertThrowsSegmentsError(
-            try await transport.fetchQualifiedSegments(query("shared", []), apiKey: "mock-key"),
-            .invalidSegmentIdentifier)
+        await assertThrows(.invalidSegmentIdentifier) {
+            try await transport.fetchQualifiedSegments(query("shared", []), apiKey: "mock-key")
+        }
     }
 
     func testUserIdSetByTrackingIsFound() async throws {
@@ -105,16 +96,17 @@ final class GraphQLAudienceTests: XCTestCase {
     func testUnknownUserIsAnInvalidIdentifier() async {
         let transport = MockSegmentsTransport(backend: SegmentsBackend())
 
-        await XCTAssertThrowsSegmentsError(
-            try await transport.fetchQualifiedSegments(query("nobody", ["a"]), apiKey: "mock-key"),
-            .invalidSegmentIdentifier)
+        await assertThrows(.invalidSegmentIdentifier) {
+            try await transport.fetchQualifiedSegments(query("nobody", ["a"]), apiKey: "mock-key")
+        }
     }
 
     func testWrongApiKeyFailsWith403() async {
-        let transport = MockSegmentsTransport(backend: backendWithViewer())
+        let transport = MockSegmentsTransport(backend: Fixtures.backendWithViewer())
 
-        await XCTAssertThrowsSegmentsError(
-            try await transport.fetchQualifiedSegments(query("u1", []), apiKey: "wrong"), .fetchSegmentsFailed("403"))
+        await assertThrows(.fetchSegmentsFailed("403")) {
+            try await transport.fetchQualifiedSegments(query("u1", []), apiKey: "wrong")
+        }
     }
 
     func testApiKeySelectsItsProject() async throws {
@@ -126,12 +118,13 @@ final class GraphQLAudienceTests: XCTestCase {
         let inOther = try await transport.fetchQualifiedSegments(query("u6", [Fixtures.viewer.id]), apiKey: "other-key")
 
         XCTAssertEqual(inOther, [Fixtures.viewer.id])
-        await XCTAssertThrowsSegmentsError(
-            try await transport.fetchQualifiedSegments(query("u6", []), apiKey: "mock-key"), .invalidSegmentIdentifier)
+        await assertThrows(.invalidSegmentIdentifier) {
+            try await transport.fetchQualifiedSegments(query("u6", []), apiKey: "mock-key")
+        }
     }
 
     func testEachCallIsCountedOnTheQualifiedSegmentsEndpoint() async throws {
-        let backend = backendWithViewer()
+        let backend = Fixtures.backendWithViewer()
         let transport = MockSegmentsTransport(backend: backend)
 
         _ = try await transport.fetchQualifiedSegments(query("u1", []), apiKey: "mock-key")

@@ -13,16 +13,9 @@ final class GraphQLHTTPFaultTests: XCTestCase {
         FaultPlan(seed: seed, profiles: [.qualifiedSegments: profile])
     }
 
-    private func backendWithViewer() -> SegmentsBackend {
-        let backend = SegmentsBackend()
-        backend.identifyQualifiedUser("u1", cookie: "c1")
-        backend.setSegments([Fixtures.viewer], category: .discovery, forCookie: "c1")
-        return backend
-    }
-
     func testErrorFaultAnswersTheStatusesInRotation() async throws {
         let faults = plan(FaultProfile(errorRate: 1, errorStatuses: [503, 429]))
-        let answers = try await withMockServer(backend: backendWithViewer(), faults: faults) { session in
+        let answers = try await withMockServer(backend: Fixtures.backendWithViewer(), faults: faults) { session in
             [try await session.sendGraphQL(body), try await session.sendGraphQL(body)]
         }
 
@@ -31,7 +24,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
     }
 
     func testMalformedBodiesAreDecodeErrorsForTheSDK() async throws {
-        let bodies = try await withMockServer(backend: backendWithViewer(), faults: plan(FaultProfile(malformedRate: 1))) {
+        let bodies = try await withMockServer(backend: Fixtures.backendWithViewer(), faults: plan(FaultProfile(malformedRate: 1))) {
             session in
             var bodies: [String] = []
             for _ in 0..<6 { bodies.append(try await session.sendGraphQL(body).body) }
@@ -48,7 +41,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
 
     func testTruncatedBodyPromisesTheFullLengthAndSendsHalf() async throws {
         let server = try await SegmentsMockHTTPServer.startLocal(
-            backend: backendWithViewer(), faults: plan(FaultProfile(truncatedRate: 1)))
+            backend: Fixtures.backendWithViewer(), faults: plan(FaultProfile(truncatedRate: 1)))
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send(
             "POST /v3/graphql HTTP/1.1\r\nhost: x\r\nx-api-key: mock-key\r\ncontent-type: application/json\r\n"
@@ -65,7 +58,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
     }
 
     func testResetIsAConnectionErrorForTheClient() async throws {
-        try await withMockServer(backend: backendWithViewer(), faults: plan(FaultProfile(resetRate: 1))) { session in
+        try await withMockServer(backend: Fixtures.backendWithViewer(), faults: plan(FaultProfile(resetRate: 1))) { session in
             do {
                 let answer = try await session.sendGraphQL(body)
                 XCTFail("a reset connection produced an answer: \(answer.status)")
@@ -78,7 +71,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
 
     func testHangIsObservedAsAClientTimeout() async throws {
         let faults = plan(FaultProfile(hangRate: 1, maxHang: .seconds(5)))
-        try await withMockServer(backend: backendWithViewer(), faults: faults) { session in
+        try await withMockServer(backend: Fixtures.backendWithViewer(), faults: faults) { session in
             do {
                 _ = try await session.sendGraphQL(body, timeout: .milliseconds(200))
                 XCTFail("a hanging request was answered")
@@ -91,7 +84,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
 
     func testLatencyDelaysButDoesNotFailTheAnswer() async throws {
         let faults = plan(FaultProfile(latency: .fixed(.milliseconds(5))))
-        let answer = try await withMockServer(backend: backendWithViewer(), faults: faults) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer(), faults: faults) { session in
             let answer = try await session.sendGraphQL(body)
             XCTAssertEqual(session.server.faultCounts[.qualifiedSegments, .latency], 1)
             return answer
@@ -102,7 +95,7 @@ final class GraphQLHTTPFaultTests: XCTestCase {
 
     func testFaultsOnOtherEndpointsLeaveGraphQLAlone() async throws {
         let faults = FaultPlan(seed: 1, profiles: [.fetchSegments: FaultProfile(errorRate: 1)])
-        let answer = try await withMockServer(backend: backendWithViewer(), faults: faults) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer(), faults: faults) { session in
             try await session.sendGraphQL(body)
         }
 

@@ -7,17 +7,8 @@ import XCTest
 
 /// `POST /v3/graphql` over HTTP: the ODP wire contract (notes A.5) and the server's request errors.
 final class GraphQLHTTPTests: XCTestCase {
-    /// A backend where user `u1` (cookie `c1`) is in `viewer`, with `buyer` declared.
-    private func backendWithViewer() -> SegmentsBackend {
-        let backend = SegmentsBackend()
-        backend.setAudiences([Fixtures.buyer.id])
-        backend.identifyQualifiedUser("u1", cookie: "c1")
-        backend.setSegments([Fixtures.viewer], category: .discovery, forCookie: "c1")
-        return backend
-    }
-
     func testAnswersQualifiedAndNotQualifiedStatesInTheODPShape() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(qualifiedQueryBody("u1", [Fixtures.viewer.id, Fixtures.buyer.id]))
         }
 
@@ -30,7 +21,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testSubsetFiltersAndKeepsRequestOrder() async throws {
-        let backend = backendWithViewer()
+        let backend = Fixtures.backendWithViewer()
         backend.setSegments([Fixtures.reader], category: .content, forCookie: "c1")
         let answer = try await withMockServer(backend: backend) { session in
             try await session.sendGraphQL(qualifiedQueryBody("u1", [Fixtures.reader.id, Fixtures.buyer.id, "unknown"]))
@@ -43,7 +34,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testEmptySubsetListsEveryKnownAudienceInServerOrder() async throws {
-        let backend = backendWithViewer()
+        let backend = Fixtures.backendWithViewer()
         backend.addRule(SegmentRule(category: .content, segment: Fixtures.reader, entersAfter: (eventType: "read", count: 1)))
         let answer = try await withMockServer(backend: backend) { session in
             try await session.sendGraphQL(qualifiedQueryBody("u1", []))
@@ -60,7 +51,7 @@ final class GraphQLHTTPTests: XCTestCase {
 
     func testDescriptionIsAnsweredWhenAsked() async throws {
         let query = #"{customer(fs_user_id: "u1") {audiences(subset: ["\#(Fixtures.viewer.id)"]) {edges {node {name state description}}}}}"#
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(graphQLBody(query))
         }
 
@@ -107,7 +98,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testQueryAgainstAnUnknownFieldAnswersValidationErrorsWithoutData() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(graphQLBody(#"{customer(fs_user_id: "u1") {segments}}"#))
         }
 
@@ -130,8 +121,8 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testVariableOfTheWrongTypeAnswersAValidationError() async throws {
-        let body = #"{"query":"\#(qualifiedQueryText(.fsUserId).replacingOccurrences(of: "\"", with: "\\\""))","variables":{"userId":5}}"#
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let body = #"{"query":"\#(QualifiedSegmentsWire.query(for: .fsUserId).replacingOccurrences(of: "\"", with: "\\\""))","variables":{"userId":5}}"#
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(body)
         }
 
@@ -142,7 +133,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testMissingApiKeyIs403() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(qualifiedQueryBody("u1", []), apiKey: nil)
         }
 
@@ -151,7 +142,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testWrongApiKeyIs403() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(qualifiedQueryBody("u1", []), apiKey: "mock-keyx")
         }
 
@@ -160,7 +151,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testAuthorizationHeaderDoesNotReplaceTheApiKey() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.send(.POST, "/v3/graphql", body: qualifiedQueryBody("u1", []), authorization: "Token mock-key")
         }
 
@@ -177,7 +168,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testMalformedJSONIs400() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(#"{"query": "{customer"#)
         }
 
@@ -186,7 +177,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testBodyWithoutQueryIs400() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(#"{"variables":{}}"#)
         }
 
@@ -195,7 +186,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testContentTypeOtherThanJSONIs415() async throws {
-        let answer = try await withMockServer(backend: backendWithViewer()) { session in
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(qualifiedQueryBody("u1", []), contentType: "text/plain")
         }
 
@@ -220,7 +211,7 @@ final class GraphQLHTTPTests: XCTestCase {
     }
 
     func testEveryRequestIsCountedOnTheQualifiedSegmentsEndpoint() async throws {
-        let backend = backendWithViewer()
+        let backend = Fixtures.backendWithViewer()
         try await withMockServer(backend: backend) { session in
             _ = try await session.sendGraphQL(qualifiedQueryBody("u1", []))
             _ = try await session.sendGraphQL(qualifiedQueryBody("u1", []), apiKey: "wrong")

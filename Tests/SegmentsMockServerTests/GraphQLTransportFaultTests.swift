@@ -7,10 +7,8 @@ final class GraphQLTransportFaultTests: XCTestCase {
     private let query = QualifiedSegmentsQuery(userKey: .fsUserId, userValue: "u1", segmentsToCheck: [Fixtures.viewer.id])
 
     private func transport(_ profile: FaultProfile, seed: UInt64 = 1) -> MockSegmentsTransport {
-        let backend = SegmentsBackend()
-        backend.identifyQualifiedUser("u1", cookie: "c1")
-        backend.setSegments([Fixtures.viewer], category: .discovery, forCookie: "c1")
-        return MockSegmentsTransport(backend: backend, faults: FaultPlan(seed: seed, profiles: [.qualifiedSegments: profile]))
+        MockSegmentsTransport(
+            backend: Fixtures.backendWithViewer(), faults: FaultPlan(seed: seed, profiles: [.qualifiedSegments: profile]))
     }
 
     func testSuccessReturnsTheQualifiedNames() async throws {
@@ -20,43 +18,44 @@ final class GraphQLTransportFaultTests: XCTestCase {
     }
 
     func testInjected503IsFetchFailedWithTheStatus() async {
-        await XCTAssertThrowsSegmentsError(
-            try await transport(FaultProfile(errorRate: 1, errorStatuses: [503])).fetchQualifiedSegments(query, apiKey: "mock-key"),
-            .fetchSegmentsFailed("503"))
+        await assertThrows(.fetchSegmentsFailed("503")) {
+            try await transport(FaultProfile(errorRate: 1, errorStatuses: [503])).fetchQualifiedSegments(query, apiKey: "mock-key")
+        }
     }
 
     func testInjected429IsFetchFailedWithTheStatus() async {
-        await XCTAssertThrowsSegmentsError(
-            try await transport(FaultProfile(errorRate: 1, errorStatuses: [429])).fetchQualifiedSegments(query, apiKey: "mock-key"),
-            .fetchSegmentsFailed("429"))
+        await assertThrows(.fetchSegmentsFailed("429")) {
+            try await transport(FaultProfile(errorRate: 1, errorStatuses: [429])).fetchQualifiedSegments(query, apiKey: "mock-key")
+        }
     }
 
     func testEveryMalformedVariantIsADecodeError() async {
         let faulty = transport(FaultProfile(malformedRate: 1))
         for _ in 0..<9 {
-            await XCTAssertThrowsSegmentsError(
-                try await faulty.fetchQualifiedSegments(query, apiKey: "mock-key"), .fetchSegmentsFailed("decode error"))
+            await assertThrows(.fetchSegmentsFailed("decode error")) {
+                try await faulty.fetchQualifiedSegments(query, apiKey: "mock-key")
+            }
         }
         XCTAssertEqual(faulty.faultCounts[.qualifiedSegments, .malformed], 9)
     }
 
     func testTruncatedBodyIsADecodeError() async {
-        await XCTAssertThrowsSegmentsError(
-            try await transport(FaultProfile(truncatedRate: 1)).fetchQualifiedSegments(query, apiKey: "mock-key"),
-            .fetchSegmentsFailed("decode error"))
+        await assertThrows(.fetchSegmentsFailed("decode error")) {
+            try await transport(FaultProfile(truncatedRate: 1)).fetchQualifiedSegments(query, apiKey: "mock-key")
+        }
     }
 
     func testResetIsANetworkError() async {
-        await XCTAssertThrowsSegmentsError(
-            try await transport(FaultProfile(resetRate: 1)).fetchQualifiedSegments(query, apiKey: "mock-key"),
-            .fetchSegmentsFailed("network error"))
+        await assertThrows(.fetchSegmentsFailed("network error")) {
+            try await transport(FaultProfile(resetRate: 1)).fetchQualifiedSegments(query, apiKey: "mock-key")
+        }
     }
 
     func testHangIsANetworkErrorAfterTheMaxHang() async {
-        await XCTAssertThrowsSegmentsError(
+        await assertThrows(.fetchSegmentsFailed("network error")) {
             try await transport(FaultProfile(hangRate: 1, maxHang: .milliseconds(10)))
-                .fetchQualifiedSegments(query, apiKey: "mock-key"),
-            .fetchSegmentsFailed("network error"))
+                .fetchQualifiedSegments(query, apiKey: "mock-key")
+        }
     }
 
     func testCancellingAHangingCallIsANetworkError() async {
@@ -81,15 +80,8 @@ final class GraphQLTransportFaultTests: XCTestCase {
     func testUnknownUserIsAnInvalidIdentifier() async {
         let unknown = QualifiedSegmentsQuery(userKey: .vuid, userValue: "vuid_nobody", segmentsToCheck: [])
 
-        await XCTAssertThrowsSegmentsError(
-            try await transport(.none).fetchQualifiedSegments(unknown, apiKey: "mock-key"), .invalidSegmentIdentifier)
-    }
-
-    func testOtherGraphQLErrorIsFetchFailedWithItsClassification() {
-        let body = #"{"errors":[{"message":"boom","extensions":{"classification":"DataFetchingException"}}],"data":null}"#
-
-        XCTAssertThrowsError(try QualifiedSegmentsWire.decodeResponse(status: 200, body: Data(body.utf8))) {
-            XCTAssertEqual($0 as? SegmentsError, .fetchSegmentsFailed("DataFetchingException"))
+        await assertThrows(.invalidSegmentIdentifier) {
+            try await transport(.none).fetchQualifiedSegments(unknown, apiKey: "mock-key")
         }
     }
 

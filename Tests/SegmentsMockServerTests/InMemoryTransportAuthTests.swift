@@ -62,16 +62,3 @@ final class InMemoryTransportAuthTests: XCTestCase {
             backend.requestCounts, [.trackEvent: 1, .trackBatch: 1, .trackCustomer: 1, .linkIds: 1, .fetchSegments: 1])
     }
 }
-
-/// Asserts that `body` throws exactly `expected`.
-func assertThrows(
-    _ expected: SegmentsError, file: StaticString = #filePath, line: UInt = #line,
-    _ body: () async throws -> Void
-) async {
-    do {
-        try await body()
-        XCTFail("expected \(expected), got success", file: file, line: line)
-    } catch {
-        XCTAssertEqual(error as? SegmentsError, expected, file: file, line: line)
-    }
-}

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A scriptable in-memory backend for tests and examples: no sockets, every call recorded.
@@ -35,13 +34,18 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         }
     }
 
+    /// Where held calls of one kind wait: while `holding`, arriving calls park in `held`.
+    private struct HoldGate {
+        var holding = false
+        var held: [CheckedContinuation<Void, Never>] = []
+    }
+
     private struct State {
         var segmentsByCookie: [String: SegmentsResponse] = [:]
         var defaultResponse = SegmentsResponse()
         var responder: (@Sendable (String) -> SegmentsResponse)?
         var failures: [Endpoint: [SegmentsError]] = [:]
-        var holding = false
-        var held: [CheckedContinuation<Void, Never>] = []
+        var fetchGate = HoldGate()
         var fetchedCookies: [String] = []
         var linkCalls: [LinkCall] = []
         var trackedEvents: [TrackedEvent] = []
@@ -52,13 +56,10 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         var defaultQualified: [String] = []
         var qualifiedQueries: [QualifiedSegmentsQuery] = []
         var qualifiedAPIKeys: [String] = []
-        var holdingQualified = false
-        var heldQualified: [CheckedContinuation<Void, Never>] = []
+        var qualifiedGate = HoldGate()
     }
 
     private let state = Locked(State())
-    /// Signalled each time a qualified fetch starts waiting, for ``waitForHeldQualifiedFetches(atLeast:timeout:)``.
-    private let qualifiedHeldSignal = DispatchSemaphore(value: 0)
     /// When set, requests with another project token fail with 401.
     public let expectedProjectToken: String?
 
@@ -91,20 +92,13 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
     }
 
     /// From now on, fetches wait until ``releaseHeldFetches()``.
-    public func holdFetches() { state.withLock { $0.holding = true } }
+    public func holdFetches() { state.withLock { $0.fetchGate.holding = true } }
 
     /// Lets every waiting fetch continue; new fetches are held only if `keepHolding`.
-    public func releaseHeldFetches(keepHolding: Bool = false) {
-        let held = state.withLock { state in
-            state.holding = keepHolding
-            defer { state.held = [] }
-            return state.held
-        }
-        for continuation in held { continuation.resume() }
-    }
+    public func releaseHeldFetches(keepHolding: Bool = false) { release(\.fetchGate, keepHolding: keepHolding) }
 
     /// Number of fetches currently waiting.
-    public var heldFetchCount: Int { state.withLock { $0.held.count } }
+    public var heldFetchCount: Int { state.withLock { $0.fetchGate.held.count } }
 
     /// Sets the qualified segments of `userId` (the names returned when asked about them).
     public func setQualifiedSegments(_ segments: [String], forUser userId: String) {
@@ -118,30 +112,15 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
     }
 
     /// From now on, qualified fetches wait until ``releaseHeldQualifiedFetches(keepHolding:)``.
-    public func holdQualifiedFetches() { state.withLock { $0.holdingQualified = true } }
+    public func holdQualifiedFetches() { state.withLock { $0.qualifiedGate.holding = true } }
 
     /// Lets every waiting qualified fetch continue; new ones are held only if `keepHolding`.
     public func releaseHeldQualifiedFetches(keepHolding: Bool = false) {
-        let held = state.withLock { state in
-            state.holdingQualified = keepHolding
-            defer { state.heldQualified = [] }
-            return state.heldQualified
-        }
-        for continuation in held { continuation.resume() }
+        release(\.qualifiedGate, keepHolding: keepHolding)
     }
 
     /// Number of qualified fetches currently waiting.
-    public var heldQualifiedFetchCount: Int { state.withLock { $0.heldQualified.count } }
-
-    /// Blocks the calling thread until at least `count` qualified fetches are waiting; `false` if
-    /// that did not happen within `timeout`. One waiter at a time.
-    public func waitForHeldQualifiedFetches(atLeast count: Int, timeout: Duration = .seconds(30)) -> Bool {
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
-        while heldQualifiedFetchCount < count {
-            if qualifiedHeldSignal.wait(timeout: deadline) == .timedOut { return heldQualifiedFetchCount >= count }
-        }
-        return true
-    }
+    public var heldQualifiedFetchCount: Int { state.withLock { $0.qualifiedGate.held.count } }
 
     // MARK: Recordings
 
@@ -198,18 +177,9 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
     {
         let mustWait = state.withLock { state in
             state.fetchedCookies.append(cookie)
-            return state.holding
+            return state.fetchGate.holding
         }
-        if mustWait {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    guard state.holding else { return true }
-                    state.held.append(continuation)
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        }
+        if mustWait { await pass(\.fetchGate) }
         return try state.withLock { state throws(SegmentsError) in
             try Self.admit(&state, .fetchSegments, context, expectedProjectToken)
             if let responder = state.responder { return responder(cookie) }
@@ -225,24 +195,11 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         let mustWait = state.withLock { state in
             state.qualifiedQueries.append(query)
             state.qualifiedAPIKeys.append(apiKey)
-            return state.holdingQualified
+            return state.qualifiedGate.holding
         }
-        if mustWait {
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    guard state.holdingQualified else { return true }
-                    state.heldQualified.append(continuation)
-                    return false
-                }
-                if resumeNow { continuation.resume() } else { qualifiedHeldSignal.signal() }
-            }
-        }
+        if mustWait { await pass(\.qualifiedGate) }
         return try state.withLock { state throws(SegmentsError) in
-            if var scripted = state.failures[.fetchQualifiedSegments], !scripted.isEmpty {
-                let error = scripted.removeFirst()
-                state.failures[.fetchQualifiedSegments] = scripted
-                throw error
-            }
+            try Self.throwScriptedFailure(&state, .fetchQualifiedSegments)
             let asked = Set(query.segmentsToCheck)
             return (state.qualifiedByUser[query.userValue] ?? state.defaultQualified).filter { asked.contains($0) }
         }
@@ -255,10 +212,39 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         if let expectedToken, context.projectToken != expectedToken {
             throw .unauthorized(status: 401)
         }
+        try throwScriptedFailure(&state, endpoint)
+    }
+
+    /// Throws (and consumes) the next failure scripted for `endpoint`, if any.
+    private static func throwScriptedFailure(_ state: inout State, _ endpoint: Endpoint) throws(SegmentsError) {
         if var scripted = state.failures[endpoint], !scripted.isEmpty {
             let error = scripted.removeFirst()
             state.failures[endpoint] = scripted
             throw error
         }
+    }
+
+    // MARK: Holding
+
+    /// Waits at `gate` until it is released (returns at once if it no longer holds).
+    private func pass(_ gate: WritableKeyPath<State, HoldGate>) async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state in
+                guard state[keyPath: gate].holding else { return true }
+                state[keyPath: gate].held.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    /// Lets every call waiting at `gate` continue; new ones are held only if `keepHolding`.
+    private func release(_ gate: WritableKeyPath<State, HoldGate>, keepHolding: Bool) {
+        let held = state.withLock { state in
+            state[keyPath: gate].holding = keepHolding
+            defer { state[keyPath: gate].held = [] }
+            return state[keyPath: gate].held
+        }
+        for continuation in held { continuation.resume() }
     }
 }

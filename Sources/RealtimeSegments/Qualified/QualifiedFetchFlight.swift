@@ -5,10 +5,10 @@
 /// ``resolve(_:)`` (or on the caller's thread if the flight already ended), outside the lock, so
 /// they must be short: resume a continuation, signal a semaphore, dispatch.
 final class QualifiedFetchFlight: Sendable {
-    typealias Waiter = @Sendable (Result<[String], SegmentsError>) -> Void
+    typealias Waiter = @Sendable (QualifiedSegmentsFetcher.Outcome) -> Void
 
     private struct State {
-        var result: Result<[String], SegmentsError>?
+        var result: QualifiedSegmentsFetcher.Outcome?
         var waiters: [Waiter] = []
         var savesToCache: Bool
     }
@@ -31,7 +31,7 @@ final class QualifiedFetchFlight: Sendable {
 
     /// Calls `waiter` with the result, now if the flight has ended, else when it does.
     func wait(_ waiter: @escaping Waiter) {
-        let result: Result<[String], SegmentsError>? = state.withLock { state in
+        let result: QualifiedSegmentsFetcher.Outcome? = state.withLock { state in
             if state.result == nil { state.waiters.append(waiter) }
             return state.result
         }
@@ -39,14 +39,14 @@ final class QualifiedFetchFlight: Sendable {
     }
 
     /// Waits for the result in an async context.
-    func value() async -> Result<[String], SegmentsError> {
+    func value() async -> QualifiedSegmentsFetcher.Outcome {
         await withCheckedContinuation { continuation in
             wait { continuation.resume(returning: $0) }
         }
     }
 
     /// Ends the flight with `result` and calls every waiter. Only the first call counts.
-    func resolve(_ result: Result<[String], SegmentsError>) {
+    func resolve(_ result: QualifiedSegmentsFetcher.Outcome) {
         let waiters: [Waiter] = state.withLock { state in
             guard state.result == nil else { return [] }
             state.result = result

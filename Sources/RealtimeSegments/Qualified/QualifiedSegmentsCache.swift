@@ -29,7 +29,7 @@ public final class QualifiedSegmentsCache: Sendable {
     public let timeout: Duration
 
     private struct State {
-        var entries: ExpiringLRUStorage<String, [String]>
+        var entries: ExpiringLRUStorage<String, QualifiedAnswer>
         /// Counts ``reset()`` calls, so a fetch that started before a reset does not save after it.
         var epoch: UInt64 = 0
     }
@@ -46,8 +46,8 @@ public final class QualifiedSegmentsCache: Sendable {
         self.size = size
         self.timeout = timeout
         self.clock = clock
-        let timeoutOrNever = timeout > .zero ? timeout : .zero
-        state = Locked(State(entries: ExpiringLRUStorage(capacity: size, timeout: timeoutOrNever)))
+        // A negative timeout clamps to zero nanoseconds: never expires.
+        state = Locked(State(entries: ExpiringLRUStorage(capacity: size, timeout: timeout)))
     }
 
     /// The cache key of a user: `"<userKey>-$-<userValue>"`.
@@ -57,22 +57,17 @@ public final class QualifiedSegmentsCache: Sendable {
 
     /// The segments saved under `key` if the entry has not expired; a hit makes it most recently
     /// used, an expired entry is removed.
-    public func lookup(_ key: String) -> [String]? {
-        let now = clock.now()
-        return state.withLock { $0.entries.lookup(key, now: now) }
-    }
+    public func lookup(_ key: String) -> [String]? { lookupAnswer(key)?.names }
 
     /// The segments saved under `key` if the entry has not expired, without touching recency.
-    public func peek(_ key: String) -> [String]? {
-        let now = clock.now()
-        return state.withLock { $0.entries.peek(key, now: now) }
-    }
+    public func peek(_ key: String) -> [String]? { peekAnswer(key)?.names }
 
     /// Saves `segments` under `key` as a fresh entry, then evicts (expired entries first, then the
     /// least recently used).
     public func save(_ key: String, _ segments: [String]) {
+        let answer = QualifiedAnswer(segments)  // built outside the lock
         let now = clock.now()
-        state.withLock { $0.entries.save(key, segments, now: now) }
+        state.withLock { $0.entries.save(key, answer, now: now) }
     }
 
     /// Removes the entry for `key`, if any.
@@ -99,13 +94,41 @@ public final class QualifiedSegmentsCache: Sendable {
     /// The number of resets so far.
     var epoch: UInt64 { state.withLock { $0.epoch } }
 
-    /// Saves `segments` under `key` unless the cache was reset since `epoch` was read: a response
+    /// ``lookup(_:)``, with the lookup set saved alongside the names.
+    func lookupAnswer(_ key: String) -> QualifiedAnswer? {
+        let now = clock.now()
+        return state.withLock { $0.entries.lookup(key, now: now) }
+    }
+
+    /// ``peek(_:)``, with the lookup set saved alongside the names.
+    func peekAnswer(_ key: String) -> QualifiedAnswer? {
+        let now = clock.now()
+        return state.withLock { $0.entries.peek(key, now: now) }
+    }
+
+    /// Saves `answer` under `key` unless the cache was reset since `epoch` was read: a response
     /// to a question asked before a reset must not outlive it.
-    func save(_ key: String, _ segments: [String], ifEpoch epoch: UInt64) {
+    func save(_ key: String, _ answer: QualifiedAnswer, ifEpoch epoch: UInt64) {
         let now = clock.now()
         state.withLock { state in
             guard state.epoch == epoch else { return }
-            state.entries.save(key, segments, now: now)
+            state.entries.save(key, answer, now: now)
         }
+    }
+}
+
+/// One user's qualified segment names and the same names as a set, for O(1)
+/// ``QualifiedUserContext/isQualifiedFor(segment:)`` however long the list (W14). Built once per
+/// server answer (or assignment) and shared, copy-on-write, by the cache, the request's joiners
+/// and every context it is stored in: a cache hit builds nothing.
+struct QualifiedAnswer: Sendable {
+    /// The names, in server order.
+    let names: [String]
+    /// The same names, for membership tests.
+    let lookup: Set<String>
+
+    init(_ names: [String]) {
+        self.names = names
+        self.lookup = Set(names)
     }
 }

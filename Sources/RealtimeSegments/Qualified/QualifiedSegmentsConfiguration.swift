@@ -10,9 +10,9 @@ public struct QualifiedSegmentsConfiguration: Sendable, Hashable {
     /// makes every fetch succeed with `[]` without a request.
     public var segmentsToCheck: [String]
     /// Most users kept in the cache (default 100); 0 disables the cache.
-    public var cacheSize: Int = QualifiedSegmentsCache.defaultSize
+    public var cacheSize: Int
     /// How long a cached answer stays valid (default 600 s); zero means forever.
-    public var cacheTimeout: Duration = QualifiedSegmentsCache.defaultTimeout
+    public var cacheTimeout: Duration
 
     /// Creates a configuration with the default cache.
     public init(

@@ -20,10 +20,30 @@ import Logging
 ///
 /// Threading: every method may be called from any thread.
 final class QualifiedSegmentsFetcher: Sendable {
-    /// What ``begin(userId:options:)`` found.
+    /// The answer to one fetch.
+    typealias Outcome = Result<QualifiedAnswer, SegmentsError>
+
+    /// A user as the fetcher keys it, derived once per ``QualifiedUserContext`` rather than on
+    /// every fetch (the key needs a lowercased copy of the id).
+    struct User: Sendable {
+        /// The user id, sent as the user value.
+        let id: String
+        /// ``QualifiedUserKey/key(for:)`` of the id.
+        let key: QualifiedUserKey
+        /// ``QualifiedSegmentsCache/key(userKey:userValue:)``, also the key of requests in flight.
+        let cacheKey: String
+
+        init(id: String) {
+            self.id = id
+            key = QualifiedUserKey.key(for: id)
+            cacheKey = QualifiedSegmentsCache.key(userKey: key, userValue: id)
+        }
+    }
+
+    /// What ``begin(_:options:)`` found.
     enum Start {
         /// The answer is known already (an early error, no segments to check, a cache hit).
-        case done(Result<[String], SegmentsError>)
+        case done(Outcome)
         /// The answer comes with this flight.
         case inFlight(QualifiedFetchFlight)
     }
@@ -49,13 +69,12 @@ final class QualifiedSegmentsFetcher: Sendable {
     }
 
     /// Runs steps 1–6 up to the point where an answer needs waiting for.
-    func begin(userId: String, options: [QualifiedSegmentOption]) -> Start {
+    func begin(_ user: User, options: [QualifiedSegmentOption]) -> Start {
         guard let configuration, let apiKey = configuration.apiKey, !apiKey.isEmpty else {
             return .done(failure(.fetchSegmentsFailed("apiKey/apiHost not defined")))
         }
-        guard !configuration.segmentsToCheck.isEmpty else { return .done(.success([])) }
-        let userKey = QualifiedUserKey.key(for: userId)
-        let key = QualifiedSegmentsCache.key(userKey: userKey, userValue: userId)
+        guard !configuration.segmentsToCheck.isEmpty else { return .done(.success(QualifiedAnswer([]))) }
+        let key = user.cacheKey
         let ignoreCache = options.contains(.ignoreCache)
 
         if options.contains(.resetCache) {
@@ -64,7 +83,7 @@ final class QualifiedSegmentsFetcher: Sendable {
                 flights.removeAll()
             }
         }
-        if !ignoreCache, let hit = cache.lookup(key) {
+        if !ignoreCache, let hit = cache.lookupAnswer(key) {
             logger.trace("Segments: Qualified segments of \(key) served from the cache")
             return .done(.success(hit))
         }
@@ -74,7 +93,7 @@ final class QualifiedSegmentsFetcher: Sendable {
         }
 
         enum Decision {
-            case hit([String])
+            case hit(QualifiedAnswer)
             case join(QualifiedFetchFlight)
             case send(QualifiedFetchFlight)
         }
@@ -86,29 +105,29 @@ final class QualifiedSegmentsFetcher: Sendable {
                     flight.requestCaching()
                     return .join(flight)
                 }
-                if let hit = cache.peek(key) { return .hit(hit) }
+                if let hit = cache.peekAnswer(key) { return .hit(hit) }
             }
             let flight = QualifiedFetchFlight(cacheEpoch: cache.epoch, savesToCache: !ignoreCache)
             if flights[key] == nil { flights[key] = flight }
             return .send(flight)
         }
         switch decision {
-        case .hit(let segments):
-            return .done(.success(segments))
+        case .hit(let answer):
+            return .done(.success(answer))
         case .join(let flight):
             logger.trace("Segments: Qualified segments fetch of \(key) joins the request in flight")
             return .inFlight(flight)
         case .send(let flight):
             let query = QualifiedSegmentsQuery(
-                userKey: userKey, userValue: userId, segmentsToCheck: configuration.segmentsToCheck)
+                userKey: user.key, userValue: user.id, segmentsToCheck: configuration.segmentsToCheck)
             send(query, apiKey: apiKey, key: key, flight: flight, transport: transport)
             return .inFlight(flight)
         }
     }
 
     /// The answer, waiting in the current task if it needs a request.
-    func fetch(userId: String, options: [QualifiedSegmentOption]) async -> Result<[String], SegmentsError> {
-        switch begin(userId: userId, options: options) {
+    func fetch(_ user: User, options: [QualifiedSegmentOption]) async -> Outcome {
+        switch begin(user, options: options) {
         case .done(let result): result
         case .inFlight(let flight): await flight.value()
         }
@@ -116,19 +135,20 @@ final class QualifiedSegmentsFetcher: Sendable {
 
     /// The answer, blocking the calling thread if it needs a request (the request itself runs on
     /// ``QualifiedFetchExecutor``, so this never starves the cooperative pool).
-    func fetchBlocking(userId: String, options: [QualifiedSegmentOption]) -> Result<[String], SegmentsError> {
-        switch begin(userId: userId, options: options) {
+    func fetchBlocking(_ user: User, options: [QualifiedSegmentOption]) -> Outcome {
+        switch begin(user, options: options) {
         case .done(let result):
             return result
         case .inFlight(let flight):
-            let box = Locked<Result<[String], SegmentsError>?>(nil)
+            let box = Locked<Outcome?>(nil)
             let done = DispatchSemaphore(value: 0)
             flight.wait { result in
                 box.withLock { $0 = result }
                 done.signal()
             }
             done.wait()
-            return box.withLock { $0 } ?? .failure(.fetchSegmentsFailed("invalid segments"))
+            // The waiter stores the result before it signals.
+            return box.withLock { $0 }!
         }
     }
 
@@ -139,9 +159,10 @@ final class QualifiedSegmentsFetcher: Sendable {
         logger.debug("Segments: Fetching qualified segments of \(key)")
         // Unstructured, so a caller's cancellation cannot fail the others who joined.
         Task(executorPreference: QualifiedFetchExecutor.shared) { [self] in
-            let result: Result<[String], SegmentsError>
+            let result: Outcome
             do throws(SegmentsError) {
-                result = .success(try await transport.fetchQualifiedSegments(query, apiKey: apiKey))
+                // The set is built here, once per answer, off every caller's thread.
+                result = .success(QualifiedAnswer(try await transport.fetchQualifiedSegments(query, apiKey: apiKey)))
             } catch {
                 result = .failure(error)
             }
@@ -149,10 +170,10 @@ final class QualifiedSegmentsFetcher: Sendable {
         }
     }
 
-    private func finish(key: String, flight: QualifiedFetchFlight, result: Result<[String], SegmentsError>) {
+    private func finish(key: String, flight: QualifiedFetchFlight, result: Outcome) {
         flights.withLock { flights in
-            if case .success(let segments) = result, flight.savesToCache {
-                cache.save(key, segments, ifEpoch: flight.cacheEpoch)
+            if case .success(let answer) = result, flight.savesToCache {
+                cache.save(key, answer, ifEpoch: flight.cacheEpoch)
             }
             if flights[key] === flight { flights[key] = nil }
         }
@@ -164,7 +185,7 @@ final class QualifiedSegmentsFetcher: Sendable {
         flight.resolve(result)
     }
 
-    private func failure(_ error: SegmentsError, detail: String? = nil) -> Result<[String], SegmentsError> {
+    private func failure(_ error: SegmentsError, detail: String? = nil) -> Outcome {
         logger.warning("Segments: Fetch of qualified segments failed: \(error)\(detail.map { " (\($0))" } ?? "")")
         return .failure(error)
     }

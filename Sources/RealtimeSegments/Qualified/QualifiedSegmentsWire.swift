@@ -64,9 +64,10 @@ public enum QualifiedSegmentsWire {
             }
             if let classification { throw .fetchSegmentsFailed(classification) }
         }
-        guard let edges = component("data.customer.audiences.edges", of: root) as? [[String: Any]] else {
-            throw decodeError
-        }
+        guard let data = root["data"] as? [String: Any], let customer = data["customer"] as? [String: Any],
+              let audiences = customer["audiences"] as? [String: Any],
+              let edges = audiences["edges"] as? [[String: Any]]
+        else { throw decodeError }
         return edges.compactMap { edge in
             guard let node = edge["node"] as? [String: Any],
                   let name = node["name"] as? String, let state = node["state"] as? String,
@@ -74,16 +75,6 @@ public enum QualifiedSegmentsWire {
             else { return nil }
             return name
         }
-    }
-
-    /// The value at a dotted key path, walking nested objects only (`nil` if a hop is not one).
-    static func component(_ keyPath: String, of root: [String: Any]) -> Any? {
-        var current: Any = root
-        for key in keyPath.split(separator: ".") {
-            guard let object = current as? [String: Any], let next = object[String(key)] else { return nil }
-            current = next
-        }
-        return current
     }
 
     private struct RequestBody: Encodable {

@@ -1,3 +1,4 @@
+import Atomics
 import Dispatch
 
 /// One user, as qualified segments see them (SPEC §9): fetch the segments the user is qualified
@@ -19,7 +20,7 @@ import Dispatch
 /// or a later assignment to ``qualifiedSegments`` does not overwrite their value.
 ///
 /// Threading: every member may be called from any thread; reads and writes of the segments take
-/// one short lock.
+/// one short lock (a fetch or an assignment also takes a ticket from an atomic counter).
 public final class QualifiedUserContext: Sendable {
     /// The user id: sent as `vuid` if it starts with `vuid_` (any case), else as `fs_user_id`.
     public let userId: String
@@ -27,40 +28,39 @@ public final class QualifiedUserContext: Sendable {
     public let attributes: [String: JSONValue]
 
     private struct State {
-        var segments: [String]?
-        /// The same names, for O(1) ``isQualifiedFor(segment:)`` however long the list (W14).
-        var lookup: Set<String> = []
-        /// The ticket of the call that stored `segments` (0: none yet).
+        /// The segments with their set, for O(1) ``isQualifiedFor(segment:)`` (W14).
+        var answer: QualifiedAnswer?
+        /// The ticket of the call that stored `answer` (0: none yet).
         var storedTicket: UInt64 = 0
-        /// The last ticket handed to a fetch or an assignment.
-        var lastTicket: UInt64 = 0
     }
 
     private let fetcher: QualifiedSegmentsFetcher
+    /// The id, key and cache key the fetcher needs, derived once here rather than per fetch.
+    private let user: QualifiedSegmentsFetcher.User
     private let state = Locked(State())
+    /// The last ticket handed to a fetch or an assignment: calls are ordered by when they started.
+    private let lastTicket = ManagedAtomic<UInt64>(0)
 
     init(userId: String, attributes: [String: JSONValue], fetcher: QualifiedSegmentsFetcher) {
         self.userId = userId
         self.attributes = attributes
         self.fetcher = fetcher
+        self.user = QualifiedSegmentsFetcher.User(id: userId)
     }
 
     /// The segments the user is qualified for, in server order: `nil` until a fetch succeeds or a
     /// value is assigned. Assigning bypasses the fetch (for tests and debugging).
     public var qualifiedSegments: [String]? {
-        get { state.withLock { $0.segments } }
+        get { state.withLock { $0.answer?.names } }
         set {
-            let lookup = Set(newValue ?? [])
-            state.withLock { state in
-                state.lastTicket += 1
-                Self.store(newValue, lookup, ticket: state.lastTicket, in: &state)
-            }
+            let answer = newValue.map(QualifiedAnswer.init)  // the set is built outside the lock
+            store(answer, ticket: takeTicket())
         }
     }
 
     /// Whether `segment` is among ``qualifiedSegments`` (`false` while they are `nil`). O(1).
     public func isQualifiedFor(segment: String) -> Bool {
-        state.withLock { $0.lookup.contains(segment) }
+        state.withLock { $0.answer?.lookup.contains(segment) ?? false }
     }
 
     /// Fetches the user's qualified segments into ``qualifiedSegments``, from the client's cache or
@@ -74,7 +74,7 @@ public final class QualifiedUserContext: Sendable {
     /// `Segments:` lines. Cancelling the calling task does not cancel the request.
     public func fetchQualifiedSegments(options: [QualifiedSegmentOption] = []) async throws(SegmentsError) {
         let ticket = takeTicket()
-        let result = await fetcher.fetch(userId: userId, options: options)
+        let result = await fetcher.fetch(user, options: options)
         try apply(result, ticket: ticket)
     }
 
@@ -88,7 +88,7 @@ public final class QualifiedUserContext: Sendable {
         options: [QualifiedSegmentOption] = [], completion: @escaping @Sendable (SegmentsError?) -> Void
     ) {
         let ticket = takeTicket()
-        switch fetcher.begin(userId: userId, options: options) {
+        switch fetcher.begin(user, options: options) {
         case .done(let result):
             completion(errorOf { () throws(SegmentsError) in try apply(result, ticket: ticket) })
         case .inFlight(let flight):
@@ -109,32 +109,29 @@ public final class QualifiedUserContext: Sendable {
     /// prefer the async form in async code, and never call it from a transport.
     public func fetchQualifiedSegmentsAndWait(options: [QualifiedSegmentOption] = []) throws(SegmentsError) {
         let ticket = takeTicket()
-        let result = fetcher.fetchBlocking(userId: userId, options: options)
+        let result = fetcher.fetchBlocking(user, options: options)
         try apply(result, ticket: ticket)
     }
 
     // MARK: Storing
 
+    /// A ticket later than every one handed out before: taken when a call starts, without the lock.
     private func takeTicket() -> UInt64 {
-        state.withLock { state in
-            state.lastTicket += 1
-            return state.lastTicket
-        }
+        lastTicket.wrappingIncrementThenLoad(ordering: .relaxed)
     }
 
-    private func apply(_ result: Result<[String], SegmentsError>, ticket: UInt64) throws(SegmentsError) {
-        let segments = try result.get()
-        let lookup = Set(segments)  // built outside the lock
+    private func apply(_ result: QualifiedSegmentsFetcher.Outcome, ticket: UInt64) throws(SegmentsError) {
+        store(try result.get(), ticket: ticket)
+    }
+
+    /// Stores `answer` (prebuilt, so a cache hit builds nothing) in one lock step, unless a call
+    /// that started later already stored its own.
+    private func store(_ answer: QualifiedAnswer?, ticket: UInt64) {
         state.withLock { state in
             guard ticket > state.storedTicket else { return }
-            Self.store(segments, lookup, ticket: ticket, in: &state)
+            state.answer = answer
+            state.storedTicket = ticket
         }
-    }
-
-    private static func store(_ segments: [String]?, _ lookup: Set<String>, ticket: UInt64, in state: inout State) {
-        state.segments = segments
-        state.lookup = lookup
-        state.storedTicket = ticket
     }
 
     private func errorOf(_ body: () throws(SegmentsError) -> Void) -> SegmentsError? {

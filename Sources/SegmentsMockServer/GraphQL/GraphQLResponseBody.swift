@@ -4,11 +4,11 @@ import GraphQL
 /// The JSON body of a qualified-segments answer, built from a `GraphQLResult` in ODP's member
 /// order: `errors` first (when there are any), then `data` (when execution ran); each error as
 /// `message`, `locations`, `path` (when not empty), then `extensions` with `code` before
-/// `classification`. Built as a `Map` so that the in-memory transport reads exactly what the HTTP
-/// server would serialize, without the text round trip.
+/// `classification`. The HTTP server and the in-memory transport both serialize it with
+/// `data(_:)`, so the in-memory transport decodes exactly the text the server would send.
 enum GraphQLResponseBody {
     /// The body as a JSON tree.
-    static func map(_ result: GraphQLResult) -> Map {
+    private static func map(_ result: GraphQLResult) -> Map {
         switch (result.errors.isEmpty, result.data) {
         case (true, let data?): ["data": data]
         case (true, nil): ["data": .null]

@@ -23,8 +23,6 @@ import RealtimeSegments
 ///   server order; otherwise the requested names in request order, each once, leaving out names
 ///   the project does not know. `state` is `"qualified"` or `"not_qualified"`.
 enum QualifiedSegmentsSchema {
-    /// The `extensions.code` of an unknown user id.
-    static let invalidIdentifierCode = "INVALID_IDENTIFIER_EXCEPTION"
     /// The `extensions.classification` of an error raised while resolving a field.
     static let dataFetchingClassification = "DataFetchingException"
 
@@ -101,8 +99,8 @@ enum QualifiedSegmentsSchema {
         guard let audiences = context.backend.audiences(userKey: key, userValue: value, projectToken: context.projectToken)
         else {
             throw fieldError(
-                "java.lang.RuntimeException: could not resolve _\(key.rawValue) = \(value)", code: invalidIdentifierCode,
-                info: info)
+                "java.lang.RuntimeException: could not resolve _\(key.rawValue) = \(value)",
+                code: QualifiedSegmentsWire.invalidIdentifierCode, info: info)
         }
         return audiences
     }

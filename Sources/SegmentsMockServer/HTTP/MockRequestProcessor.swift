@@ -132,8 +132,10 @@ struct MockRequestProcessor: Sendable {
                 }
                 return .init(status: 200, body: WireResponseBodies.batchResults(count: commands.count))
             case .qualifiedSegments:
-                // Answered by qualifiedSegmentsAction(_:) before this method.
-                return .error(404, "no project in path")
+                // reply(to:) sends every qualified-segments request that passed the faults to
+                // qualifiedSegmentsAction(_:), never here (and the route has no project token, so
+                // the guard above would have answered first anyway).
+                preconditionFailure("qualified-segments requests are handled by qualifiedSegmentsAction(_:)")
             }
         } catch {
             return .error(400, error.reason)

@@ -9,8 +9,8 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
     /// The call counts a request on ``MockEndpoint/qualifiedSegments`` and draws its fault; then
     /// the project is the one whose API key is `apiKey`; then the SDK's query text for
     /// `query.userKey` (verbatim) and its variables run through the same parse, validation and
-    /// execution as the HTTP server, and the resulting JSON tree is decoded with the SPEC §9
-    /// mapping (only the JSON text round trip is skipped).
+    /// execution as the HTTP server, and the JSON text the server would send is decoded with the
+    /// SPEC §9 mapping (``QualifiedSegmentsWire/decodeResponse(status:body:)``).
     ///
     /// Outcomes:
     /// - the names of the audiences the user qualifies for, in the order the server lists them:
@@ -27,17 +27,14 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
     public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
         -> [String]
     {
-        backend.recordRequest(.qualifiedSegments)
-        let decision = injector.decide(.qualifiedSegments)
-        if let delay = decision.delay { try await waitOrFail(delay) }
-        switch decision.outcome {
+        switch try await drawFault(.qualifiedSegments, cancelled: Self.networkError) {
         case .pass:
             break
         case .error(let status):
             throw .fetchSegmentsFailed(String(status))
         case .hang(let limit):
-            try await waitOrFail(limit)
-            throw .fetchSegmentsFailed(Self.networkError)
+            try await sleep(for: limit, cancelled: Self.networkError)
+            throw Self.networkError
         case .malformed(let variant):
             return try QualifiedSegmentsWire.decodeResponse(
                 status: 200, body: WireResponseBodies.malformed(for: .qualifiedSegments, variant: variant))
@@ -45,25 +42,16 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
             let body = WireResponseBodies.emptyQualifiedSegments
             return try QualifiedSegmentsWire.decodeResponse(status: 200, body: body.prefix(max(1, body.count / 2)))
         case .reset:
-            throw .fetchSegmentsFailed(Self.networkError)
+            throw Self.networkError
         }
         guard let project = backend.project(apiKey: apiKey) else { throw .fetchSegmentsFailed("403") }
         let result = await QualifiedSegmentsExecutor(backend: backend)
             .execute(QualifiedQueryTemplate.request(for: query), projectToken: project.token)
-        // Through the JSON text, read by the client's own decoder: what goes over HTTP.
-        let json = (try? JSONEncoder().encode(GraphQLResponseBody.map(result))) ?? Data()
-        return try QualifiedSegmentsWire.decodeResponse(status: 200, body: json)
+        // The JSON text the HTTP server would send, read by the client's own decoder.
+        return try QualifiedSegmentsWire.decodeResponse(status: 200, body: GraphQLResponseBody.data(result))
     }
 
-    /// The SDK's reason for a failed connection or a timeout.
-    private static let networkError = "network error"
-
-    /// Sleeps; a cancelled caller gave up waiting, which the SDK reports as a network error.
-    private func waitOrFail(_ duration: Duration) async throws(SegmentsError) {
-        do {
-            try await Task.sleep(for: duration)
-        } catch {
-            throw .fetchSegmentsFailed(Self.networkError)
-        }
-    }
+    /// The SDK's error for a failed connection or a timeout (a cancelled caller gave up waiting,
+    /// which the SDK reports the same way).
+    private static let networkError = SegmentsError.fetchSegmentsFailed("network error")
 }

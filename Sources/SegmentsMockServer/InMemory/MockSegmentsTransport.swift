@@ -30,8 +30,7 @@ import RealtimeSegments
 public final class MockSegmentsTransport: SegmentsTransport {
     /// The backend requests go to.
     public let backend: SegmentsBackend
-    /// Internal, not private: the qualified-segments extension draws from the same injector.
-    let injector: FaultInjector
+    private let injector: FaultInjector
 
     /// Creates a transport to `backend` that injects `faults`.
     public init(backend: SegmentsBackend, faults: FaultPlan = .none) {
@@ -93,16 +92,13 @@ public final class MockSegmentsTransport: SegmentsTransport {
     /// Counts the request, carries out its fault decision and checks project and credentials;
     /// returns only when the request may reach the model.
     private func admit(_ endpoint: MockEndpoint, _ context: SegmentsRequestContext) async throws(SegmentsError) {
-        backend.recordRequest(endpoint)
-        let decision = injector.decide(endpoint)
-        if let delay = decision.delay { try await sleep(for: delay) }
-        switch decision.outcome {
+        switch try await drawFault(endpoint, cancelled: .timeout) {
         case .pass:
             break
         case .error(let status):
             throw .forMockStatus(status)
         case .hang(let limit):
-            try await sleep(for: limit)
+            try await sleep(for: limit, cancelled: .timeout)
             throw .timeout
         case .malformed(let variant):
             throw .malformedResponse("mock fault: body of the wrong shape (variant \(variant))")
@@ -124,12 +120,26 @@ public final class MockSegmentsTransport: SegmentsTransport {
         }
     }
 
-    /// Sleeps; a cancelled caller gave up waiting, which a client reports as a timeout.
-    private func sleep(for duration: Duration) async throws(SegmentsError) {
+    // MARK: Faults (shared with the qualified-segments extension)
+
+    /// Counts a request on `endpoint`, draws its fault decision and sleeps its latency; returns the
+    /// outcome, which the caller maps to its own errors. A cancelled sleep throws `cancelled`.
+    func drawFault(_ endpoint: MockEndpoint, cancelled: SegmentsError) async throws(SegmentsError)
+        -> FaultDecision.Outcome
+    {
+        backend.recordRequest(endpoint)
+        let decision = injector.decide(endpoint)
+        if let delay = decision.delay { try await sleep(for: delay, cancelled: cancelled) }
+        return decision.outcome
+    }
+
+    /// Sleeps; a cancelled caller gave up waiting, which a client reports as `cancelled` (the
+    /// segments API's ``SegmentsError/timeout``, qualified segments' `"network error"`).
+    func sleep(for duration: Duration, cancelled: SegmentsError) async throws(SegmentsError) {
         do {
             try await Task.sleep(for: duration)
         } catch {
-            throw .timeout
+            throw cancelled
         }
     }
 }

@@ -25,6 +25,15 @@ enum Fixtures {
     static func event(_ type: String, cookie: String) -> TrackedEvent {
         event(type, ["cookie": cookie])
     }
+
+    /// A backend where user `u1` (cookie `c1`) is in `viewer` by script, with `buyer` declared.
+    static func backendWithViewer() -> SegmentsBackend {
+        let backend = SegmentsBackend()
+        backend.setAudiences([buyer.id])
+        backend.identifyQualifiedUser("u1", cookie: "c1")
+        backend.setSegments([viewer], category: .discovery, forCookie: "c1")
+        return backend
+    }
 }
 
 /// A clock the test moves by hand, for exact `changedAt` values.
@@ -49,5 +58,18 @@ func waitUntil(
             return
         }
         try? await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// Asserts that `body` throws exactly `expected`.
+func assertThrows<Value>(
+    _ expected: SegmentsError, file: StaticString = #filePath, line: UInt = #line,
+    _ body: () async throws -> Value
+) async {
+    do {
+        let value = try await body()
+        XCTFail("expected \(expected), got \(value)", file: file, line: line)
+    } catch {
+        XCTAssertEqual(error as? SegmentsError, expected, file: file, line: line)
     }
 }

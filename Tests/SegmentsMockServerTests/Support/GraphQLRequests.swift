@@ -6,19 +6,10 @@ import RealtimeSegments
 import SegmentsMockServer
 import XCTest
 
-/// The SDK's query text for `key` (notes A.5), verbatim.
-func qualifiedQueryText(_ key: QualifiedUserKey) -> String {
-    "query($userId: String, $audiences: [String]) {customer(\(key.rawValue): $userId) "
-        + "{audiences(subset: $audiences) {edges {node {name state}}}}}"
-}
-
-/// The SDK's request body for `userId` and `audiences`.
+/// The SDK's request body for `userId` and `audiences` (``QualifiedSegmentsWire/requestBody(for:)``).
 func qualifiedQueryBody(_ userId: String, _ audiences: [String], key: QualifiedUserKey? = nil) -> String {
-    let body: [String: Any] = [
-        "query": qualifiedQueryText(key ?? .key(for: userId)),
-        "variables": ["userId": userId, "audiences": audiences],
-    ]
-    return String(decoding: try! JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+    let query = QualifiedSegmentsQuery(userKey: key ?? .key(for: userId), userValue: userId, segmentsToCheck: audiences)
+    return String(decoding: QualifiedSegmentsWire.requestBody(for: query), as: UTF8.self)
 }
 
 /// A GraphQL request body with `query` and no variables.
@@ -40,18 +31,5 @@ extension MockServerSession {
         let response = try await client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
-    }
-}
-
-/// Asserts that `expression` throws exactly `expected`.
-func XCTAssertThrowsSegmentsError<Value>(
-    _ expression: @autoclosure () async throws(SegmentsError) -> Value, _ expected: SegmentsError,
-    file: StaticString = #filePath, line: UInt = #line
-) async {
-    do {
-        let value = try await expression()
-        XCTFail("expected \(expected), got \(value)", file: file, line: line)
-    } catch {
-        XCTAssertEqual(error, expected, file: file, line: line)
     }
 }
