@@ -169,3 +169,63 @@ final class IdleDetectionStressTests: XCTestCase {
         }
     }
 }
+
+/// The ring hands the app's values to the engine thread: what the app still holds must outlive
+/// every copy the engine makes and releases, however the two threads interleave.
+final class IngestLifetimeStressTests: XCTestCase {
+    /// Regression: the ring's slot copy used to be retained after the slot was published (the
+    /// optimizer moved the retain), so a consumer that uploaded and released an event quickly
+    /// enough took a shared properties dictionary to a zero count while the app still held it.
+    /// The window only opens in optimized builds; the release-built harness runs the same pattern
+    /// (`tracking-storm`'s full-ring phase). Here it checks that every reference the engine took
+    /// is given back, through thousands of ring-full waits.
+    func testSharedPropertiesSurviveAFullRingAndEveryReferenceIsGivenBack() throws {
+        let transport = CountingTransport()
+        var configuration = SegmentsConfiguration(projectToken: "lifetime", transport: transport)
+        configuration.debounce = .seconds(3600)
+        configuration.ingestCapacity = 64
+        configuration.logger.logLevel = .critical
+        let client = SegmentsClient(configuration: configuration)
+        client.start()
+        let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
+        let baseline = Self.retainCount(properties)
+        let events = 200_000
+        try Self.track(events, properties: properties, on: client)
+        XCTAssertTrue(client.waitUntilIdle(timeout: .seconds(60)))
+        XCTAssertEqual(transport.events.load(ordering: .relaxed), events, "every event reached the transport")
+        XCTAssertGreaterThan(client.statistics.producerStalls, 0, "the ring was full at times (the path under test)")
+        client.stop()
+        // Upload tasks release their batch when they finish, just after reporting back. (Polled
+        // inline: a closure capturing `properties` would hold a reference of its own.)
+        let deadline = Date().addingTimeInterval(10)
+        while Self.retainCount(properties) != baseline && Date() < deadline { usleep(1_000) }
+        let final = Self.retainCount(properties)
+        XCTAssertEqual(final, baseline, "the engine gave back every reference it took")
+    }
+
+    /// Tracks from a borrowed dictionary, as an app's producer closure does: the caller adds no
+    /// reference of its own around each call, so the ring's copy is the only one in flight.
+    @inline(never)
+    private static func track(_ events: Int, properties: [String: JSONValue], on client: SegmentsClient) throws {
+        for _ in 0..<events { try client.trackEvent(eventType: "view_item", properties: properties) }
+    }
+
+    @inline(never)
+    private static func retainCount(_ dictionary: [String: JSONValue]) -> UInt {
+        _getRetainCount(unsafeBitCast(dictionary, to: AnyObject.self))
+    }
+}
+
+/// Accepts everything and only counts events, so the test's values are held by nobody else.
+private final class CountingTransport: SegmentsTransport {
+    let events = Atomic<Int>(0)
+    func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        self.events.add(events.count, ordering: .relaxed)
+    }
+    func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {}
+    func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError) {}
+    func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        SegmentsResponse(categories: [:])
+    }
+}

@@ -89,7 +89,7 @@ public final class EventRing<Element>: @unchecked Sendable {
                 let (won, current) = enqueuePosition.weakCompareExchange(
                     expected: position, desired: position &+ 1, ordering: .relaxed)
                 if won {
-                    self.element(at: position).initialize(to: element)
+                    Self.copy(element, into: self.element(at: position))
                     self.sequence(at: position).store(position &+ 1, ordering: .releasing)
                     return true
                 }
@@ -100,6 +100,21 @@ public final class EventRing<Element>: @unchecked Sendable {
                 position = enqueuePosition.load(ordering: .relaxed)
             }
         }
+    }
+
+    /// Copies `element` into a claimed slot, retaining what it references.
+    ///
+    /// Not inlined on purpose: inlined, the optimizer is free to move the retain of the copy below
+    /// the release store that publishes the slot (the caller's borrow keeps the object alive, so to
+    /// the optimizer the retain can happen any time before the caller returns). Measured in
+    /// release builds: `trackEvent` stored the element, published it, then retained its
+    /// properties. A consumer that took the element, uploaded it and released it inside that
+    /// window brought a shared properties dictionary to a zero count while the app still held it
+    /// ("_DictionaryStorage deallocated with non-zero retain count", or a crash in the next retain).
+    /// Behind this call the retain is done before the function returns, so before the publication.
+    @inline(never)
+    private static func copy(_ element: Element, into slot: UnsafeMutablePointer<Element>) {
+        slot.initialize(to: element)
     }
 
     /// Removes the oldest element, or returns `nil` if none is ready. Consumer thread only.
