@@ -37,14 +37,18 @@ public final class CountingSinkTransport: SegmentsTransport {
     /// - Parameters:
     ///   - stateDirectory: the client's state directory (`nil`: everything in memory).
     ///   - debounce: the client's debounce (`nil`: the default).
+    ///   - ingestCapacity: the client's ring capacity (`nil`: the default).
     ///   - start: start the client before returning it.
-    static func makeClient(projectToken: String, stateDirectory: URL? = nil, debounce: Duration? = nil, start: Bool)
+    static func makeClient(
+        projectToken: String, stateDirectory: URL? = nil, debounce: Duration? = nil, ingestCapacity: Int? = nil, start: Bool
+    )
         -> (client: SegmentsClient, sink: CountingSinkTransport)
     {
         let sink = CountingSinkTransport()
         var configuration = SegmentsConfiguration(projectToken: projectToken, transport: sink)
         configuration.stateDirectory = stateDirectory
         if let debounce { configuration.debounce = debounce }
+        if let ingestCapacity { configuration.ingestCapacity = ingestCapacity }
         configuration.logger.logLevel = .critical
         let client = SegmentsClient(configuration: configuration)
         if start { client.start() }

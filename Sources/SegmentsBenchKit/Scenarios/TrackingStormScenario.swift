@@ -52,24 +52,33 @@ public struct TrackingStormScenario: Scenario {
                    summary: "events tracked minus events the sink received (single-producer phase)"),
         ]
 
-        // Two producers at a steady rate the engine sustains: the tail of the call itself. Off by
-        // default: this phase aborted intermittently ("_DictionaryStorage deallocated with non-zero
-        // retain count") and the cause is not found yet; SEGMENTS_BENCH_STEADY_TAIL=1 runs it.
-        var steadyLatencies: [LatencySummary] = []
-        if ProcessInfo.processInfo.environment["SEGMENTS_BENCH_STEADY_TAIL"] == "1" {
-            let steadyRate = 100_000.0
-            progress.say("two producers at \(Int(steadyRate))/s each: trackEvent tail")
-            let steady = try Self.steadyTail(producers: 2, rate: steadyRate, seconds: options.quick ? 1 : 3)
-            let steadyLatency = steady.summary(
-                "trackEvent call, 2 producers at 100k/s", definition: "time inside trackEvent, two producers at 100,000 events/s each")
-            steadyLatencies.append(steadyLatency)
-            figures += [
-                Figure(name: "tracking-storm.steady.trackEventP50Ns", value: Double(steadyLatency.p50), unit: "ns",
-                       summary: "trackEvent p50, two producers at 100k events/s each"),
-                Figure(name: "tracking-storm.steady.trackEventP999Ns", value: Double(steadyLatency.p999), unit: "ns",
-                       summary: "trackEvent p99.9, two producers at 100k events/s each (target < 2 µs; includes the recorder's clock read)"),
-            ]
-        }
+        // A properties dictionary shared by every event, through a ring that is full most of the
+        // time: the engine must give back every reference it took. This is the release-built guard
+        // for the ring's copy-before-publish rule (an optimized build once retained the copy after
+        // publishing it, and a fast consumer freed the dictionary under the app: an abort here).
+        progress.say("one producer, a shared properties dictionary, a 64-slot ring: reference balance")
+        let lifetime = try Self.ringFullLifetime(events: options.quick ? 200_000 : 600_000)
+        figures += [
+            Figure(name: "tracking-storm.ringFull.referencesNotReturned", value: Double(lifetime.referencesNotReturned), unit: "count",
+                   gate: .zero, summary: "references to the shared properties dictionary the engine took and had not given back after stop"),
+            Figure(name: "tracking-storm.ringFull.lostEvents", value: Double(lifetime.lost), unit: "count", gate: .zero,
+                   summary: "events tracked minus events the sink received (full-ring phase)"),
+            Figure(name: "tracking-storm.ringFull.producerStalls", value: Double(lifetime.stalls), unit: "count",
+                   summary: "times the producer found the 64-slot ring full and waited (the path this phase exercises)"),
+        ]
+
+        // Two producers at a steady rate the engine sustains: the tail of the call itself.
+        let steadyRate = 100_000.0
+        progress.say("two producers at \(Int(steadyRate))/s each: trackEvent tail")
+        let steady = try Self.steadyTail(producers: 2, rate: steadyRate, seconds: options.quick ? 1 : 3)
+        let steadyLatency = steady.summary(
+            "trackEvent call, 2 producers at 100k/s", definition: "time inside trackEvent, two producers at 100,000 events/s each")
+        figures += [
+            Figure(name: "tracking-storm.steady.trackEventP50Ns", value: Double(steadyLatency.p50), unit: "ns",
+                   summary: "trackEvent p50, two producers at 100k events/s each"),
+            Figure(name: "tracking-storm.steady.trackEventP999Ns", value: Double(steadyLatency.p999), unit: "ns",
+                   summary: "trackEvent p99.9, two producers at 100k events/s each (target < 2 µs; includes the recorder's clock read)"),
+        ]
 
         // Latency and throughput against the mock backend.
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce)
@@ -119,7 +128,7 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency] + steadyLatencies + [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
+            latencies: [latency, steadyLatency] + [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")] as [LatencySummary],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
@@ -182,6 +191,37 @@ public struct TrackingStormScenario: Scenario {
             try? client.trackEvent(eventType: "view_item", properties: properties)
         }
         return outcome.latency
+    }
+
+    /// Tracks `events` events from one producer through a 64-slot ring with one properties
+    /// dictionary shared by all of them, stops the client, and counts the references to that
+    /// dictionary that did not come back (waiting up to 10 s for upload tasks to finish).
+    static func ringFullLifetime(events: Int) throws -> (referencesNotReturned: Int, lost: Int, stalls: Int) {
+        let (client, sink) = CountingSinkTransport.makeClient(
+            projectToken: "sink", debounce: .seconds(3600), ingestCapacity: 64, start: true)
+        let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
+        let baseline = retainCount(properties)
+        try trackBorrowing(events, properties: properties, on: client)
+        _ = client.waitUntilIdle(timeout: .seconds(60))
+        let stalls = client.statistics.producerStalls
+        client.stop()
+        let deadline = monotonicNanoseconds() + 10_000_000_000
+        while retainCount(properties) != baseline && monotonicNanoseconds() < deadline { usleep(1_000) }
+        let remaining = Int(retainCount(properties)) - Int(baseline)
+        return (remaining, events - sink.eventCount, stalls)
+    }
+
+    /// Tracks from a borrowed dictionary, as a producer closure does: no reference of the caller's
+    /// own around each call, so the ring's copy is the only one in flight.
+    @inline(never)
+    private static func trackBorrowing(_ events: Int, properties: [String: JSONValue], on client: SegmentsClient) throws {
+        for _ in 0..<events { try client.trackEvent(eventType: "view_item", properties: properties) }
+    }
+
+    /// The strong reference count of a dictionary's storage.
+    @inline(never)
+    private static func retainCount(_ dictionary: [String: JSONValue]) -> UInt {
+        _getRetainCount(unsafeBitCast(dictionary, to: AnyObject.self))
     }
 
     /// Tracks `events` events through an engine whose transport keeps nothing.
