@@ -37,19 +37,32 @@ public struct TrackingStormScenario: Scenario {
                               summary: "events tracked minus events the sink received (allocation phase)"))
 
         // One producer, flat out, timed as a batch (no per-call clock read), alternating with
-        // batches of fetch-adds so both see the same machine.
-        progress.say("one producer: trackEvent against a fetch-add, interleaved")
-        let single = try Self.singleProducer(trials: options.quick ? 15 : 41)
+        // batches of fetch-adds so both see the same machine. Twice: with the engine thread on the
+        // producer's CPU (the call's own cost; gated), and free to run on the other core, where
+        // every ring slot's cache line travels between the cores (reported: it follows the host).
+        progress.say("one producer: trackEvent against a fetch-add, interleaved, engine on the same CPU")
+        let sameCPU = try CPUAffinity.onOneCPU { try Self.singleProducer(trials: options.quick ? 15 : 41) }
+        progress.say("one producer: trackEvent against a fetch-add, interleaved, engine on any core")
+        let crossCore = try Self.singleProducer(trials: options.quick ? 15 : 41)
+        let single = sameCPU.value
+        if !sameCPU.pinned {
+            notes.append("Could not pin threads to one CPU here: the same-CPU trackEvent figures ran unpinned.")
+        }
         figures += [
             Figure(name: "tracking-storm.singleProducer.trackEventNs", value: single.trackEvent, unit: "ns",
-                   summary: "trackEvent, one producer, median over interleaved batches that fit the ring (the ring-full wait is counted in producerStalls, not here)"),
+                   summary: "trackEvent, one producer, engine thread on the same CPU: median over interleaved batches that fit the ring"),
             Figure(name: "tracking-storm.singleProducer.fetchAddNs", value: single.fetchAdd, unit: "ns",
-                   summary: "one relaxed atomic fetch-add, batches interleaved with the trackEvent ones"),
+                   summary: "one relaxed atomic fetch-add, batches interleaved with the same-CPU trackEvent ones"),
             Figure(name: "tracking-storm.singleProducer.trackEventToFetchAdd", value: single.trackEvent / max(single.fetchAdd, 0.1),
                    unit: "ratio", gate: .latencyRatio,
-                   summary: "trackEvent over a fetch-add, one producer, same run (target ≤ 3)"),
-            Figure(name: "tracking-storm.singleProducer.lostEvents", value: Double(single.lost), unit: "count", gate: .zero,
-                   summary: "events tracked minus events the sink received (single-producer phase)"),
+                   summary: "trackEvent over a fetch-add, one producer, engine on the same CPU, same run (target ≤ 3)"),
+            Figure(name: "tracking-storm.singleProducer.crossCore.trackEventNs", value: crossCore.trackEvent, unit: "ns",
+                   summary: "trackEvent, one producer, engine thread draining on the other core (slot lines move between cores)"),
+            Figure(name: "tracking-storm.singleProducer.crossCore.trackEventToFetchAdd",
+                   value: crossCore.trackEvent / max(crossCore.fetchAdd, 0.1), unit: "ratio",
+                   summary: "the cross-core trackEvent over a fetch-add interleaved with it (reported, not gated: follows the host)"),
+            Figure(name: "tracking-storm.singleProducer.lostEvents", value: Double(single.lost + crossCore.lost), unit: "count", gate: .zero,
+                   summary: "events tracked minus events the sink received (both single-producer phases)"),
         ]
 
         // A properties dictionary shared by every event, through a ring that is full most of the

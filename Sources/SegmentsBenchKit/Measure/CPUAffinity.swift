@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Pins the calling thread to the CPU it is running on for the duration of a measurement.
+///
+/// Threads created meanwhile inherit the mask (Linux copies the creator's affinity into a new
+/// thread), so a client started inside ``onOneCPU(_:)`` has its engine thread on the same CPU as
+/// the producer. That isolates the cost of a call from the cost of handing its cache lines to
+/// another core, which on a shared VM varies with whatever else the host runs.
+enum CPUAffinity {
+    /// Runs `body` pinned to the current CPU and restores the previous mask. `pinned` is `false`
+    /// where pinning is not available (not Linux, or the calls failed): `body` then ran unpinned.
+    static func onOneCPU<T>(_ body: () throws -> T) rethrows -> (value: T, pinned: Bool) {
+        #if os(Linux)
+        // glibc declares these only with _GNU_SOURCE, which the Swift Glibc module does not set:
+        // look them up at run time instead of shipping a C target for three calls.
+        guard let calls = Calls.load() else { return (try body(), false) }
+        // 1024 CPUs, like glibc's cpu_set_t.
+        var previous = [UInt8](repeating: 0, count: 128)
+        let cpu = Int(calls.getCPU())
+        guard cpu >= 0, cpu < previous.count * 8, calls.getAffinity(0, previous.count, &previous) == 0 else {
+            return (try body(), false)
+        }
+        var single = [UInt8](repeating: 0, count: previous.count)
+        single[cpu / 8] = UInt8(1) << UInt8(cpu % 8)
+        guard calls.setAffinity(0, single.count, &single) == 0 else { return (try body(), false) }
+        defer { _ = calls.setAffinity(0, previous.count, &previous) }
+        return (try body(), true)
+        #else
+        return (try body(), false)
+        #endif
+    }
+
+    #if os(Linux)
+    private struct Calls {
+        typealias GetCPU = @convention(c) () -> Int32
+        typealias Affinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32
+        let getCPU: GetCPU
+        let getAffinity: Affinity
+        let setAffinity: Affinity
+
+        static func load() -> Calls? {
+            let handle = dlopen(nil, RTLD_NOW)
+            guard let getCPU = dlsym(handle, "sched_getcpu"),
+                  let getAffinity = dlsym(handle, "sched_getaffinity"),
+                  let setAffinity = dlsym(handle, "sched_setaffinity")
+            else { return nil }
+            return Calls(
+                getCPU: unsafeBitCast(getCPU, to: GetCPU.self),
+                getAffinity: unsafeBitCast(getAffinity, to: Affinity.self),
+                setAffinity: unsafeBitCast(setAffinity, to: Affinity.self))
+        }
+    }
+    #endif
+}
