@@ -16,6 +16,7 @@ public protocol Scenario: Sendable {
 public enum ScenarioCatalog {
     public static let all: [any Scenario] = [
         TrackingStormScenario(),
+        HotPathScenario(),
         CustomerSwitchScenario(),
         FanoutSweepScenario(),
         PeersScenario(),

@@ -1,0 +1,174 @@
+import Foundation
+@_spi(Benchmarks) import RealtimeSegments
+
+/// `hot-path`: the engine's per-request and per-response pieces, timed in batches on one thread
+/// with a floor measured in between, so their ratios hold on a noisy machine.
+///
+/// The micro benchmarks (`Benchmarks/Micro`) gate the same pieces' malloc counts; this scenario puts
+/// their times next to the rest of a `segments-bench` run.
+public struct HotPathScenario: Scenario {
+    public init() {}
+    public let name = "hot-path"
+    public let simulates = "reload requests at any rate, a debounce window under a burst, segment-set diffs and response decoding, each in a tight loop"
+    public let measures = "ns per reload request and its ratio to a fetch-add, checks per burst window, packed and fallback diff ns per segment, decode + diff of a typical response (µs, allocations)"
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let trials = options.quick ? 9 : 31
+        var figures: [Figure] = []
+        var notes: [String] = []
+
+        progress.say("reload requests against a fetch-add, interleaved")
+        let reload = Self.reloadRequest(trials: trials)
+        figures += [
+            Figure(name: "hot-path.reload.requestNs", value: reload.request, unit: "ns",
+                   summary: "one reload request (the lock-free flag behind addCallback and tracked events), batch median (target < 20 ns)"),
+            Figure(name: "hot-path.reload.requestToFetchAdd", value: reload.request / max(reload.fetchAdd, 0.1), unit: "ratio",
+                   gate: .latencyRatio, summary: "a reload request over a relaxed fetch-add, batches interleaved"),
+        ]
+
+        progress.say("a burst of reload requests inside one debounce window")
+        let burst = Self.burstChecks(requests: 1_000_000)
+        figures += [
+            Figure(name: "hot-path.reload.checksPerBurstWindow", value: Double(burst.checks), unit: "count", gate: .mustEqual(1),
+                   summary: "checks started for 1,000,000 requests 1 µs apart (all inside one 5 s debounce window)"),
+            Figure(name: "hot-path.reload.checksAfterMaxWait", value: Double(burst.streamChecks), unit: "count", gate: .mustEqual(2),
+                   summary: "checks started for requests every 1 ms for 60 s (debounce 5 s, max-wait 30 s): max-wait fires twice"),
+        ]
+
+        progress.say("segment-set diff: packed ObjectIds and the string fallback")
+        let packed = Self.compareNsPerSegment(count: 1_000, hex: true, trials: trials)
+        let fallback = Self.compareNsPerSegment(count: 100, hex: false, trials: trials)
+        figures += [
+            Figure(name: "hot-path.diff.packedNsPerSegment.n1000", value: packed, unit: "ns",
+                   summary: "equal-set compare of 1,000 24-hex segments (packed, sorted), per segment (target ≤ 1 ns)"),
+            Figure(name: "hot-path.diff.fallbackNsPerSegment.n100", value: fallback, unit: "ns",
+                   summary: "equal-set compare of 100 segments whose ids are not 24-hex (sorted strings), per segment"),
+        ]
+
+        progress.say("decode and diff a typical response (3 categories × 10 segments)")
+        let decode = try Self.decodeAndDiff(trials: trials)
+        figures.append(Figure(name: "hot-path.decodeAndDiff.3x10Us", value: decode.microseconds, unit: "µs",
+                              summary: "decode a 3 × 10 response body, build the state, diff it with the previous one (target < 5 µs)"))
+        if let allocations = decode.allocations {
+            figures.append(Figure(name: "hot-path.decodeAndDiff.3x10Allocs", value: allocations, unit: "allocs/op", gate: .allocations,
+                                  summary: "malloc calls per decode + diff of a 3 × 10 response"))
+        } else {
+            notes.append(AllocationProbe.unavailableNote)
+        }
+
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).",
+            configuration: options.asConfiguration.merging(["trials": "\(trials)"]) { $1 },
+            figures: figures, allocationsMeasured: decode.allocations != nil, notes: notes)
+    }
+
+    // MARK: Pieces
+
+    /// Median ns per `requestReload()` and per fetch-add over `trials` interleaved batches.
+    static func reloadRequest(trials: Int) -> (request: Double, fetchAdd: Double) {
+        let channels = EngineChannels(ringCapacity: 16)
+        let iterations = 1_000_000
+        var requests: [Double] = []
+        var adds: [Double] = []
+        for _ in 0..<trials {
+            adds.append(TrackingStormScenario.fetchAddBatch(iterations: iterations))
+            let start = monotonicNanoseconds()
+            for _ in 0..<iterations { channels.requestReload() }
+            requests.append(Double(monotonicNanoseconds() - start) / Double(iterations))
+            blackHole(channels.takeReloadRequest())
+        }
+        return (median(requests), median(adds))
+    }
+
+    /// Checks the coalescer starts for a burst inside one window, and for a long steady stream.
+    static func burstChecks(requests: Int) -> (checks: Int, streamChecks: Int) {
+        let timing = CoalescerStateMachine.Timing(debounce: .seconds(5), maxWait: .seconds(30))
+        func run(count: Int, spacing: Duration, until end: Duration) -> Int {
+            var machine = CoalescerStateMachine(timing: timing)
+            let start = SegmentsInstant(nanoseconds: 1_000_000_000)
+            var now = start
+            var checks = 0
+            func react(_ action: CoalescerStateMachine.Action) {
+                guard action == .startCheck else { return }
+                checks += 1
+                // The check finishes at once; what follows is coalesced again.
+                _ = machine.checkFinished(at: now)
+            }
+            for _ in 0..<count {
+                react(machine.request(at: now))
+                react(machine.tick(at: now))
+                now = now + spacing
+            }
+            // Let the last window close without new requests.
+            while now < start + end {
+                now = now + .milliseconds(100)
+                react(machine.tick(at: now))
+            }
+            return checks
+        }
+        let burst = run(count: requests, spacing: .microseconds(1), until: .seconds(12))
+        // 60 s of requests 1 ms apart: the debounce window never closes, so max-wait (30 s) starts
+        // a check at 30 s and another 30 s after the next request; then nothing is pending.
+        let stream = run(count: 60_000 - 1, spacing: .milliseconds(1), until: .seconds(75))
+        return (burst, stream)
+    }
+
+    /// Median ns per segment of comparing two equal sets of `count` segments (one built reversed).
+    static func compareNsPerSegment(count: Int, hex: Bool, trials: Int) -> Double {
+        let segments = (0..<count).map { index in
+            hex ? Segment(id: String(format: "%016x%08x", index &* 2_654_435_761, index), segmentationId: String(format: "%024x", 0xABC + index))
+                : Segment(id: "campaign-segment-\(100_000 + index)", segmentationId: "segmentation-rule-\(200_000 + index)")
+        }
+        let previous = PackedSegmentSet(segments)
+        let next = PackedSegmentSet(segments.reversed())
+        precondition(previous.isPacked == hex && previous == next, "the sets must be equal and packed only for hex ids")
+        let iterations = max(1, 2_000_000 / count)
+        var times: [Double] = []
+        for _ in 0..<trials {
+            var equal = 0
+            let start = monotonicNanoseconds()
+            for _ in 0..<iterations where previous == next { equal += 1 }
+            times.append(Double(monotonicNanoseconds() - start) / Double(iterations * count))
+            precondition(equal == iterations)
+        }
+        return median(times)
+    }
+
+    /// Median µs and mean malloc calls of decode + state + diff for a typical 3 × 10 body.
+    static func decodeAndDiff(trials: Int) throws -> (microseconds: Double, allocations: Double?) {
+        let body = Array(Self.responseBody().utf8)
+        let customerIds = ["cookie": "hot-path-cookie"]
+        let previous = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(body))
+        func once() throws {
+            let next = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(body))
+            let changed = LastKnownState.changedCategories(from: previous, to: next)
+            precondition(changed.isEmpty, "an identical body must not change anything")
+        }
+        let iterations = 2_000
+        var times: [Double] = []
+        for _ in 0..<trials {
+            let start = monotonicNanoseconds()
+            for _ in 0..<iterations { try once() }
+            times.append(Double(monotonicNanoseconds() - start) / Double(iterations) / 1_000)
+        }
+        let before = AllocationProbe.snapshot()
+        for _ in 0..<iterations { try once() }
+        let after = AllocationProbe.snapshot()
+        let allocations = before.flatMap { before in
+            after.map { Double($0.mallocCalls - before.mallocCalls) / Double(iterations) }
+        }
+        return (median(times), allocations)
+    }
+
+    /// 3 categories × 10 segments with 24-hex ids, as the server sends it.
+    static func responseBody() -> String {
+        let categories = ["discovery", "merchandising", "content"].enumerated().map { category, name in
+            let segments = (0..<10).map { index in
+                "{\"id\":\"\(String(format: "%016x%08x", index &* 40_503 &+ category, index))\","
+                    + "\"segmentation_id\":\"\(String(format: "%024x", 0xABC + category * 100 + index))\"}"
+            }
+            return "\"\(name)\":[\(segments.joined(separator: ","))]"
+        }
+        return "{\(categories.joined(separator: ","))}"
+    }
+}
