@@ -99,6 +99,24 @@ final class SegmentsResponseParserTests: XCTestCase {
         }
     }
 
+    /// The string scanner reads 8 bytes at a time: a quote, escape, control character or non-ASCII
+    /// byte must be found at every offset of a word, and near the end of the body.
+    func testSpecialBytesAreFoundAtEveryOffsetOfAWord() {
+        for offset in 0..<20 {
+            let prefix = String(repeating: "a", count: offset)
+            XCTAssertEqual(only(#"{"d":[{"id":"\#(prefix)","segmentation_id":"b"}]}"#)?.id, prefix)
+            XCTAssertEqual(only(#"{"d":[{"id":"\#(prefix)\"x","segmentation_id":"b"}]}"#)?.id, prefix + "\"x")
+            XCTAssertEqual(only(#"{"d":[{"id":"\#(prefix)é€😀","segmentation_id":"b"}]}"#)?.id, prefix + "é€😀")
+            XCTAssertEqual(only(#"{"d":[{"id":"\#(prefix)\u0041","segmentation_id":"b"}]}"#)?.id, prefix + "A")
+            assertRejected(#"{"d":[{"id":"\#(prefix)\#u{1}","segmentation_id":"b"}]}"#)
+            XCTAssertEqual(
+                reason(Array(#"{"d":[{"id":"\#(prefix)"#.utf8) + [0xFF] + Array(#"","segmentation_id":"b"}]}"#.utf8)),
+                "invalid JSON at root")
+            // Unterminated, ending `offset` bytes into the string.
+            assertRejected(#"{"d":[{"id":"\#(prefix)"#)
+        }
+    }
+
     // MARK: Whitespace, trailing bytes, byte order mark
 
     func testWhitespaceIsAllowedWhereverJSONAllowsIt() {

@@ -98,14 +98,26 @@ struct JSONByteReader {
         let start = index
         var hasEscapes = false
         let count = bytes.count
-        while index < count {
-            let byte = bytes[index]
-            // The common byte first: printable ASCII that is neither a quote nor a backslash.
-            if byte >= 0x20, byte < 0x80, byte != 0x22, byte != 0x5C {
-                index += 1
-                continue
+        while true {
+            // Find the next byte that is not plain ASCII, 8 bytes at a time while 8 remain (an id is
+            // 24 plain bytes and its closing quote).
+            if index + 8 <= count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                let special = Self.specialBytes(in: UInt64(littleEndian: word))
+                if special == 0 {
+                    index += 8
+                    continue
+                }
+                index += special.trailingZeroBitCount >> 3
+            } else {
+                guard index < count else { throw .syntax }
+                let byte = bytes[index]
+                if byte >= 0x20, byte < 0x80, byte != 0x22, byte != 0x5C {
+                    index += 1
+                    continue
+                }
             }
-            switch byte {
+            switch bytes[index] {
             case 0x22:
                 let token = StringToken(start: start, end: index, hasEscapes: hasEscapes)
                 index += 1
@@ -120,7 +132,18 @@ struct JSONByteReader {
                 try skipMultiByteScalar()
             }
         }
-        throw .syntax
+    }
+
+    /// The high bit of each byte of `word` (bytes in memory order from the least significant) that
+    /// ends a plain run of a string: a quote, a backslash, a control character or a non-ASCII byte.
+    /// Exact up to the first such byte (SWAR: `x &- 0x01` borrows into a byte's high bit exactly when
+    /// the byte is zero, and a borrow only starts at a flagged byte), which is all the caller uses.
+    @inline(__always)
+    private static func specialBytes(in word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        return ((word &- ones &* 0x20) | (quotes &- ones) | (backslashes &- ones) | word) & (ones &* 0x80)
     }
 
     /// Whether `token` is exactly the ASCII `literal` (compared on raw bytes: a key spelled with
@@ -129,8 +152,21 @@ struct JSONByteReader {
     func rawBytes(of token: StringToken, equal literal: StaticString) -> Bool {
         let length = token.end - token.start
         guard length == literal.utf8CodeUnitCount else { return false }
-        let pattern = literal.utf8Start
-        for offset in 0..<length where bytes[token.start + offset] != pattern[offset] { return false }
+        guard length > 0 else { return true }
+        // Word by word: `segmentation_id` is compared for every segment.
+        let text = UnsafeRawPointer(bytes.baseAddress! + token.start)
+        let pattern = UnsafeRawPointer(literal.utf8Start)
+        var offset = 0
+        while offset + 8 <= length {
+            guard text.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == pattern.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+                return false
+            }
+            offset += 8
+        }
+        while offset < length {
+            guard text.load(fromByteOffset: offset, as: UInt8.self) == pattern.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+            offset += 1
+        }
         return true
     }
 

@@ -20,21 +20,27 @@
 /// and a body is always UTF-8 (`JSONDecoder` also guesses UTF-16 and UTF-32). Keys that name the same
 /// category (`Discovery` and `discovery`) are merged in document order, where
 /// ``SegmentsResponse/init(wireCategories:)`` merges in dictionary order.
-struct SegmentsResponseParser {
+struct SegmentsResponseParser: ~Copyable {
     private var reader: JSONByteReader
     /// Segments of the category being parsed; reused across categories so that each category's
     /// array is allocated once, at its exact size.
-    private var scratch: [Segment] = []
+    private var scratch: SegmentBuffer
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<Segment>) {
         reader = JSONByteReader(bytes)
+        self.scratch = SegmentBuffer(initialStorage: scratch)
     }
 
     /// Parses `bytes` (a non-empty body).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
-        var parser = SegmentsResponseParser(bytes)
+        // The scratch buffer starts on the stack: a category of up to 16 segments costs no allocation
+        // besides its array.
+        let result = withUnsafeTemporaryAllocation(of: Segment.self, capacity: SegmentBuffer.initialCapacity) { stack in
+            var parser = SegmentsResponseParser(bytes, scratch: stack)
+            return Result { () throws(JSONParseError) in try parser.parseRoot() }
+        }
         do {
-            return try parser.parseRoot()
+            return try result.get()
         } catch .shape(let reason) {
             // JSONDecoder reads the whole document before it decodes anything, so invalid JSON
             // after a shape error is reported as invalid JSON. The error path can afford a second pass.
@@ -74,16 +80,15 @@ struct SegmentsResponseParser {
                 let key = reader.makeString(try reader.scanString())
                 try reader.consume(UInt8(ascii: ":"))
                 let category = SegmentCategory(name: key)
-                if categories[category] != nil, isRepeatedRootKey(key, rootStart: rootStart, before: keyStart) {
+                if categories.index(forKey: category) == nil {
+                    categories[category] = try parseCategory(key: key)
+                    if invalidKey == nil, !Self.isValid(category, key: key) { invalidKey = key }
+                } else if isRepeatedRootKey(key, rootStart: rootStart, before: keyStart) {
                     try reader.skipValue()
                 } else {
-                    let segments = try parseCategory(key: key)
-                    if categories[category] == nil {
-                        categories[category] = segments
-                    } else {
-                        categories[category]!.append(contentsOf: segments)
-                    }
-                    if invalidKey == nil, !category.isValid { invalidKey = key }
+                    // Another spelling of a category already seen (`Discovery`, `discovery`).
+                    categories[category]!.append(contentsOf: try parseCategory(key: key))
+                    if invalidKey == nil, !Self.isValid(category, key: key) { invalidKey = key }
                 }
                 if try endOfContainer(closing: UInt8(ascii: "}")) { break }
             }
@@ -93,6 +98,14 @@ struct SegmentsResponseParser {
         guard reader.isAtEnd else { throw .syntax }
         if let invalidKey { throw .shape("empty category key \"\(invalidKey)\"") }
         return categories
+    }
+
+    /// ``SegmentCategory/isValid``, without its Unicode property lookups for the usual key that starts
+    /// with an ASCII byte that is not whitespace (such a key cannot be blank).
+    @inline(__always)
+    private static func isValid(_ category: SegmentCategory, key: String) -> Bool {
+        if let first = key.utf8.first, first < 0x80, first != 0x20, !(0x09...0x0D).contains(first) { return true }
+        return category.isValid
     }
 
     /// Whether a key equal to `key` (as Swift strings, as a `[String: _]` would compare them) came
@@ -120,24 +133,16 @@ struct SegmentsResponseParser {
     /// Parses the array of the category `key`.
     private mutating func parseCategory(key: String) throws(JSONParseError) -> [Segment] {
         try expectContainer(UInt8(ascii: "["), type: "Array<Any>", at: key)
-        scratch.removeAll(keepingCapacity: true)
         if reader.peek() == UInt8(ascii: "]") {
             reader.index += 1
         } else {
-            if scratch.capacity == 0 { scratch.reserveCapacity(16) }
             while true {
                 scratch.append(try parseSegment(key: key, index: scratch.count))
                 if try endOfContainer(closing: UInt8(ascii: "]")) { break }
             }
         }
         reader.leaveContainer()
-        guard !scratch.isEmpty else { return [] }
-        // Copy out at the exact size: the array outlives the parse in the engine's state.
-        return scratch.withUnsafeBufferPointer { source in
-            Array(unsafeUninitializedCapacity: source.count) { target, initialized in
-                initialized = target.initialize(fromContentsOf: source)
-            }
-        }
+        return scratch.takeAll()
     }
 
     /// What a segment's field held, kept until the object ends so that the errors come in
@@ -183,9 +188,15 @@ struct SegmentsResponseParser {
             }
         }
         reader.leaveContainer()
-        return Segment(
-            id: try Self.require(id, "id", at: "\(key).\(index)"),
-            segmentationId: try Self.require(segmentationId, "segmentation_id", at: "\(key).\(index)"))
+        if case .string(let idValue) = id, case .string(let segmentationIdValue) = segmentationId {
+            return Segment(id: idValue, segmentationId: segmentationIdValue)
+        }
+        // The path is only built on this error path: interpolating it per segment costs more than
+        // parsing the segment.
+        let path = "\(key).\(index)"
+        try Self.require(id, "id", at: path)
+        try Self.require(segmentationId, "segmentation_id", at: path)
+        throw .syntax  // Unreachable: one of the two fields was not a string.
     }
 
     private mutating func readStringField() throws(JSONParseError) -> Field {
@@ -201,9 +212,10 @@ struct SegmentsResponseParser {
         }
     }
 
-    private static func require(_ field: Field, _ name: String, at path: String) throws(JSONParseError) -> String {
+    /// Throws the shape error of `field` if it is not a string.
+    private static func require(_ field: Field, _ name: String, at path: String) throws(JSONParseError) {
         switch field {
-        case .string(let value): value
+        case .string: return
         case .missing: throw .shape("missing \"\(name)\" at \(path)")
         case .null: throw .shape("null where String expected at \(path).\(name)")
         case .wrongType: throw .shape("expected String at \(path).\(name)")
@@ -247,5 +259,59 @@ struct SegmentsResponseParser {
         default:
             throw .syntax
         }
+    }
+}
+
+/// A growable buffer of segments that the parser owns, so that each category's segments can be
+/// moved (not copied: no retain and release of every string) into an array of the exact size, which
+/// outlives the parse in the engine's state. It starts in memory lent by the caller (a stack
+/// allocation) and moves to the heap only when a category outgrows it.
+private struct SegmentBuffer: ~Copyable {
+    static let initialCapacity = 16
+
+    private var base: UnsafeMutablePointer<Segment>
+    private var capacity: Int
+    private var ownsStorage = false
+    private(set) var count = 0
+
+    /// Uses `initialStorage` (uninitialized) until it is full; the buffer must not outlive it.
+    init(initialStorage: UnsafeMutableBufferPointer<Segment>) {
+        base = initialStorage.baseAddress!
+        capacity = initialStorage.count
+    }
+
+    deinit {
+        // Segments left by a parse that threw.
+        base.deinitialize(count: count)
+        if ownsStorage { base.deallocate() }
+    }
+
+    mutating func append(_ segment: consuming Segment) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: segment)
+        count += 1
+    }
+
+    /// Moves the segments out; the buffer is empty afterwards and keeps its memory for the next
+    /// category.
+    mutating func takeAll() -> [Segment] {
+        guard count > 0 else { return [] }
+        let taken = count
+        let base = self.base
+        count = 0
+        return Array(unsafeUninitializedCapacity: taken) { target, initialized in
+            target.baseAddress!.moveInitialize(from: base, count: taken)
+            initialized = taken
+        }
+    }
+
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Segment>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        if ownsStorage { base.deallocate() }
+        base = newBase
+        capacity = newCapacity
+        ownsStorage = true
     }
 }
