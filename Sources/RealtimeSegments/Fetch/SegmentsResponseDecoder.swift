@@ -5,37 +5,30 @@ import Foundation
 ///
 /// Strict on shape, lenient on extras: a body that is not that shape (not an object, an envelope, a
 /// non-array value, a segment without both string fields, an empty category key) is
-/// ``SegmentsError/malformedResponse(_:)``; unknown extra fields inside a segment are ignored.
+/// ``SegmentsError/malformedResponse(_:)``; unknown extra fields inside a segment are ignored,
+/// whatever JSON value they hold. The body must be one RFC 8259 JSON document in UTF-8 (a leading
+/// byte order mark is ignored); for a repeated key the first occurrence wins.
 public enum SegmentsResponseDecoder {
-    /// Decodes `body`. Throws ``SegmentsError/malformedResponse(_:)`` with a short reason.
+    /// Decodes `body`. Throws ``SegmentsError/malformedResponse(_:)`` with a short reason: "empty
+    /// body", "invalid JSON at root", or a shape error naming the path (category key, then segment
+    /// index, then field), e.g. "missing \"id\" at discovery.0" or "expected String at
+    /// discovery.0.segmentation_id".
     public static func decode(_ body: some DataProtocol) throws(SegmentsError) -> SegmentsResponse {
-        let data = Data(body)
-        guard !data.isEmpty else { throw .malformedResponse("empty body") }
-        let root: [String: [Segment]]
-        do {
-            root = try JSONDecoder().decode([String: [Segment]].self, from: data)
-        } catch let error as DecodingError {
-            throw .malformedResponse(describe(error))
-        } catch {
-            throw .malformedResponse("\(error)")
+        // Foundation ends here: the parser reads the bytes in place when they are contiguous (`Data`,
+        // `[UInt8]`) and otherwise from one copy.
+        let result: Result<[SegmentCategory: [Segment]], JSONParseError>? =
+            body.withContiguousStorageIfAvailable { parse($0) }
+        switch result ?? Array(body).withUnsafeBufferPointer({ parse($0) }) {
+        case .success(let categories):
+            return SegmentsResponse(categories: categories)
+        case .failure(.syntax):
+            throw .malformedResponse(body.isEmpty ? "empty body" : "invalid JSON at root")
+        case .failure(.shape(let reason)):
+            throw .malformedResponse(reason)
         }
-        if let empty = root.keys.first(where: { !SegmentCategory(name: $0).isValid }) {
-            throw .malformedResponse("empty category key \"\(empty)\"")
-        }
-        return SegmentsResponse(wireCategories: root)
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
-            return keys.isEmpty ? "root" : keys.joined(separator: ".")
-        }
-        switch error {
-        case .dataCorrupted(let context): return "invalid JSON at \(path(context))"
-        case .keyNotFound(let key, let context): return "missing \"\(key.stringValue)\" at \(path(context))"
-        case .typeMismatch(let type, let context): return "expected \(type) at \(path(context))"
-        case .valueNotFound(let type, let context): return "null where \(type) expected at \(path(context))"
-        @unknown default: return "\(error)"
-        }
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<[SegmentCategory: [Segment]], JSONParseError> {
+        Result { () throws(JSONParseError) in try SegmentsResponseParser.parse(bytes) }
     }
 }

@@ -1,0 +1,317 @@
+/// Parses a segments response body — a bare JSON object mapping category names to arrays of
+/// `{"id": String, "segmentation_id": String}` — straight from its UTF-8 bytes into the categories of
+/// a ``SegmentsResponse``, in one pass and without Foundation.
+///
+/// It replaces `JSONDecoder().decode([String: [Segment]].self, ...)` and keeps its results and its
+/// error texts ("invalid JSON at root", "expected Array<Any> at discovery", "missing \"id\" at
+/// discovery.0", "null where String expected at discovery.0.id", ...). Like `JSONDecoder`:
+/// - a syntax error anywhere wins over a shape error: on a shape error the whole document is
+///   validated before the shape reason is reported;
+/// - within a segment `id` is checked before `segmentation_id`; an empty category key is reported
+///   only when everything else decoded;
+/// - for a duplicated key the first occurrence wins and later ones are only validated as JSON: a
+///   repeated category key (equal as Swift strings) or a repeated `id` / `segmentation_id`;
+/// - a leading UTF-8 byte order mark is ignored, and containers may nest 512 deep.
+///
+/// Where it deliberately differs, it is stricter, following RFC 8259 where `JSONDecoder` is lenient:
+/// trailing commas (`[1,]`, `{"a":1,}`) are rejected; so are, inside values that are skipped,
+/// malformed numbers (`01`, `1.`, `-`, `1e`), invalid escapes (`\q`, `\u12G4`), lone surrogate
+/// escapes, raw control characters and invalid UTF-8 (`JSONDecoder` only checks what it decodes);
+/// and a body is always UTF-8 (`JSONDecoder` also guesses UTF-16 and UTF-32). Keys that name the same
+/// category (`Discovery` and `discovery`) are merged in document order, where
+/// ``SegmentsResponse/init(wireCategories:)`` merges in dictionary order.
+struct SegmentsResponseParser: ~Copyable {
+    private var reader: JSONByteReader
+    /// Segments of the category being parsed; reused across categories so that each category's
+    /// array is allocated once, at its exact size.
+    private var scratch: SegmentBuffer
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<Segment>) {
+        reader = JSONByteReader(bytes)
+        self.scratch = SegmentBuffer(initialStorage: scratch)
+    }
+
+    /// Parses `bytes` (a non-empty body).
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
+        // The scratch buffer starts on the stack: a category of up to 16 segments costs no allocation
+        // besides its array.
+        let result = withUnsafeTemporaryAllocation(of: Segment.self, capacity: SegmentBuffer.initialCapacity) { stack in
+            var parser = SegmentsResponseParser(bytes, scratch: stack)
+            return Result { () throws(JSONParseError) in try parser.parseRoot() }
+        }
+        do {
+            return try result.get()
+        } catch .shape(let reason) {
+            // JSONDecoder reads the whole document before it decodes anything, so invalid JSON
+            // after a shape error is reported as invalid JSON. The error path can afford a second pass.
+            guard isValidDocument(bytes) else { throw .syntax }
+            throw .shape(reason)
+        }
+    }
+
+    /// Whether `bytes` are exactly one valid JSON value (of any type), with optional whitespace.
+    static func isValidDocument(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var reader = JSONByteReader(bytes)
+        reader.skipByteOrderMark()
+        do {
+            try reader.skipValue()
+        } catch {
+            return false
+        }
+        reader.skipWhitespace()
+        return reader.isAtEnd
+    }
+
+    // MARK: Root
+
+    private mutating func parseRoot() throws(JSONParseError) -> [SegmentCategory: [Segment]] {
+        reader.skipByteOrderMark()
+        try expectContainer(UInt8(ascii: "{"), type: "Dictionary<String, Any>", at: "root")
+        let rootStart = reader.index - 1
+        // Three known categories; one allocation instead of growing twice.
+        var categories: [SegmentCategory: [Segment]] = Dictionary(minimumCapacity: 4)
+        var invalidKey: String?
+        if reader.peek() == UInt8(ascii: "}") {
+            reader.index += 1
+        } else {
+            while true {
+                guard reader.peek() == 0x22 else { throw .syntax }
+                let keyStart = reader.index
+                let key = reader.makeString(try reader.scanString())
+                try reader.consume(UInt8(ascii: ":"))
+                let category = SegmentCategory(name: key)
+                if categories.index(forKey: category) == nil {
+                    categories[category] = try parseCategory(key: key)
+                    if invalidKey == nil, !Self.isValid(category, key: key) { invalidKey = key }
+                } else if isRepeatedRootKey(key, rootStart: rootStart, before: keyStart) {
+                    try reader.skipValue()
+                } else {
+                    // Another spelling of a category already seen (`Discovery`, `discovery`).
+                    categories[category]!.append(contentsOf: try parseCategory(key: key))
+                    if invalidKey == nil, !Self.isValid(category, key: key) { invalidKey = key }
+                }
+                if try endOfContainer(closing: UInt8(ascii: "}")) { break }
+            }
+        }
+        reader.leaveContainer()
+        reader.skipWhitespace()
+        guard reader.isAtEnd else { throw .syntax }
+        if let invalidKey { throw .shape("empty category key \"\(invalidKey)\"") }
+        return categories
+    }
+
+    /// ``SegmentCategory/isValid``, without its Unicode property lookups for the usual key that starts
+    /// with an ASCII byte that is not whitespace (such a key cannot be blank).
+    @inline(__always)
+    private static func isValid(_ category: SegmentCategory, key: String) -> Bool {
+        if let first = key.utf8.first, first < 0x80, first != 0x20, !(0x09...0x0D).contains(first) { return true }
+        return category.isValid
+    }
+
+    /// Whether a key equal to `key` (as Swift strings, as a `[String: _]` would compare them) came
+    /// before `limit` in the root object. Only asked when a key names a category already seen, which
+    /// real bodies never do, so it re-reads the keys instead of keeping them all on the fast path.
+    private func isRepeatedRootKey(_ key: String, rootStart: Int, before limit: Int) -> Bool {
+        var rescan = JSONByteReader(reader.bytes)
+        rescan.index = rootStart + 1
+        rescan.depth = 1
+        do {
+            while rescan.peek() == 0x22, rescan.index < limit {
+                if rescan.makeString(try rescan.scanString()) == key { return true }
+                try rescan.consume(UInt8(ascii: ":"))
+                try rescan.skipValue()
+                try rescan.consume(UInt8(ascii: ","))
+            }
+        } catch {
+            // Already parsed once, so unreachable; no earlier key then.
+        }
+        return false
+    }
+
+    // MARK: Categories and segments
+
+    /// Parses the array of the category `key`.
+    private mutating func parseCategory(key: String) throws(JSONParseError) -> [Segment] {
+        try expectContainer(UInt8(ascii: "["), type: "Array<Any>", at: key)
+        if reader.peek() == UInt8(ascii: "]") {
+            reader.index += 1
+        } else {
+            while true {
+                scratch.append(try parseSegment(key: key, index: scratch.count))
+                if try endOfContainer(closing: UInt8(ascii: "]")) { break }
+            }
+        }
+        reader.leaveContainer()
+        return scratch.takeAll()
+    }
+
+    /// What a segment's field held, kept until the object ends so that the errors come in
+    /// `JSONDecoder`'s order (`id` first) whatever the order of the fields.
+    private enum Field {
+        case missing
+        case string(String)
+        case null
+        case wrongType
+    }
+
+    private mutating func parseSegment(key: String, index: Int) throws(JSONParseError) -> Segment {
+        try expectContainer(UInt8(ascii: "{"), type: "Dictionary<String, Any>", at: "\(key).\(index)")
+        var id = Field.missing
+        var segmentationId = Field.missing
+        if reader.peek() == UInt8(ascii: "}") {
+            reader.index += 1
+        } else {
+            while true {
+                guard reader.peek() == 0x22 else { throw .syntax }
+                let name = try reader.scanString()
+                try reader.consume(UInt8(ascii: ":"))
+                // Field names are compared on raw bytes; only an escaped name needs decoding.
+                let isId: Bool
+                let isSegmentationId: Bool
+                if name.hasEscapes {
+                    let decoded = reader.makeString(name)
+                    isId = decoded == "id"
+                    isSegmentationId = decoded == "segmentation_id"
+                } else {
+                    isId = reader.rawBytes(of: name, equal: "id")
+                    isSegmentationId = !isId && reader.rawBytes(of: name, equal: "segmentation_id")
+                }
+                if isId, case .missing = id {
+                    id = try readStringField()
+                } else if isSegmentationId, case .missing = segmentationId {
+                    segmentationId = try readStringField()
+                } else {
+                    // Unknown fields, and repeats of known ones (the first occurrence wins).
+                    try reader.skipValue()
+                }
+                if try endOfContainer(closing: UInt8(ascii: "}")) { break }
+            }
+        }
+        reader.leaveContainer()
+        if case .string(let idValue) = id, case .string(let segmentationIdValue) = segmentationId {
+            return Segment(id: idValue, segmentationId: segmentationIdValue)
+        }
+        // The path is only built on this error path: interpolating it per segment costs more than
+        // parsing the segment.
+        let path = "\(key).\(index)"
+        try Self.require(id, "id", at: path)
+        try Self.require(segmentationId, "segmentation_id", at: path)
+        throw .syntax  // Unreachable: one of the two fields was not a string.
+    }
+
+    private mutating func readStringField() throws(JSONParseError) -> Field {
+        switch reader.peek() {
+        case 0x22:
+            return .string(reader.makeString(try reader.scanString()))
+        case UInt8(ascii: "n"):
+            try reader.skipLiteral("null")
+            return .null
+        default:
+            try reader.skipValue()
+            return .wrongType
+        }
+    }
+
+    /// Throws the shape error of `field` if it is not a string.
+    private static func require(_ field: Field, _ name: String, at path: String) throws(JSONParseError) {
+        switch field {
+        case .string: return
+        case .missing: throw .shape("missing \"\(name)\" at \(path)")
+        case .null: throw .shape("null where String expected at \(path).\(name)")
+        case .wrongType: throw .shape("expected String at \(path).\(name)")
+        }
+    }
+
+    // MARK: Punctuation
+
+    /// Consumes the opening `bracket` of the container expected next. Another value there is a shape
+    /// error in `JSONDecoder`'s words, naming `type` and the `path` (only built on that error path);
+    /// a byte that starts no value is a syntax error.
+    private mutating func expectContainer(
+        _ bracket: UInt8, type: String, at path: @autoclosure () -> String
+    ) throws(JSONParseError) {
+        guard let byte = reader.peek() else { throw .syntax }
+        switch byte {
+        case bracket:
+            reader.index += 1
+            try reader.enterContainer()
+        case UInt8(ascii: "n"):
+            throw .shape("null where \(type) expected at \(path())")
+        case UInt8(ascii: "{"), UInt8(ascii: "["), 0x22, UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "-"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            throw .shape("expected \(type) at \(path())")
+        default:
+            throw .syntax
+        }
+    }
+
+    /// After an element: `true` on the container's `closing` bracket, `false` on a comma (which must
+    /// be followed by another element: no trailing commas).
+    @inline(__always)
+    private mutating func endOfContainer(closing: UInt8) throws(JSONParseError) -> Bool {
+        switch reader.peek() {
+        case UInt8(ascii: ","):
+            reader.index += 1
+            return false
+        case closing:
+            reader.index += 1
+            return true
+        default:
+            throw .syntax
+        }
+    }
+}
+
+/// A growable buffer of segments that the parser owns, so that each category's segments can be
+/// moved (not copied: no retain and release of every string) into an array of the exact size, which
+/// outlives the parse in the engine's state. It starts in memory lent by the caller (a stack
+/// allocation) and moves to the heap only when a category outgrows it.
+private struct SegmentBuffer: ~Copyable {
+    static let initialCapacity = 16
+
+    private var base: UnsafeMutablePointer<Segment>
+    private var capacity: Int
+    private var ownsStorage = false
+    private(set) var count = 0
+
+    /// Uses `initialStorage` (uninitialized) until it is full; the buffer must not outlive it.
+    init(initialStorage: UnsafeMutableBufferPointer<Segment>) {
+        base = initialStorage.baseAddress!
+        capacity = initialStorage.count
+    }
+
+    deinit {
+        // Segments left by a parse that threw.
+        base.deinitialize(count: count)
+        if ownsStorage { base.deallocate() }
+    }
+
+    mutating func append(_ segment: consuming Segment) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: segment)
+        count += 1
+    }
+
+    /// Moves the segments out; the buffer is empty afterwards and keeps its memory for the next
+    /// category.
+    mutating func takeAll() -> [Segment] {
+        guard count > 0 else { return [] }
+        let taken = count
+        let base = self.base
+        count = 0
+        return Array(unsafeUninitializedCapacity: taken) { target, initialized in
+            target.baseAddress!.moveInitialize(from: base, count: taken)
+            initialized = taken
+        }
+    }
+
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newBase = UnsafeMutablePointer<Segment>.allocate(capacity: newCapacity)
+        newBase.moveInitialize(from: base, count: count)
+        if ownsStorage { base.deallocate() }
+        base = newBase
+        capacity = newCapacity
+        ownsStorage = true
+    }
+}
