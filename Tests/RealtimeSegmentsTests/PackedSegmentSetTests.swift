@@ -72,3 +72,57 @@ final class PackedSegmentSetTests: XCTestCase {
         XCTAssertEqual(LastKnownState.changedCategories(from: nil, to: after), [.discovery, .content])
     }
 }
+
+/// The word-at-a-time hex parse against a per-character reference, on every byte value in every
+/// position and on random ids.
+final class ObjectIdParseTests: XCTestCase {
+    private func reference(_ string: String) -> (high: UInt64, low: UInt32)? {
+        let bytes = Array(string.utf8)
+        guard bytes.count == 24 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (index, byte) in bytes.enumerated() {
+            let nibble: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+            if index < 16 { high = high << 4 | nibble } else { low = low << 4 | nibble }
+        }
+        return (high, UInt32(low))
+    }
+
+    private func assertSame(_ string: String, file: StaticString = #filePath, line: UInt = #line) {
+        let parsed = PackedSegmentSet.parseObjectId(string)
+        let expected = reference(string)
+        XCTAssertEqual(parsed?.high, expected?.high, string, file: file, line: line)
+        XCTAssertEqual(parsed?.low, expected?.low, string, file: file, line: line)
+    }
+
+    func testEveryByteValueInEveryPositionAgreesWithTheReference() {
+        let base = Array("0123456789abcdef01234567".utf8)
+        for position in 0..<24 {
+            for value in UInt8(0)...UInt8(127) {
+                var bytes = base
+                bytes[position] = value
+                assertSame(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    func testRandomIdsAgreeWithTheReference() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEFgxyz".utf8)
+        for _ in 0..<20_000 {
+            let bytes = (0..<24).map { _ in
+                Bool.random(using: &generator) ? alphabet[Int.random(in: 0..<16, using: &generator)]
+                    : alphabet.randomElement(using: &generator)!
+            }
+            assertSame(String(decoding: bytes, as: UTF8.self))
+        }
+        assertSame("ffffffffffffffffffffffff")
+        assertSame("000000000000000000000000")
+        assertSame("é0000000000000000000000")
+    }
+}
