@@ -1,4 +1,5 @@
 import Atomics
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -23,6 +24,9 @@ public final class EngineChannels: Sendable {
     private let inboxCount = ManagedAtomic<Int>(0)
     private let reloadRequested = ManagedAtomic<Bool>(false)
     private let sleeping = ManagedAtomic<Bool>(false)
+    /// The engine is in a short timed wait while events flow (``linger(nanoseconds:)``): producers
+    /// do not signal it, control messages and stalled producers do.
+    private let lingering = ManagedAtomic<Bool>(false)
     private let outstandingWork = ManagedAtomic<Int>(0)
     /// Times a producer found the ring full and had to wait.
     let producerStalls = ManagedAtomic<Int>(0)
@@ -45,7 +49,7 @@ public final class EngineChannels: Sendable {
         producerStalls.wrappingIncrement(ordering: .relaxed)
         var attempt = 0
         repeat {
-            wakeEngine()
+            nudgeEngine()
             // Back off: yield the core to the engine thread first, then sleep briefly so that
             // many stalled producers do not starve it on a small machine.
             if attempt < 32 { sched_yield() } else { usleep(50) }
@@ -59,7 +63,7 @@ public final class EngineChannels: Sendable {
         beginWork()
         inbox.withLock { $0.append(message) }
         inboxCount.wrappingIncrement(ordering: .releasing)
-        wakeEngine()
+        nudgeEngine()
     }
 
     /// Asks for a listener check (lock-free, allocation-free).
@@ -79,6 +83,15 @@ public final class EngineChannels: Sendable {
 
     private func wakeEngine() {
         if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
+    }
+
+    /// Wakes the engine from a sleep or a linger: for work that should not wait for the next look
+    /// at the ring (control messages, a full ring). A signal that lands after the linger ended
+    /// only makes the next wait return at once, which the loop tolerates.
+    private func nudgeEngine() {
+        if sleeping.exchange(false, ordering: .sequentiallyConsistent) || lingering.load(ordering: .sequentiallyConsistent) {
+            wakeup.signal()
+        }
     }
 
     // MARK: Outstanding work
@@ -103,6 +116,25 @@ public final class EngineChannels: Sendable {
     @_spi(Benchmarks)
     public func takeReloadRequest() -> Bool {
         reloadRequested.load(ordering: .relaxed) && reloadRequested.exchange(false, ordering: .acquiringAndReleasing)
+    }
+
+    /// Waits up to `nanoseconds` of real time without asking producers to wake the engine.
+    ///
+    /// While events keep coming, the engine looks at the ring on this period instead of sleeping
+    /// until signalled: a signal is a futex call on the producer's thread, measured at 1.7–2.7 µs
+    /// per `trackEvent` at 1,000–50,000 events/s, against a few hundred nanoseconds without it.
+    /// Control messages and stalled producers still end the wait at once.
+    ///
+    /// Real time, not the configured clock: this is CPU hand-off, not timed behaviour, and a manual
+    /// clock would never end it.
+    func linger(nanoseconds: UInt64) {
+        lingering.store(true, ordering: .sequentiallyConsistent)
+        // Dekker-style re-check against `nudgeEngine`: a message posted before `lingering` was
+        // visible is seen here.
+        if inboxCount.load(ordering: .sequentiallyConsistent) == 0 {
+            wakeup.wait(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
+        }
+        lingering.store(false, ordering: .relaxed)
     }
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.

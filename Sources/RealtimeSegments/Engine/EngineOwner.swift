@@ -60,6 +60,13 @@ final class EngineOwner {
 
     /// Ring items handled per loop turn before control messages get a turn.
     private static let drainBatch = 4096
+    /// While events flow, the engine looks at the ring this often instead of being woken per event
+    /// (``EngineChannels/linger(nanoseconds:)``). Events wait at most this long before they are
+    /// stamped and queued for upload, which is far below any debounce or flush interval.
+    private static let lingerNanoseconds: UInt64 = 1_000_000
+    /// Consecutive looks that found the ring empty before the engine sleeps until signalled again:
+    /// an idle app costs no periodic wake-ups, only the first event after a pause pays a signal.
+    private static let lingerLooks = 10
 
     init(
         configuration: SegmentsConfiguration, channels: EngineChannels, identity: IdentityCell,
@@ -94,8 +101,10 @@ final class EngineOwner {
             nextPeriodicFlush = clock.now() + interval
         }
         requestCheck(.initial)
+        var emptyLooks = Self.lingerLooks
         while true {
-            drainRing()
+            let drained = drainRing()
+            emptyLooks = drained > 0 ? 0 : emptyLooks + 1
             var handledMessages = 0
             for message in channels.takeMessages() {
                 if handle(message) { handledMessages += 1 }
@@ -123,8 +132,19 @@ final class EngineOwner {
             }
             barriers.removeAll()
             if finished { return }
-            channels.sleep(until: nextDeadline(), clock: clock)
+            if drained == Self.drainBatch {
+                continue  // more is waiting
+            } else if emptyLooks < Self.lingerLooks && !stopping && !isDue(nextDeadline()) {
+                channels.linger(nanoseconds: Self.lingerNanoseconds)
+            } else {
+                channels.sleep(until: nextDeadline(), clock: clock)
+            }
         }
+    }
+
+    /// `true` if `deadline` has passed on the engine's clock (the next turn has timed work to do).
+    private func isDue(_ deadline: SegmentsInstant?) -> Bool {
+        deadline.map { $0 <= clock.now() } ?? false
     }
 
     private func nextDeadline() -> SegmentsInstant? {
@@ -140,7 +160,9 @@ final class EngineOwner {
 
     // MARK: Ingestion
 
-    private func drainRing() {
+    /// Moves what the ring holds (up to ``drainBatch`` items) into engine state; returns how many.
+    @discardableResult
+    private func drainRing() -> Int {
         var handled = 0
         while handled < Self.drainBatch, let item = channels.ring.dequeue() {
             handled += 1
@@ -166,6 +188,7 @@ final class EngineOwner {
                 requestCheck(.customerSwitch)
             }
         }
+        return handled
     }
 
     // MARK: Control messages

@@ -80,6 +80,18 @@ public struct TrackingStormScenario: Scenario {
                    summary: "times the producer found the 64-slot ring full and waited (the path this phase exercises)"),
         ]
 
+        // One producer at an app-like rate: what a call costs when the engine is not kept busy.
+        progress.say("one producer at 10000/s: trackEvent")
+        let moderate = try Self.steadyTail(producers: 1, rate: 10_000, seconds: options.quick ? 1 : 3)
+        let moderateLatency = moderate.summary(
+            "trackEvent call, 1 producer at 10k/s", definition: "time inside trackEvent, one producer at 10,000 events/s")
+        figures += [
+            Figure(name: "tracking-storm.moderate.trackEventP50Ns", value: Double(moderateLatency.p50), unit: "ns",
+                   summary: "trackEvent p50, one producer at 10k events/s"),
+            Figure(name: "tracking-storm.moderate.trackEventP999Ns", value: Double(moderateLatency.p999), unit: "ns",
+                   summary: "trackEvent p99.9, one producer at 10k events/s (includes the recorder's clock read)"),
+        ]
+
         // Two producers at a steady rate the engine sustains: the tail of the call itself.
         let steadyRate = 100_000.0
         progress.say("two producers at \(Int(steadyRate))/s each: trackEvent tail")
@@ -141,7 +153,7 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, steadyLatency] + [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
+            latencies: [latency, moderateLatency, steadyLatency] + [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")] as [LatencySummary],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
