@@ -132,12 +132,12 @@ final class EngineOwner {
             }
             barriers.removeAll()
             if finished { return }
-            if drained == Self.drainBatch {
-                continue  // more is waiting
-            } else if emptyLooks < Self.lingerLooks && !stopping && !isDue(nextDeadline()) {
+            if drained == Self.drainBatch { continue }  // more is waiting
+            let deadline = nextDeadline()
+            if emptyLooks < Self.lingerLooks && !stopping && !isDue(deadline) {
                 channels.linger(nanoseconds: Self.lingerNanoseconds)
             } else {
-                channels.sleep(until: nextDeadline(), clock: clock)
+                channels.sleep(until: deadline, clock: clock)
             }
         }
     }
