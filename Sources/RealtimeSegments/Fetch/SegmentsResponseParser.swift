@@ -20,27 +20,18 @@
 /// and a body is always UTF-8 (`JSONDecoder` also guesses UTF-16 and UTF-32). Keys that name the same
 /// category (`Discovery` and `discovery`) are merged in document order, where
 /// ``SegmentsResponse/init(wireCategories:)`` merges in dictionary order.
-struct SegmentsResponseParser: ~Copyable {
+struct SegmentsResponseParser {
     private var reader: JSONByteReader
-    /// Segments of the category being parsed; reused across categories so that each category's
-    /// array is allocated once, at its exact size.
-    private var scratch: SegmentBuffer
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>, scratch: UnsafeMutableBufferPointer<Segment>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         reader = JSONByteReader(bytes)
-        self.scratch = SegmentBuffer(initialStorage: scratch)
     }
 
     /// Parses `bytes` (a non-empty body).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
-        // The scratch buffer starts on the stack: a category of up to 16 segments costs no allocation
-        // besides its array.
-        let result = withUnsafeTemporaryAllocation(of: Segment.self, capacity: SegmentBuffer.initialCapacity) { stack in
-            var parser = SegmentsResponseParser(bytes, scratch: stack)
-            return Result { () throws(JSONParseError) in try parser.parseRoot() }
-        }
+        var parser = SegmentsResponseParser(bytes)
         do {
-            return try result.get()
+            return try parser.parseRoot()
         } catch .shape(let reason) {
             // JSONDecoder reads the whole document before it decodes anything, so invalid JSON
             // after a shape error is reported as invalid JSON. The error path can afford a second pass.
@@ -130,19 +121,24 @@ struct SegmentsResponseParser: ~Copyable {
 
     // MARK: Categories and segments
 
+    /// Segments reserved per category up front: one allocation for a typical category (about ten).
+    private static let typicalCategorySize = 16
+
     /// Parses the array of the category `key`.
     private mutating func parseCategory(key: String) throws(JSONParseError) -> [Segment] {
         try expectContainer(UInt8(ascii: "["), type: "Array<Any>", at: key)
+        var segments: [Segment] = []
         if reader.peek() == UInt8(ascii: "]") {
             reader.index += 1
         } else {
+            segments.reserveCapacity(Self.typicalCategorySize)
             while true {
-                scratch.append(try parseSegment(key: key, index: scratch.count))
+                segments.append(try parseSegment(key: key, index: segments.count))
                 if try endOfContainer(closing: UInt8(ascii: "]")) { break }
             }
         }
         reader.leaveContainer()
-        return scratch.takeAll()
+        return segments
     }
 
     /// What a segment's field held, kept until the object ends so that the errors come in
@@ -259,59 +255,5 @@ struct SegmentsResponseParser: ~Copyable {
         default:
             throw .syntax
         }
-    }
-}
-
-/// A growable buffer of segments that the parser owns, so that each category's segments can be
-/// moved (not copied: no retain and release of every string) into an array of the exact size, which
-/// outlives the parse in the engine's state. It starts in memory lent by the caller (a stack
-/// allocation) and moves to the heap only when a category outgrows it.
-private struct SegmentBuffer: ~Copyable {
-    static let initialCapacity = 16
-
-    private var base: UnsafeMutablePointer<Segment>
-    private var capacity: Int
-    private var ownsStorage = false
-    private(set) var count = 0
-
-    /// Uses `initialStorage` (uninitialized) until it is full; the buffer must not outlive it.
-    init(initialStorage: UnsafeMutableBufferPointer<Segment>) {
-        base = initialStorage.baseAddress!
-        capacity = initialStorage.count
-    }
-
-    deinit {
-        // Segments left by a parse that threw.
-        base.deinitialize(count: count)
-        if ownsStorage { base.deallocate() }
-    }
-
-    mutating func append(_ segment: consuming Segment) {
-        if count == capacity { grow() }
-        (base + count).initialize(to: segment)
-        count += 1
-    }
-
-    /// Moves the segments out; the buffer is empty afterwards and keeps its memory for the next
-    /// category.
-    mutating func takeAll() -> [Segment] {
-        guard count > 0 else { return [] }
-        let taken = count
-        let base = self.base
-        count = 0
-        return Array(unsafeUninitializedCapacity: taken) { target, initialized in
-            target.baseAddress!.moveInitialize(from: base, count: taken)
-            initialized = taken
-        }
-    }
-
-    private mutating func grow() {
-        let newCapacity = capacity * 2
-        let newBase = UnsafeMutablePointer<Segment>.allocate(capacity: newCapacity)
-        newBase.moveInitialize(from: base, count: count)
-        if ownsStorage { base.deallocate() }
-        base = newBase
-        capacity = newCapacity
-        ownsStorage = true
     }
 }
