@@ -23,7 +23,7 @@ public enum FanoutProbe {
     /// The payload of every notification.
     public static func payload(variant: Int) -> [Segment] {
         (0..<10).map { index in
-            Segment(id: String(format: "%016x%08x", variant, index), segmentationId: String(format: "%024x", 0xABC + index))
+            Segment(id: objectId(high: UInt64(truncatingIfNeeded: variant), low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
         }
     }
 

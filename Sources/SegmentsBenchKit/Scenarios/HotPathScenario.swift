@@ -95,8 +95,7 @@ public struct HotPathScenario: Scenario {
                 _ = machine.checkFinished(at: now)
             }
             for _ in 0..<count {
-                react(machine.request(at: now))
-                react(machine.tick(at: now))
+                react(machine.request(at: now))  // `request` also ticks
                 now = now + spacing
             }
             // Let the last window close without new requests.
@@ -116,7 +115,7 @@ public struct HotPathScenario: Scenario {
     /// Median ns per segment of comparing two equal sets of `count` segments (one built reversed).
     static func compareNsPerSegment(count: Int, hex: Bool, trials: Int) -> Double {
         let segments = (0..<count).map { index in
-            hex ? Segment(id: String(format: "%016x%08x", index &* 2_654_435_761, index), segmentationId: String(format: "%024x", 0xABC + index))
+            hex ? Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
                 : Segment(id: "campaign-segment-\(100_000 + index)", segmentationId: "segmentation-rule-\(200_000 + index)")
         }
         let previous = PackedSegmentSet(segments)
@@ -164,8 +163,8 @@ public struct HotPathScenario: Scenario {
     static func responseBody() -> String {
         let categories = ["discovery", "merchandising", "content"].enumerated().map { category, name in
             let segments = (0..<10).map { index in
-                "{\"id\":\"\(String(format: "%016x%08x", index &* 40_503 &+ category, index))\","
-                    + "\"segmentation_id\":\"\(String(format: "%024x", 0xABC + category * 100 + index))\"}"
+                "{\"id\":\"\(objectId(high: UInt64(index &* 40_503 &+ category), low: UInt32(index)))\","
+                    + "\"segmentation_id\":\"\(objectId(high: 0, low: UInt32(0xABC + category * 100 + index)))\"}"
             }
             return "\"\(name)\":[\(segments.joined(separator: ","))]"
         }

@@ -12,7 +12,7 @@ public struct QualifiedScenario: Scenario {
     public let measures = "latency of hits and misses, hit ratio of the skewed mix, requests per burst of concurrent misses (single flight: 1), failures (must be 0)"
 
     /// Audiences every user is asked about.
-    static let audiences = (0..<5).map { String(format: "%024x", 0xA0D1E + $0) }
+    static let audiences = (0..<5).map { objectId(high: 0, low: UInt32(0xA0D1E + $0)) }
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let users = options.callbacks ?? (options.quick ? 300 : 1_000)

@@ -80,30 +80,17 @@ public struct TrackingStormScenario: Scenario {
                    summary: "times the producer found the 64-slot ring full and waited (the path this phase exercises)"),
         ]
 
-        // One producer at an app-like rate: what a call costs when the engine is not kept busy.
+        // One producer at an app-like rate (what a call costs when the engine is not kept busy),
+        // then two producers at a steady rate the engine sustains (the tail of the call itself).
+        let callSeconds = options.quick ? 1.0 : 3.0
         progress.say("one producer at 10000/s: trackEvent")
-        let moderate = try Self.steadyTail(producers: 1, rate: 10_000, seconds: options.quick ? 1 : 3)
-        let moderateLatency = moderate.summary(
-            "trackEvent call, 1 producer at 10k/s", definition: "time inside trackEvent, one producer at 10,000 events/s")
-        figures += [
-            Figure(name: "tracking-storm.moderate.trackEventP50Ns", value: Double(moderateLatency.p50), unit: "ns",
-                   summary: "trackEvent p50, one producer at 10k events/s"),
-            Figure(name: "tracking-storm.moderate.trackEventP999Ns", value: Double(moderateLatency.p999), unit: "ns",
-                   summary: "trackEvent p99.9, one producer at 10k events/s (includes the recorder's clock read)"),
-        ]
-
-        // Two producers at a steady rate the engine sustains: the tail of the call itself.
-        let steadyRate = 100_000.0
-        progress.say("two producers at \(Int(steadyRate))/s each: trackEvent tail")
-        let steady = try Self.steadyTail(producers: 2, rate: steadyRate, seconds: options.quick ? 1 : 3)
-        let steadyLatency = steady.summary(
-            "trackEvent call, 2 producers at 100k/s", definition: "time inside trackEvent, two producers at 100,000 events/s each")
-        figures += [
-            Figure(name: "tracking-storm.steady.trackEventP50Ns", value: Double(steadyLatency.p50), unit: "ns",
-                   summary: "trackEvent p50, two producers at 100k events/s each"),
-            Figure(name: "tracking-storm.steady.trackEventP999Ns", value: Double(steadyLatency.p999), unit: "ns",
-                   summary: "trackEvent p99.9, two producers at 100k events/s each (target < 2 µs; includes the recorder's clock read)"),
-        ]
+        let moderate = try Self.callLatency(
+            label: "moderate", who: "one producer at 10,000 events/s", producers: 1, rate: 10_000, seconds: callSeconds, target: nil)
+        progress.say("two producers at 100000/s each: trackEvent tail")
+        let steady = try Self.callLatency(
+            label: "steady", who: "two producers at 100,000 events/s each", producers: 2, rate: 100_000, seconds: callSeconds,
+            target: "target < 2 µs")
+        figures += moderate.figures + steady.figures
 
         // Latency and throughput against the mock backend.
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce)
@@ -153,8 +140,9 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, moderateLatency, steadyLatency] + [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
-                        engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")] as [LatencySummary],
+            latencies: [latency, moderate.latency, steady.latency,
+                        engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
+                        engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
 
@@ -175,8 +163,8 @@ public struct TrackingStormScenario: Scenario {
     }
 
     /// A started client whose transport keeps nothing and whose checks never fire.
-    static func sinkClient() -> (client: SegmentsClient, sink: CountingSinkTransport) {
-        CountingSinkTransport.makeClient(projectToken: "sink", debounce: .seconds(3600), start: true)
+    static func sinkClient(ingestCapacity: Int? = nil) -> (client: SegmentsClient, sink: CountingSinkTransport) {
+        CountingSinkTransport.makeClient(projectToken: "sink", debounce: .seconds(3600), ingestCapacity: ingestCapacity, start: true)
     }
 
     /// Median ns per trackEvent and per fetch-add, one producer, over `trials` interleaved batches.
@@ -207,23 +195,34 @@ public struct TrackingStormScenario: Scenario {
         return (median(track), median(add), tracked - sink.eventCount)
     }
 
-    /// Per-call trackEvent latency with `producers` threads at `rate` events/s each.
-    static func steadyTail(producers: Int, rate: Double, seconds: Double) throws -> LatencyRecorder {
+    /// Per-call trackEvent latency with `producers` threads at `rate` events/s each (`who` says so
+    /// in words), as a latency summary and its p50 and p99.9 figures named `tracking-storm.<label>.*`.
+    static func callLatency(
+        label: String, who: String, producers: Int, rate: Double, seconds: Double, target: String?
+    ) throws -> (latency: LatencySummary, figures: [Figure]) {
         let (client, _) = sinkClient()
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: rate, fromScheduledStart: false) { _, _ in
             try? client.trackEvent(eventType: "view_item", properties: properties)
         }
-        return outcome.latency
+        let latency = outcome.latency.summary(
+            "trackEvent call, \(producers) producer\(producers == 1 ? "" : "s") at \(Int(rate) / 1000)k/s",
+            definition: "time inside trackEvent, \(who)")
+        return (latency, [
+            Figure(name: "tracking-storm.\(label).trackEventP50Ns", value: Double(latency.p50), unit: "ns",
+                   summary: "trackEvent p50, \(who)"),
+            Figure(name: "tracking-storm.\(label).trackEventP999Ns", value: Double(latency.p999), unit: "ns",
+                   summary: "trackEvent p99.9, \(who) (\([target, "includes the recorder's clock read"].compactMap { $0 }.joined(separator: "; ")))"),
+        ])
     }
 
     /// Tracks `events` events from one producer through a 64-slot ring with one properties
     /// dictionary shared by all of them, stops the client, and counts the references to that
     /// dictionary that did not come back (waiting up to 10 s for upload tasks to finish).
     static func ringFullLifetime(events: Int) throws -> (referencesNotReturned: Int, lost: Int, stalls: Int) {
-        let (client, sink) = CountingSinkTransport.makeClient(
-            projectToken: "sink", debounce: .seconds(3600), ingestCapacity: 64, start: true)
+        let (client, sink) = sinkClient(ingestCapacity: 64)
+        defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         let baseline = retainCount(properties)
         try trackBorrowing(events, properties: properties, on: client)
