@@ -33,18 +33,25 @@ final class QualifiedHTTPTransportTests: XCTestCase {
                 baseURL: URL(string: "https://api.example.com")!, qualifiedSegmentsHost: URL(string: "mailto:x")))
     }
 
+    /// Asserts that a qualified fetch through `transport` fails as a network error.
+    private func assertNetworkError(
+        _ transport: HTTPSegmentsTransport, file: StaticString = #filePath, line: UInt = #line
+    ) async {
+        do {
+            _ = try await transport.fetchQualifiedSegments(query, apiKey: "key")
+            XCTFail("expected a failure", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error, .fetchSegmentsFailed("network error"), file: file, line: line)
+        }
+    }
+
     func testRefusedConnectionIsANetworkError() async throws {
         let port = try Self.closedPort()
         var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)")
         // AsyncHTTPClient's pool retries a refused connection until the deadline, so keep it short.
         configuration.qualifiedSegmentsTimeout = .seconds(1)
         let transport = HTTPSegmentsTransport(configuration: configuration)
-        do {
-            _ = try await transport.fetchQualifiedSegments(query, apiKey: "key")
-            XCTFail("expected a failure")
-        } catch {
-            XCTAssertEqual(error, .fetchSegmentsFailed("network error"))
-        }
+        await assertNetworkError(transport)
     }
 
     func testServerThatNeverAnswersIsANetworkErrorAtTheDeadline() async throws {
@@ -53,12 +60,7 @@ final class QualifiedHTTPTransportTests: XCTestCase {
         var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(listener.port)")
         configuration.qualifiedSegmentsTimeout = .milliseconds(300)
         let transport = HTTPSegmentsTransport(configuration: configuration)
-        do {
-            _ = try await transport.fetchQualifiedSegments(query, apiKey: "key")
-            XCTFail("expected a failure")
-        } catch {
-            XCTAssertEqual(error, .fetchSegmentsFailed("network error"))
-        }
+        await assertNetworkError(transport)
     }
 
     // MARK: Round trips against a canned loopback server
