@@ -44,10 +44,10 @@ final class PackedSegmentSetTests: XCTestCase {
     }
 
     func testParsingRejectsWrongLengthsAndCharacters() {
-        XCTAssertNil(PackedSegmentSet.parseObjectId("66140257f4cb33732420987"))
-        XCTAssertNil(PackedSegmentSet.parseObjectId("66140257f4cb3373242098712"))
-        XCTAssertNil(PackedSegmentSet.parseObjectId("66140257f4cb33732420987g"))
-        let parsed = PackedSegmentSet.parseObjectId("0000000000000001000000ff")
+        XCTAssertNil(SegmentId.parseObjectId("66140257f4cb33732420987"))
+        XCTAssertNil(SegmentId.parseObjectId("66140257f4cb3373242098712"))
+        XCTAssertNil(SegmentId.parseObjectId("66140257f4cb33732420987g"))
+        let parsed = SegmentId.parseObjectId("0000000000000001000000ff")
         XCTAssertEqual(parsed?.high, 1)
         XCTAssertEqual(parsed?.low, 0xff)
     }
@@ -94,7 +94,7 @@ final class ObjectIdParseTests: XCTestCase {
     }
 
     private func assertSame(_ string: String, file: StaticString = #filePath, line: UInt = #line) {
-        let parsed = PackedSegmentSet.parseObjectId(string)
+        let parsed = SegmentId.parseObjectId(string)
         let expected = reference(string)
         XCTAssertEqual(parsed?.high, expected?.high, string, file: file, line: line)
         XCTAssertEqual(parsed?.low, expected?.low, string, file: file, line: line)

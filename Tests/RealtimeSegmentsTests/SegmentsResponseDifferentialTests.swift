@@ -4,7 +4,8 @@ import XCTest
 
 /// The hand-written parser against the `JSONDecoder` implementation it replaced
 /// (`ReferenceSegmentsDecoder`), on thousands of seeded random bodies: valid responses (random
-/// whitespace, escapes, Unicode, extra fields of every JSON type, repeated keys) and mutations of them
+/// whitespace, escapes, Unicode, extra fields of every JSON type, repeated keys, segments in the API's
+/// compact layout) and mutations of them
 /// (truncation, byte flips, insertions, deletions, wrong types, missing fields, nulls, trailing
 /// garbage, deep nesting). Both must accept or reject the same bodies and, when they accept, return
 /// the same response.
@@ -314,6 +315,16 @@ private struct BodyGenerator {
 
     private mutating func segment(_ out: inout [UInt8]) {
         if chance(1) { return value(&out, depth: 2) }
+        if chance(30) {
+            // The API's own layout, which the parser matches in one step; mutations then make near
+            // misses of it (a flipped hex digit, a dropped quote, a truncated id).
+            out.append(contentsOf: #"{"id":"#.utf8)
+            hexId(&out)
+            out.append(contentsOf: #","segmentation_id":"#.utf8)
+            hexId(&out)
+            out.append(UInt8(ascii: "}"))
+            return
+        }
         var fields: [Field] = []
         if !chance(1) { fields.append(.id) }
         if !chance(1) { fields.append(.segmentationId) }

@@ -197,6 +197,34 @@ final class SegmentsResponseParserTests: XCTestCase {
         }
     }
 
+    /// The API's compact layout is matched in one step; every near miss of it must decode exactly as
+    /// the general way decodes it.
+    func testNearMissesOfTheCompactLayoutDecodeLikeAnyOtherSegment() {
+        let id = "66140257f4cb337324209871"
+        let segmentationId = "66140215fb50effc8a7218b4"
+        let compact = #"{"id":"\#(id)","segmentation_id":"\#(segmentationId)"}"#
+        XCTAssertEqual(only(#"{"d":[\#(compact)]}"#), Segment(id: id, segmentationId: segmentationId))
+        let variants: [(String, Segment)] = [
+            (#"{"id":"\#(id)", "segmentation_id":"\#(segmentationId)"}"#, Segment(id: id, segmentationId: segmentationId)),
+            (#" {"id":"\#(id)","segmentation_id":"\#(segmentationId)"} "#, Segment(id: id, segmentationId: segmentationId)),
+            (#"{"segmentation_id":"\#(segmentationId)","id":"\#(id)"}"#, Segment(id: id, segmentationId: segmentationId)),
+            (#"{"id":"\#(id.uppercased())","segmentation_id":"\#(segmentationId)"}"#, Segment(id: id.uppercased(), segmentationId: segmentationId)),
+            (#"{"id":"\#(id)","segmentation_id":"\#(segmentationId.dropLast())g"}"#, Segment(id: id, segmentationId: segmentationId.dropLast() + "g")),
+            (#"{"id":"\#(id)","segmentation_id":"\#(segmentationId)","x":1}"#, Segment(id: id, segmentationId: segmentationId)),
+            (#"{"id":"\#(id)","segmentation_id":"\#(segmentationId)","id":"other"}"#, Segment(id: id, segmentationId: segmentationId)),
+            (#"{"id":"\#(id)1","segmentation_id":"\#(segmentationId)"}"#, Segment(id: id + "1", segmentationId: segmentationId)),
+            (#"{"id":"\#(id.dropLast())","segmentation_id":"\#(segmentationId)"}"#, Segment(id: String(id.dropLast()), segmentationId: segmentationId)),
+            (#"{"id":"\#(id)","segmentation_id":"6\#(segmentationId.dropFirst())"}"#, Segment(id: id, segmentationId: segmentationId)),
+        ]
+        for (segment, expected) in variants {
+            XCTAssertEqual(only(#"{"d":[\#(segment)]}"#), expected, segment)
+        }
+        for broken in [String(compact.dropLast()), compact.replacingOccurrences(of: #""}"#, with: #"""#),
+                       compact.replacingOccurrences(of: #":"\#(id)"#, with: #""\#(id)"#), compact + ","] {
+            assertRejected(#"{"d":[\#(broken)]}"#)
+        }
+    }
+
     func testARepeatedCategoryKeyKeepsTheFirstAndOnlyValidatesTheRest() throws {
         let response = try decode(#"{"d":[{"id":"a","segmentation_id":"b"}],"d":[{"id":"c","segmentation_id":"d"}],"d":[1],"d":null}"#)
         XCTAssertEqual(response.categories, [.other("d"): [Segment(id: "a", segmentationId: "b")]])

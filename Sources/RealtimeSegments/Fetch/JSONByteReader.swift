@@ -150,22 +150,28 @@ struct JSONByteReader {
     /// escapes goes through ``makeString(_:)`` instead).
     @inline(__always)
     func rawBytes(of token: StringToken, equal literal: StaticString) -> Bool {
-        let length = token.end - token.start
-        guard length == literal.utf8CodeUnitCount else { return false }
+        token.end - token.start == literal.utf8CodeUnitCount && bytes(at: token.start, equal: literal)
+    }
+
+    /// Whether the bytes from `offset` on start with the ASCII `literal`.
+    @inline(__always)
+    func bytes(at offset: Int, equal literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard offset >= 0, bytes.count - offset >= length else { return false }
         guard length > 0 else { return true }
         // Word by word: `segmentation_id` is compared for every segment.
-        let text = UnsafeRawPointer(bytes.baseAddress! + token.start)
+        let text = UnsafeRawPointer(bytes.baseAddress! + offset)
         let pattern = UnsafeRawPointer(literal.utf8Start)
-        var offset = 0
-        while offset + 8 <= length {
-            guard text.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == pattern.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+        var position = 0
+        while position + 8 <= length {
+            guard text.loadUnaligned(fromByteOffset: position, as: UInt64.self) == pattern.loadUnaligned(fromByteOffset: position, as: UInt64.self) else {
                 return false
             }
-            offset += 8
+            position += 8
         }
-        while offset < length {
-            guard text.load(fromByteOffset: offset, as: UInt8.self) == pattern.load(fromByteOffset: offset, as: UInt8.self) else { return false }
-            offset += 1
+        while position < length {
+            guard text.load(fromByteOffset: position, as: UInt8.self) == pattern.load(fromByteOffset: position, as: UInt8.self) else { return false }
+            position += 1
         }
         return true
     }
@@ -181,6 +187,13 @@ struct JSONByteReader {
         return String(unsafeUninitializedCapacity: raw.count) { output in
             Self.unescape(raw, into: output)
         }
+    }
+
+    /// The decoded value of a scanned string, as a segment id: an unescaped ObjectId goes from the
+    /// body's bytes to its 96 bits without becoming a `String`.
+    func makeSegmentId(_ token: StringToken) -> SegmentId {
+        guard token.hasEscapes else { return SegmentId(utf8: UnsafeBufferPointer(rebasing: bytes[token.start..<token.end])) }
+        return SegmentId(makeString(token))
     }
 
     /// Writes the UTF-8 of the validated raw string `raw` into `output`; returns the byte count.

@@ -145,12 +145,13 @@ struct SegmentsResponseParser {
     /// `JSONDecoder`'s order (`id` first) whatever the order of the fields.
     private enum Field {
         case missing
-        case string(String)
+        case string(SegmentId)
         case null
         case wrongType
     }
 
     private mutating func parseSegment(key: String, index: Int) throws(JSONParseError) -> Segment {
+        if let segment = parseCompactSegment() { return segment }
         try expectContainer(UInt8(ascii: "{"), type: "Dictionary<String, Any>", at: "\(key).\(index)")
         var id = Field.missing
         var segmentationId = Field.missing
@@ -185,7 +186,7 @@ struct SegmentsResponseParser {
         }
         reader.leaveContainer()
         if case .string(let idValue) = id, case .string(let segmentationIdValue) = segmentationId {
-            return Segment(id: idValue, segmentationId: segmentationIdValue)
+            return Segment(storedId: idValue, storedSegmentationId: segmentationIdValue)
         }
         // The path is only built on this error path: interpolating it per segment costs more than
         // parsing the segment.
@@ -195,10 +196,45 @@ struct SegmentsResponseParser {
         throw .syntax  // Unreachable: one of the two fields was not a string.
     }
 
+    /// `{"id":"<ObjectId>","segmentation_id":"<ObjectId>"}`, byte for byte: how the segments API
+    /// writes every segment.
+    private static let compactHead: StaticString = #"{"id":""#
+    private static let compactMiddle: StaticString = #"","segmentation_id":""#
+    private static let compactTail: StaticString = #""}"#
+    private static let objectIdLength = 24
+
+    /// The segment at the reader if it is written exactly as the API writes segments (see
+    /// `compactHead`), else `nil` with the reader unmoved.
+    ///
+    /// Most of a response is segments in that one layout, and taking them in one match instead of
+    /// field by field halves the time of decoding a typical body. Anything else (whitespace, other
+    /// field order, extra fields, escapes, ids that are not lower-case ObjectIds) goes the general way,
+    /// which gives the same result for this layout: the match accepts only bytes that are valid
+    /// JSON (hex digits need no validation) and opens and closes the segment's object itself.
+    @inline(__always)
+    private mutating func parseCompactSegment() -> Segment? {
+        reader.skipWhitespace()
+        let headEnd = reader.index + Self.compactHead.utf8CodeUnitCount
+        let middleEnd = headEnd + Self.objectIdLength + Self.compactMiddle.utf8CodeUnitCount
+        let end = middleEnd + Self.objectIdLength + Self.compactTail.utf8CodeUnitCount
+        guard end <= reader.bytes.count,
+              reader.bytes(at: reader.index, equal: Self.compactHead),
+              reader.bytes(at: headEnd + Self.objectIdLength, equal: Self.compactMiddle),
+              reader.bytes(at: middleEnd + Self.objectIdLength, equal: Self.compactTail),
+              let id = SegmentId.parseObjectId(bytes: UnsafeBufferPointer(rebasing: reader.bytes[headEnd..<headEnd + Self.objectIdLength])),
+              let segmentationId = SegmentId.parseObjectId(bytes: UnsafeBufferPointer(rebasing: reader.bytes[middleEnd..<middleEnd + Self.objectIdLength]))
+        else { return nil }
+        // The object opens and closes here; the general way reports it if it is one level too deep.
+        guard reader.depth < JSONByteReader.maximumDepth else { return nil }
+        reader.index = end
+        return Segment(storedId: SegmentId(high: id.high, low: id.low),
+                       storedSegmentationId: SegmentId(high: segmentationId.high, low: segmentationId.low))
+    }
+
     private mutating func readStringField() throws(JSONParseError) -> Field {
         switch reader.peek() {
         case 0x22:
-            return .string(reader.makeString(try reader.scanString()))
+            return .string(reader.makeSegmentId(try reader.scanString()))
         case UInt8(ascii: "n"):
             try reader.skipLiteral("null")
             return .null

@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+
+@testable import RealtimeSegments
+
+/// How a `Segment` holds its ids: ObjectIds as 96 bits, anything else as given, always canonical so
+/// that equality and hashing stay those of the strings (SPEC §1, §4).
+final class SegmentIdTests: XCTestCase {
+    private let objectIds = ["66140257f4cb337324209871", "000000000000000000000000", "ffffffffffffffffffffffff",
+                             "0123456789abcdef01234567", "fedcba9876543210abcdef00"]
+    private let otherIds = ["", "a", "vip", "66140257F4CB337324209871", "66140257f4cb33732420987",
+                            "66140257f4cb3373242098711", "66140257f4cb33732420987g", "6614025 f4cb337324209871",
+                            "66140257f4cb33732420987\u{e9}", "campaign-segment-100001"]
+
+    func testObjectIdsAreStoredAsNumbersAndSpelledBackExactly() {
+        for id in objectIds {
+            let stored = SegmentId(id)
+            XCTAssertTrue(stored.isObjectId, id)
+            XCTAssertEqual(stored.string, id)
+        }
+    }
+
+    func testOtherIdsAreKeptAsTheStringsTheyAre() {
+        for id in otherIds {
+            XCTAssertFalse(SegmentId(id).isObjectId, id)
+            XCTAssertEqual(SegmentId(id).text, id)
+            XCTAssertEqual(SegmentId(id).string, id)
+        }
+    }
+
+    func testSegmentReadsBackWhatItWasGiven() {
+        for id in objectIds + otherIds {
+            let segment = Segment(id: id, segmentationId: id + id)
+            XCTAssertEqual(segment.id, id)
+            XCTAssertEqual(segment.segmentationId, id + id)
+        }
+    }
+
+    func testSettingAnIdKeepsTheFormCanonical() {
+        var segment = Segment(id: "vip", segmentationId: "tier")
+        segment.id = "66140257f4cb337324209871"
+        segment.segmentationId = "66140215fb50effc8a7218b4"
+        XCTAssertEqual(segment, Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4"))
+        segment.id = "vip"
+        XCTAssertEqual(segment, Segment(id: "vip", segmentationId: "66140215fb50effc8a7218b4"))
+    }
+
+    /// Equality and hashing of segments must be those of their (id, segmentationId) strings, whatever
+    /// the stored forms.
+    func testEqualityAndHashingAgreeWithTheStrings() {
+        let ids = objectIds + otherIds
+        var generator = SplitMix64(seed: 0x5E6)
+        for _ in 0..<2_000 {
+            let a = (ids.randomElement(using: &generator)!, ids.randomElement(using: &generator)!)
+            let b = (ids.randomElement(using: &generator)!, ids.randomElement(using: &generator)!)
+            let left = Segment(id: a.0, segmentationId: a.1)
+            let right = Segment(id: b.0, segmentationId: b.1)
+            XCTAssertEqual(left == right, a == b, "\(a) \(b)")
+            if a == b { XCTAssertEqual(left.hashValue, right.hashValue) }
+        }
+        XCTAssertEqual(Set(ids.map { Segment(id: $0, segmentationId: "g") }).count, Set(ids).count)
+    }
+
+    func testTheSortOrderIsTotalAndConsistentWithEquality() {
+        let ids = (objectIds + otherIds).map(SegmentId.init)
+        for a in ids {
+            XCTAssertFalse(a < a)
+            for b in ids where a != b {
+                XCTAssertNotEqual(a < b, b < a, "\(a) \(b)")
+                for c in ids where a < b && b < c { XCTAssertTrue(a < c) }
+            }
+        }
+    }
+
+    func testBytesAndStringsGiveTheSameForm() {
+        for id in objectIds + otherIds {
+            let fromBytes = Array(id.utf8).withUnsafeBufferPointer { SegmentId(utf8: $0) }
+            XCTAssertEqual(fromBytes, SegmentId(id), id)
+        }
+    }
+
+    func testCodableRoundTripKeepsTheWireStrings() throws {
+        for id in objectIds + otherIds {
+            let segment = Segment(id: id, segmentationId: "66140215fb50effc8a7218b4")
+            let data = try JSONEncoder().encode(segment)
+            let wire = try JSONSerialization.jsonObject(with: data) as? [String: String]
+            XCTAssertEqual(wire, ["id": id, "segmentation_id": "66140215fb50effc8a7218b4"])
+            XCTAssertEqual(try JSONDecoder().decode(Segment.self, from: data), segment)
+        }
+    }
+
+    /// An id spelled with escapes is the same id as its plain spelling, stored the same way.
+    func testAnEscapedObjectIdIsTheSameSegmentAsItsPlainSpelling() throws {
+        let body = #"{"d":[{"id":"\u0036614025\u0037f4cb337324209871","segmentation_id":"66140215fb50effc8a7218b4"}]}"#
+        let segment = try XCTUnwrap(try SegmentsResponseDecoder.decode(Array(body.utf8))[.other("d")].first)
+        XCTAssertEqual(segment, Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4"))
+        XCTAssertTrue(segment.storedId.isObjectId)
+    }
+
+    func testTheParserStoresObjectIdsAsNumbers() throws {
+        let body = #"{"d":[{"id":"66140257f4cb337324209871","segmentation_id":"tier"}]}"#
+        let segment = try XCTUnwrap(try SegmentsResponseDecoder.decode(Array(body.utf8))[.other("d")].first)
+        XCTAssertTrue(segment.storedId.isObjectId)
+        XCTAssertEqual(segment.storedSegmentationId.text, "tier")
+        XCTAssertFalse(segment.storedSegmentationId.isObjectId)
+    }
+}
