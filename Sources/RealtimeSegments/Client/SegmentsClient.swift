@@ -48,7 +48,7 @@ public final class SegmentsClient: Sendable {
     /// context of this client.
     let qualifiedFetcher: QualifiedSegmentsFetcher
     private let counters = EngineCounters()
-    private let lifecycle = ManagedAtomic<Lifecycle>(.created)
+    private let lifecycle = AtomicCell<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
     private let engineFinished = DispatchSemaphore(value: 0)
 
@@ -75,13 +75,13 @@ public final class SegmentsClient: Sendable {
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {
             // Reload trigger 1: a registration while the engine runs.
-            if lifecycle.load(ordering: .relaxed) == .started { channels.requestReload() }
+            if lifecycle.atomic.load(ordering: .relaxed) == .started { channels.requestReload() }
         }
     }
 
     /// A client dropped without ``stop()`` still ends its engine thread (without waiting for it).
     deinit {
-        if lifecycle.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
+        if lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
             identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
             channels.post(.stop)
         }
@@ -130,7 +130,7 @@ public final class SegmentsClient: Sendable {
             return
         }
         initial.customerIds = identity.load().customerIds
-        guard lifecycle.compareExchange(expected: .created, desired: .started, ordering: .acquiringAndReleasing).exchanged
+        guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .acquiringAndReleasing).exchanged
         else {
             configuration.logger.debug("Segments: start() ignored: the client was stopped")
             return
@@ -155,7 +155,7 @@ public final class SegmentsClient: Sendable {
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted.
     public func stop(timeout: Duration = .seconds(30)) {
         reporting.flush()
-        let previous = lifecycle.exchange(.stopped, ordering: .acquiringAndReleasing)
+        let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
         guard previous == .started else { return }
         identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
         channels.post(.stop)
@@ -164,8 +164,9 @@ public final class SegmentsClient: Sendable {
         }
     }
 
+    @inline(__always)
     private func requireStarted() throws(SegmentsError) {
-        switch lifecycle.load(ordering: .relaxed) {
+        switch lifecycle.atomic.load(ordering: .relaxed) {
         case .started: return
         case .created: throw .notStarted
         case .stopped: throw .stopped
@@ -230,7 +231,7 @@ public final class SegmentsClient: Sendable {
     /// check, clears pending first loads and the last known state. Registered callbacks stay.
     /// Lock-free. Before ``start()`` or after ``stop()`` it does nothing but log a `Segments:` error.
     public func anonymize() {
-        guard lifecycle.load(ordering: .relaxed) == .started else {
+        guard lifecycle.atomic.load(ordering: .relaxed) == .started else {
             configuration.logger.error("Segments: anonymize() ignored: the client is not running")
             return
         }
@@ -246,7 +247,7 @@ public final class SegmentsClient: Sendable {
 
     /// Uploads every buffered event now, whatever the flushing mode. Returns at once.
     public func flush() {
-        guard lifecycle.load(ordering: .relaxed) == .started else { return }
+        guard lifecycle.atomic.load(ordering: .relaxed) == .started else { return }
         channels.post(.flush)
     }
 
@@ -315,7 +316,7 @@ public final class SegmentsClient: Sendable {
 
     /// Counters of what the client has done so far.
     public var statistics: SegmentsStatistics {
-        counters.snapshot(producerStalls: channels.producerStalls.load(ordering: .relaxed))
+        counters.snapshot(producerStalls: channels.producerStalls.atomic.load(ordering: .relaxed))
     }
 
     /// Blocks until every call made before it has been processed, every fetch and upload it started
@@ -327,7 +328,7 @@ public final class SegmentsClient: Sendable {
     /// itself).
     @discardableResult
     public func waitUntilIdle(timeout: Duration = .seconds(10)) -> Bool {
-        guard lifecycle.load(ordering: .acquiring) == .started else { return true }
+        guard lifecycle.atomic.load(ordering: .acquiring) == .started else { return true }
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
         while true {
             let barrier = DispatchSemaphore(value: 0)

@@ -21,15 +21,15 @@ public final class EngineChannels: Sendable {
     let ring: EventRing<IngestItem>
     let wakeup = EngineWakeup()
     private let inbox = Locked<[ControlMessage]>([])
-    private let inboxCount = ManagedAtomic<Int>(0)
-    private let reloadRequested = ManagedAtomic<Bool>(false)
-    private let sleeping = ManagedAtomic<Bool>(false)
+    private let inboxCount = AtomicCell<Int>(0)
+    private let reloadRequested = AtomicCell<Bool>(false)
+    private let sleeping = AtomicCell<Bool>(false)
     /// The engine is in a short timed wait while events flow (``linger(nanoseconds:)``): producers
     /// do not signal it, control messages and stalled producers do.
-    private let lingering = ManagedAtomic<Bool>(false)
-    private let outstandingWork = ManagedAtomic<Int>(0)
+    private let lingering = AtomicCell<Bool>(false)
+    private let outstandingWork = AtomicCell<Int>(0)
     /// Times a producer found the ring full and had to wait.
-    let producerStalls = ManagedAtomic<Int>(0)
+    let producerStalls = AtomicCell<Int>(0)
 
     @_spi(Benchmarks)
     public init(ringCapacity: Int) {
@@ -46,7 +46,7 @@ public final class EngineChannels: Sendable {
             wakeIfSleeping()
             return
         }
-        producerStalls.wrappingIncrement(ordering: .relaxed)
+        producerStalls.atomic.wrappingIncrement(ordering: .relaxed)
         var attempt = 0
         repeat {
             nudgeEngine()
@@ -62,7 +62,7 @@ public final class EngineChannels: Sendable {
     func post(_ message: ControlMessage) {
         beginWork()
         inbox.withLock { $0.append(message) }
-        inboxCount.wrappingIncrement(ordering: .releasing)
+        inboxCount.atomic.wrappingIncrement(ordering: .releasing)
         nudgeEngine()
     }
 
@@ -70,43 +70,43 @@ public final class EngineChannels: Sendable {
     @inline(__always)
     @_spi(Benchmarks)
     public func requestReload() {
-        if !reloadRequested.load(ordering: .relaxed) {
-            reloadRequested.store(true, ordering: .sequentiallyConsistent)
+        if !reloadRequested.atomic.load(ordering: .relaxed) {
+            reloadRequested.atomic.store(true, ordering: .sequentiallyConsistent)
         }
         wakeIfSleeping()
     }
 
     @inline(__always)
     private func wakeIfSleeping() {
-        if sleeping.load(ordering: .sequentiallyConsistent) { wakeEngine() }
+        if sleeping.atomic.load(ordering: .sequentiallyConsistent) { wakeEngine() }
     }
 
     private func wakeEngine() {
-        if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
+        if sleeping.atomic.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
     }
 
     /// Wakes the engine from a sleep or a linger: for work that should not wait for the next look
     /// at the ring (control messages, a full ring). A signal that lands after the linger ended
     /// only makes the next wait return at once, which the loop tolerates.
     private func nudgeEngine() {
-        if sleeping.exchange(false, ordering: .sequentiallyConsistent) || lingering.load(ordering: .sequentiallyConsistent) {
+        if sleeping.atomic.exchange(false, ordering: .sequentiallyConsistent) || lingering.atomic.load(ordering: .sequentiallyConsistent) {
             wakeup.signal()
         }
     }
 
     // MARK: Outstanding work
 
-    func beginWork() { outstandingWork.wrappingIncrement(ordering: .acquiringAndReleasing) }
-    func endWork() { outstandingWork.wrappingDecrement(ordering: .acquiringAndReleasing) }
-    var hasOutstandingWork: Bool { outstandingWork.load(ordering: .acquiring) != 0 }
+    func beginWork() { outstandingWork.atomic.wrappingIncrement(ordering: .acquiringAndReleasing) }
+    func endWork() { outstandingWork.atomic.wrappingDecrement(ordering: .acquiringAndReleasing) }
+    var hasOutstandingWork: Bool { outstandingWork.atomic.load(ordering: .acquiring) != 0 }
 
     // MARK: Engine thread
 
     /// Takes every control message (engine thread).
     func takeMessages() -> [ControlMessage] {
-        guard inboxCount.load(ordering: .acquiring) > 0 else { return [] }
+        guard inboxCount.atomic.load(ordering: .acquiring) > 0 else { return [] }
         return inbox.withLock { messages in
-            inboxCount.wrappingDecrement(by: messages.count, ordering: .releasing)
+            inboxCount.atomic.wrappingDecrement(by: messages.count, ordering: .releasing)
             defer { messages.removeAll(keepingCapacity: true) }
             return messages
         }
@@ -115,7 +115,7 @@ public final class EngineChannels: Sendable {
     /// Takes the reload flag (engine thread).
     @_spi(Benchmarks)
     public func takeReloadRequest() -> Bool {
-        reloadRequested.load(ordering: .relaxed) && reloadRequested.exchange(false, ordering: .acquiringAndReleasing)
+        reloadRequested.atomic.load(ordering: .relaxed) && reloadRequested.atomic.exchange(false, ordering: .acquiringAndReleasing)
     }
 
     /// Waits up to `nanoseconds` of real time without asking producers to wake the engine.
@@ -128,26 +128,26 @@ public final class EngineChannels: Sendable {
     /// Real time, not the configured clock: this is CPU hand-off, not timed behaviour, and a manual
     /// clock would never end it.
     func linger(nanoseconds: UInt64) {
-        lingering.store(true, ordering: .sequentiallyConsistent)
+        lingering.atomic.store(true, ordering: .sequentiallyConsistent)
         // Dekker-style re-check against `nudgeEngine`: a message posted before `lingering` was
         // visible is seen here.
-        if inboxCount.load(ordering: .sequentiallyConsistent) == 0 {
+        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 {
             wakeup.wait(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
         }
-        lingering.store(false, ordering: .relaxed)
+        lingering.atomic.store(false, ordering: .relaxed)
     }
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.
     func sleep(until deadline: SegmentsInstant?, clock: any SegmentsClock) {
-        sleeping.store(true, ordering: .sequentiallyConsistent)
+        sleeping.atomic.store(true, ordering: .sequentiallyConsistent)
         // Dekker-style re-check: a producer that enqueued before seeing `sleeping` is seen here.
-        if !ring.isEmpty || inboxCount.load(ordering: .sequentiallyConsistent) > 0
-            || reloadRequested.load(ordering: .sequentiallyConsistent)
+        if !ring.isEmpty || inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
+            || reloadRequested.atomic.load(ordering: .sequentiallyConsistent)
         {
-            sleeping.store(false, ordering: .relaxed)
+            sleeping.atomic.store(false, ordering: .relaxed)
             return
         }
         clock.sleep(until: deadline, wakeup: wakeup)
-        sleeping.store(false, ordering: .relaxed)
+        sleeping.atomic.store(false, ordering: .relaxed)
     }
 }

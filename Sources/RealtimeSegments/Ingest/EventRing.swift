@@ -86,8 +86,12 @@ public final class EventRing<Element>: @unchecked Sendable {
             let sequence = sequence(at: position).load(ordering: .acquiring)
             let lag = sequence &- position
             if lag == 0 {
+                // Sequentially consistent, not relaxed: it is the producer's half of the handshake
+                // with a falling-asleep engine (see `isEmpty`). Free on x86, where every
+                // compare-and-swap is a full barrier anyway; on ARM it orders the producer's later
+                // look at the engine's `sleeping` flag after this claim.
                 let (won, current) = enqueuePosition.weakCompareExchange(
-                    expected: position, desired: position &+ 1, ordering: .relaxed)
+                    expected: position, desired: position &+ 1, ordering: .sequentiallyConsistent)
                 if won {
                     Self.copy(element, into: self.element(at: position))
                     self.sequence(at: position).store(position &+ 1, ordering: .releasing)
@@ -130,8 +134,13 @@ public final class EventRing<Element>: @unchecked Sendable {
     }
 
     /// `true` when every claimed slot has been consumed (a snapshot; producers may be mid-enqueue).
+    ///
+    /// The engine asks this after announcing that it goes to sleep, and a producer looks at that
+    /// announcement after claiming its slot (Dekker's handshake): with the claim and both of these
+    /// sequentially consistent, either the engine sees the claim or the producer sees the engine
+    /// asleep and wakes it, so no event waits in the ring for a wake-up that never comes.
     var isEmpty: Bool {
         let dequeued = dequeuePosition.load(ordering: .acquiring)
-        return enqueuePosition.load(ordering: .acquiring) == dequeued
+        return enqueuePosition.load(ordering: .sequentiallyConsistent) == dequeued
     }
 }

@@ -90,7 +90,11 @@ public struct TrackingStormScenario: Scenario {
         let steady = try Self.callLatency(
             label: "steady", who: "two producers at 100,000 events/s each", producers: 2, rate: 100_000, seconds: callSeconds,
             target: "target < 2 µs")
-        figures += moderate.figures + steady.figures
+        progress.say("two producers at 100000/s each, in bursts of 100 with sleeps between: trackEvent tail")
+        let bursty = try Self.callLatency(
+            label: "bursty", who: "two producers at 100,000 events/s each, 100 back to back every millisecond", producers: 2,
+            rate: 100_000, burst: 100, seconds: callSeconds, target: "target < 2 µs")
+        figures += moderate.figures + steady.figures + bursty.figures
 
         // Latency and throughput against the mock backend.
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce)
@@ -140,7 +144,7 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, moderate.latency, steady.latency,
+            latencies: [latency, moderate.latency, steady.latency, bursty.latency,
                         engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
@@ -198,12 +202,12 @@ public struct TrackingStormScenario: Scenario {
     /// Per-call trackEvent latency with `producers` threads at `rate` events/s each (`who` says so
     /// in words), as a latency summary and its p50 and p99.9 figures named `tracking-storm.<label>.*`.
     static func callLatency(
-        label: String, who: String, producers: Int, rate: Double, seconds: Double, target: String?
+        label: String, who: String, producers: Int, rate: Double, burst: Int = 1, seconds: Double, target: String?
     ) throws -> (latency: LatencySummary, figures: [Figure]) {
         let (client, _) = sinkClient()
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
-        let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: rate, fromScheduledStart: false) { _, _ in
+        let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: rate, fromScheduledStart: false, burst: burst) { _, _ in
             try? client.trackEvent(eventType: "view_item", properties: properties)
         }
         let latency = outcome.latency.summary(
