@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 
 /// How a `Segment` holds its ids: ObjectIds as 96 bits, anything else as given, always canonical so
 /// that equality and hashing stay those of the strings (SPEC §1, §4).
@@ -103,5 +103,51 @@ final class SegmentIdTests: XCTestCase {
         XCTAssertTrue(segment.storedId.isObjectId)
         XCTAssertEqual(segment.storedSegmentationId.text, "tier")
         XCTAssertFalse(segment.storedSegmentationId.isObjectId)
+    }
+}
+
+/// Segments handed to app code carry their spelled-out ids; the spelling is a cache only.
+final class SpelledOutSegmentTests: XCTestCase {
+    private let objectId = "66140257f4cb337324209871"
+
+    func testASpelledOutIdEqualsAndHashesLikeTheCompactOne() {
+        let compact = Segment(id: objectId, segmentationId: "66140215fb50effc8a7218b4")
+        let spelled = compact.spelledOut()
+        XCTAssertEqual(spelled, compact)
+        XCTAssertEqual(spelled.hashValue, compact.hashValue)
+        XCTAssertEqual(spelled.id, objectId)
+        XCTAssertFalse(spelled.storedId < compact.storedId)
+        XCTAssertFalse(compact.storedId < spelled.storedId)
+        XCTAssertEqual(PackedSegmentSet([spelled]), PackedSegmentSet([compact]))
+        XCTAssertNotEqual(Segment(id: "66140257f4cb337324209872", segmentationId: "g").spelledOut(), Segment(id: objectId, segmentationId: "g"))
+    }
+
+    func testSpellingOutKeepsOtherIdsAsTheyAre() {
+        let segment = Segment(id: "vip", segmentationId: objectId).spelledOut()
+        XCTAssertEqual(segment.id, "vip")
+        XCTAssertEqual(segment.segmentationId, objectId)
+        XCTAssertEqual(segment.storedSegmentationId.text, objectId)
+    }
+
+    /// Callbacks receive segments whose ids are already strings: reading them allocates nothing,
+    /// however many callbacks read them.
+    func testDeliveredSegmentsCarryTheirSpelledIds() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        let delivered = fixture.recorder.segments(tag: "d").last ?? []
+        XCTAssertEqual(delivered, [segment(1), segment(2)])
+        XCTAssertEqual(delivered.map(\.storedId.text), [segment(1).id, segment(2).id])
+        XCTAssertEqual(delivered.map(\.storedSegmentationId.text), [segment(1).segmentationId, segment(2).segmentationId])
+    }
+
+    func testPulledSegmentsCarryTheirSpelledIds() async throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.content: [3]])
+        fixture.client.start()
+        let pulled = try await fixture.client.getSegments(category: .content)
+        XCTAssertEqual(pulled, [segment(3)])
+        XCTAssertEqual(pulled.map(\.storedId.text), [segment(3).id])
     }
 }

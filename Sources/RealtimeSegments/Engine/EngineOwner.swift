@@ -323,8 +323,9 @@ final class EngineOwner {
             guard isChanged
                 || (firstLoadsPending && registrations.subscribers(of: category).contains(where: \.registration.hasPendingFirstLoad))
             else { continue }
+            // Ids spelled out once here, not by each callback that reads them.
             delivery.deliver(.init(
-                category: category, segments: response[category], notifyAll: isChanged,
+                category: category, segments: response[category].spelledOut(), notifyAll: isChanged,
                 generation: snapshot.generation))
             scheduled += 1
         }
@@ -403,7 +404,7 @@ final class EngineOwner {
         let channels = channels
         channels.beginWork()
         DispatchQueue.global(qos: .utility).async {
-            completion(result)
+            completion(result.map { $0.spelledOut() })
             channels.endWork()
         }
     }

@@ -5,8 +5,11 @@
 /// when both fields are equal.
 ///
 /// A lower-case 24-hex id is held as its 96 bits, not as a `String`, so that fetching and diffing a
-/// response does not allocate per segment: reading ``id`` or ``segmentationId`` spells it out anew
-/// (one small allocation per read). Any other id is held, and returned, as given.
+/// response does not allocate per segment. The segments the engine hands to callbacks and to
+/// ``SegmentsClient/getSegments(category:force:completion:)`` carry their ids spelled out (built
+/// once per delivery, not per callback), so reading ``id`` there costs what reading a `String` does;
+/// on a segment built some other way, reading an ObjectId spells it anew. Any other id is held, and
+/// returned, as given.
 public struct Segment: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The segment's id, in canonical form (see ``SegmentId``).
     var storedId: SegmentId
@@ -36,6 +39,12 @@ public struct Segment: Hashable, Sendable, Codable, CustomStringConvertible {
         self.storedSegmentationId = storedSegmentationId
     }
 
+    /// This segment with its ObjectIds spelled out and kept, for segments handed to app code: reading
+    /// `id` of the copy, from any number of callbacks, allocates nothing.
+    func spelledOut() -> Segment {
+        Segment(storedId: storedId.spelledOut(), storedSegmentationId: storedSegmentationId.spelledOut())
+    }
+
     private enum CodingKeys: String, CodingKey {
         case id
         case segmentationId = "segmentation_id"
@@ -56,4 +65,9 @@ public struct Segment: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "{id=\(id), segmentation_id=\(segmentationId)}" }
+}
+
+extension [Segment] {
+    /// Every segment with its ids spelled out (see ``Segment/spelledOut()``).
+    func spelledOut() -> [Segment] { map { $0.spelledOut() } }
 }

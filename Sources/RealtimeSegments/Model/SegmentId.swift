@@ -10,6 +10,10 @@
 /// characters, and spelling an ObjectId gives that string back. Two values are therefore equal
 /// exactly when their strings are, which is what lets ``Segment`` keep synthesized `Hashable`.
 ///
+/// An ObjectId may also carry its spelled-out string (``spelledOut()``): the engine does that once
+/// for the segments it hands to app code, so that a thousand callbacks reading `id` do not each
+/// build it. The string is a cache and takes no part in equality, hashing or order.
+///
 /// A struct rather than an enum with a `String` payload: matching such an enum copies the payload
 /// (a retain and a release) even to compare it, which made comparing sets of non-ObjectId segments
 /// ten times slower; a plain `String` field compares in place.
@@ -20,7 +24,8 @@ struct SegmentId: Hashable, Sendable, Comparable {
     private(set) var low: UInt32
     /// Whether this is an ObjectId (else the id is `text`).
     private(set) var isObjectId: Bool
-    /// Any other id, as given; empty for an ObjectId (an empty string does not allocate).
+    /// Any other id, as given. For an ObjectId, empty (an empty string does not allocate) or, after
+    /// ``spelledOut()``, its spelling.
     private(set) var text: String
 
     /// The ObjectId `high`, `low`.
@@ -57,10 +62,23 @@ struct SegmentId: Hashable, Sendable, Comparable {
         self.text = text
     }
 
-    /// The id as a string. Builds it (one allocation) for an ObjectId.
+    /// The id as a string. Builds it (one allocation) for an ObjectId not yet spelled out.
     var string: String {
-        guard isObjectId else { return text }
-        return String(unsafeUninitializedCapacity: 24) { buffer in
+        guard isObjectId, text.isEmpty else { return text }
+        return Self.spell(high: high, low: low)
+    }
+
+    /// The same id, carrying its string if it is an ObjectId, so that ``string`` is a copy of a
+    /// reference instead of a new allocation.
+    func spelledOut() -> SegmentId {
+        guard isObjectId, text.isEmpty else { return self }
+        var copy = self
+        copy.text = Self.spell(high: high, low: low)
+        return copy
+    }
+
+    private static func spell(high: UInt64, low: UInt32) -> String {
+        String(unsafeUninitializedCapacity: 24) { buffer in
             Self.spell(high, digits: 16, into: buffer, at: 0)
             Self.spell(UInt64(low), digits: 8, into: buffer, at: 16)
             return 24
@@ -76,11 +94,26 @@ struct SegmentId: Hashable, Sendable, Comparable {
         }
     }
 
+    static func == (lhs: SegmentId, rhs: SegmentId) -> Bool {
+        guard lhs.isObjectId == rhs.isObjectId else { return false }
+        return lhs.isObjectId ? lhs.high == rhs.high && lhs.low == rhs.low : lhs.text == rhs.text
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(isObjectId)
+        if isObjectId {
+            hasher.combine(high)
+            hasher.combine(low)
+        } else {
+            hasher.combine(text)
+        }
+    }
+
     /// A total order consistent with equality (ObjectIds first, by value; then other ids, by
     /// string), for sorting sets of segments. It is not the order of the spelled-out strings.
     static func < (lhs: SegmentId, rhs: SegmentId) -> Bool {
         guard lhs.isObjectId == rhs.isObjectId else { return lhs.isObjectId }
-        return (lhs.high, lhs.low, lhs.text) < (rhs.high, rhs.low, rhs.text)
+        return lhs.isObjectId ? (lhs.high, lhs.low) < (rhs.high, rhs.low) : lhs.text < rhs.text
     }
 
     // MARK: Parsing
