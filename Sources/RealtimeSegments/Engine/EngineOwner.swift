@@ -321,7 +321,8 @@ final class EngineOwner {
         for category in registrations.byCategory.keys.sorted(by: { $0.name < $1.name }) {
             let isChanged = changed.contains(category)
             guard isChanged
-                || (firstLoadsPending && registrations.subscribers(of: category).contains(where: \.registration.hasPendingFirstLoad))
+                || (firstLoadsPending
+                    && registrations.subscribers(of: category)?.containsLive(where: \.registration.hasPendingFirstLoad) == true)
             else { continue }
             // Ids spelled out once here, not by each callback that reads them.
             delivery.deliver(.init(

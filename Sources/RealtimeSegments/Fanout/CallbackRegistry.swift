@@ -12,40 +12,56 @@ struct Subscriber: Sendable {
 
 /// The registered callbacks, per category, as an immutable snapshot.
 ///
-/// A snapshot is never mutated: add and remove build a new one and publish it atomically
-/// (read-copy-update), so delivery iterates what it loaded without a lock and without copying.
+/// A snapshot is never mutated: add and remove publish a new one atomically (read-copy-update), so
+/// delivery iterates what it loaded without a lock. Successive snapshots share all but the last
+/// chunk of each category (see ``SubscriberRun``), so publishing one does not copy every
+/// registration.
 final class RegistrySnapshot: AtomicReference, Sendable {
     /// Subscribers per category, in registration order.
-    let byCategory: [SegmentCategory: ContiguousArray<Subscriber>]
+    let byCategory: [SegmentCategory: SubscriberRun]
     /// Number of registrations over all categories.
     let count: Int
 
-    init(byCategory: [SegmentCategory: ContiguousArray<Subscriber>]) {
+    init(byCategory: [SegmentCategory: SubscriberRun]) {
         self.byCategory = byCategory
-        self.count = byCategory.values.reduce(0) { $0 + $1.count }
+        self.count = byCategory.values.reduce(0) { $0 + $1.live }
     }
 
     static let empty = RegistrySnapshot(byCategory: [:])
 
-    /// The subscribers of `category`, in registration order.
-    func subscribers(of category: SegmentCategory) -> ContiguousArray<Subscriber> { byCategory[category] ?? [] }
+    /// The subscribers of `category`, or `nil` if it has none.
+    func subscribers(of category: SegmentCategory) -> SubscriberRun? { byCategory[category] }
+
+    /// Number of registrations of `category`.
+    func count(of category: SegmentCategory) -> Int { byCategory[category]?.live ?? 0 }
 }
 
 /// The registry behind ``SegmentationManager``: copy-on-write snapshots for readers, a small lock
 /// that only serializes writers (add/remove), and a count of pending first loads.
 ///
+/// Adding copies at most one chunk of 64 entries and the category's list of chunks; a removal
+/// deactivates the registration and leaves its entry behind, and the live entries move into fresh
+/// chunks only when the entries left behind outnumber them (so that cost is amortized over the
+/// removals that caused it).
+///
 /// Threading: every method may be called from any thread, including from inside a callback.
 /// Readers (``snapshot()``) never lock. No user code runs under the writer lock.
 final class CallbackRegistry: Sendable {
     private let current = ManagedAtomic<RegistrySnapshot>(.empty)
-    /// Serializes writers only; readers never take it.
-    private let writerLock = NSLock()
+    /// Serializes writers; readers never take it. Holds the registrations by identity, so that a
+    /// removal finds them without scanning its category.
+    private let writer = Locked<[SegmentCallbackData.ID: [Registration]]>([:])
     private let pendingFirstLoadCount = Atomic<Int>(0)
     /// Grows with every removal. Delivery reads it once per check and again per callback (a load
-    /// of a line that stays in cache); only when it moved does delivery look at each registration's
-    /// `active` flag. The increment is a read-modify-write, a full barrier, so a delivery that
-    /// starts a callback after ``remove(identity:category:)`` returned sees it.
+    /// of a line that stays in cache); only when it moved, or when its snapshot holds removed
+    /// entries, does delivery look at each registration's `active` flag. The increment is a
+    /// read-modify-write, a full barrier, so a delivery that starts a callback after
+    /// ``remove(identity:category:)`` returned sees it.
     private let removalEpochValue = ManagedAtomic<UInt64>(0)
+
+    /// Entries left behind by removals that a category may hold before it is compacted, however
+    /// few its live entries.
+    private static let removedSlack = 64
 
     /// The current registrations (lock-free).
     @inline(__always)
@@ -70,10 +86,16 @@ final class CallbackRegistry: Sendable {
         if firstLoads > 0 {
             pendingFirstLoadCount.add(firstLoads, ordering: .acquiringAndReleasing)
         }
-        writerLock.withLock {
+        writer.withLock { byIdentity in
             var byCategory = current.load(ordering: .relaxed).byCategory
             for subscriber in subscribers {
-                byCategory[subscriber.registration.category, default: []].append(subscriber)
+                let category = subscriber.registration.category
+                // Taken out of the dictionary while appending, so that a batch copies a shared
+                // chunk once and then appends in place.
+                var run = byCategory.removeValue(forKey: category) ?? .empty
+                run.append(subscriber)
+                byCategory[category] = run
+                byIdentity[subscriber.registration.identity, default: []].append(subscriber.registration)
             }
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
         }
@@ -82,18 +104,30 @@ final class CallbackRegistry: Sendable {
     /// Removes every registration with `identity`; returns how many were removed.
     @discardableResult
     func remove(identity: SegmentCallbackData.ID, category: SegmentCategory) -> Int {
-        let removed: [Registration] = writerLock.withLock {
-            var byCategory = current.load(ordering: .relaxed).byCategory
-            guard let list = byCategory[category] else { return [] }
-            let removed = list.filter { $0.registration.identity == identity }.map(\.registration)
+        let removed: [Registration] = writer.withLock { byIdentity in
+            guard let registrations = byIdentity[identity] else { return [] }
+            let removed = registrations.filter { $0.category == category }
             guard !removed.isEmpty else { return [] }
-            let kept = ContiguousArray(list.lazy.filter { $0.registration.identity != identity })
-            byCategory[category] = kept.isEmpty ? nil : kept
+            let kept = registrations.filter { $0.category != category }
+            byIdentity[identity] = kept.isEmpty ? nil : kept
+            // Deactivated before the new snapshot is published: a delivery that loads it and sees
+            // the entries left behind (`hasRemoved`) finds them inactive.
+            for registration in removed { registration.deactivate() }
+            var byCategory = current.load(ordering: .relaxed).byCategory
+            if var run = byCategory[category] {
+                run.remove(removed.count)
+                if run.live == 0 {
+                    byCategory[category] = nil
+                } else if run.count - run.live > max(run.live, Self.removedSlack) {
+                    byCategory[category] = run.compacted()
+                } else {
+                    byCategory[category] = run
+                }
+            }
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
             return removed
         }
         for registration in removed {
-            registration.deactivate()
             releaseFirstLoad(of: registration)
         }
         if !removed.isEmpty { removalEpochValue.wrappingIncrement(ordering: .sequentiallyConsistent) }
@@ -113,18 +147,19 @@ final class CallbackRegistry: Sendable {
     /// Drops every pending first load (anonymize). Registrations stay.
     func clearPendingFirstLoads() {
         guard pendingFirstLoads > 0 else { return }
-        for list in snapshot().byCategory.values {
-            for subscriber in list { releaseFirstLoad(of: subscriber.registration) }
+        for run in snapshot().byCategory.values {
+            run.forEachLive { releaseFirstLoad(of: $0.registration) }
         }
     }
 
     /// Removes every registration (stop).
     func removeAll() {
-        let old = writerLock.withLock {
-            current.exchange(.empty, ordering: .acquiringAndReleasing)
+        let old = writer.withLock { byIdentity in
+            byIdentity.removeAll()
+            return current.exchange(.empty, ordering: .acquiringAndReleasing)
         }
-        for list in old.byCategory.values {
-            for subscriber in list {
+        for run in old.byCategory.values {
+            run.forEachLive { subscriber in
                 subscriber.registration.deactivate()
                 releaseFirstLoad(of: subscriber.registration)
             }

@@ -78,7 +78,7 @@ final class DeliveryExecutor {
     /// One category's delivery for one check on the calling thread (the body of the block that
     /// ``deliver(_:)`` schedules): loads the registrations, then runs the ordered or parallel loop.
     /// Returns how many callbacks were invoked.
-    fileprivate static func runDelivery(
+    static func runDelivery(
         _ job: Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode
     ) -> Int {
         // Order matters. The removal epoch is read before the snapshot: a removal that lands in
@@ -86,13 +86,13 @@ final class DeliveryExecutor {
         // first-load count is read after it: a registration in the snapshot was counted before
         // it was published.
         let removalEpoch = registry.removalEpoch
-        let subscribers = registry.snapshot().subscribers(of: job.category)
+        guard let subscribers = registry.snapshot().subscribers(of: job.category) else { return 0 }
         let context = LoopContext(
             job: job, registry: registry, identity: identity, removalEpoch: removalEpoch,
-            firstLoadsPending: registry.pendingFirstLoads > 0)
+            holdsRemoved: subscribers.hasRemoved, firstLoadsPending: registry.pendingFirstLoads > 0)
         switch mode {
         case .ordered:
-            return run(context, subscribers, subscribers.indices)
+            return run(context, subscribers, 0..<subscribers.count)
         case .parallel:
             return runParallel(context, subscribers)
         }
@@ -106,23 +106,52 @@ final class DeliveryExecutor {
         let identity: IdentityCell
         /// The removal epoch when the check started; a change means some subscriber may be inactive.
         let removalEpoch: UInt64
+        /// The snapshot holds entries of removed registrations (left behind until the registry
+        /// compacts them): every subscriber's `active` flag is looked at.
+        let holdsRemoved: Bool
         /// `false` when no first load was pending when the check started: then no subscriber of
         /// this snapshot has one (a pending first load is counted before its registration is
         /// published), and the loop skips the registration objects altogether.
         let firstLoadsPending: Bool
     }
 
-    /// Runs the callbacks of `subscribers` in order; returns how many were invoked.
-    private static func run(_ context: LoopContext, _ subscribers: ContiguousArray<Subscriber>, _ range: Range<Int>) -> Int {
+    /// Runs the callbacks of `subscribers` at the indices in `range` (whose bounds are multiples of
+    /// the chunk size, or the run's end), in order; returns how many were invoked.
+    private static func run(_ context: LoopContext, _ subscribers: SubscriberRun, _ range: Range<Int>) -> Int {
+        let size = SubscriberRun.chunkSize
+        var notified = 0
+        var start = range.lowerBound
+        while start < range.upperBound {
+            // One chunk at a time, as a plain array: the inner loop is the closure loop it was
+            // before chunks existed.
+            let chunk = subscribers.chunks[start / size]
+            let offset = start % size
+            let end = min(range.upperBound - start + offset, chunk.count)
+            let (count, stopped) = run(context, chunk, offset..<end)
+            notified += count
+            if stopped { break }
+            start += end - offset
+        }
+        return notified
+    }
+
+    /// Runs the callbacks of `chunk` at `range` in order; returns how many were invoked and whether
+    /// a customer switch stopped the loop.
+    @inline(__always)
+    private static func run(
+        _ context: LoopContext, _ chunk: ContiguousArray<Subscriber>, _ range: Range<Int>
+    ) -> (notified: Int, stopped: Bool) {
         let job = context.job
         let payload = job.segments
         var notified = 0
         for index in range {
             // The generation is re-read before every callback: a switch that happened while this
             // loop ran stops it here, and the remaining first loads stay pending.
-            guard context.identity.generation == job.generation else { break }
-            let subscriber = subscribers[index]
-            if context.registry.removalEpoch != context.removalEpoch, !subscriber.registration.isActive { continue }
+            guard context.identity.generation == job.generation else { return (notified, true) }
+            let subscriber = chunk[index]
+            if context.holdsRemoved || context.registry.removalEpoch != context.removalEpoch, !subscriber.registration.isActive {
+                continue
+            }
             if context.firstLoadsPending || !job.notifyAll {
                 let registration = subscriber.registration
                 if job.notifyAll {
@@ -134,7 +163,7 @@ final class DeliveryExecutor {
             subscriber.onNewData(payload)
             notified += 1
         }
-        return notified
+        return (notified, false)
     }
 
     /// Workers of a parallel delivery: one per core, read once per process.
@@ -142,10 +171,10 @@ final class DeliveryExecutor {
 
     /// Splits the subscribers over every core. Chunks are multiples of 64 subscribers so that no
     /// two workers write neighbouring registrations' cache lines and each chunk stays in order.
-    private static func runParallel(_ context: LoopContext, _ subscribers: ContiguousArray<Subscriber>) -> Int {
+    private static func runParallel(_ context: LoopContext, _ subscribers: SubscriberRun) -> Int {
         let workers = parallelWorkers
         guard workers > 1, subscribers.count >= 256 * workers else {
-            return run(context, subscribers, subscribers.indices)
+            return run(context, subscribers, 0..<subscribers.count)
         }
         let chunk = ((subscribers.count + workers - 1) / workers + 63) & ~63
         let total = ManagedAtomic<Int>(0)

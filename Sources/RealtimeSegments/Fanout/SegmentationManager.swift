@@ -67,6 +67,6 @@ public final class SegmentationManager: Sendable {
 
     /// Number of registrations of `category`.
     public func callbackCount(for category: SegmentCategory) -> Int {
-        registry.snapshot().subscribers(of: category).count
+        registry.snapshot().count(of: category)
     }
 }

@@ -6,7 +6,7 @@ public struct FanoutSweepScenario: Scenario {
     public init() {}
     public let name = "fanout-sweep"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N"
+    public let measures = "data received → first and last callback (fan-out latency), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let sizes: [Int]
@@ -69,6 +69,35 @@ public struct FanoutSweepScenario: Scenario {
                 figures.append(Figure(name: "fanout-sweep.N\(size).parallelToFloor", value: parallelP50 / max(parallelFloorP50, 1), unit: "ratio",
                                       summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"))
             }
+        }
+        if options.callbacks == nil {
+            let stable = 10_000
+            let rate = 10_000.0
+            progress.say("N = \(stable): deliveries while another thread adds and removes a callback \(Int(rate)) times a second")
+            let churnTargets = FanoutTargets(count: stable)
+            let churnChecks = options.quick ? 20 : 50
+            let calm = try FanoutProbe.churn(targets: churnTargets, checks: churnChecks, pairsPerSecond: 0)
+            let churn = try FanoutProbe.churn(targets: churnTargets, checks: churnChecks, pairsPerSecond: rate)
+            let calmP50 = Double(calm.delivery.summary("", definition: "").p50)
+            let add = churn.add.summary("addCallback during fan-out", definition: "addCallback call, \(stable) callbacks registered, deliveries running")
+            let remove = churn.remove.summary("removeCallback during fan-out", definition: "removeCallback call, \(stable) callbacks registered, deliveries running")
+            let delivery = churn.delivery.summary("change → last callback under churn", definition: "server-side change → last of \(stable) stable callbacks, registration churn running")
+            latencies += [add, remove, delivery]
+            if !churn.complete { notes.append("Churn: a check did not reach every stable callback exactly once") }
+            figures += [
+                Figure(name: "fanout-sweep.churn.incomplete", value: churn.complete && calm.complete ? 0 : 1, unit: "count", gate: .zero,
+                       summary: "1 if, with registration churn running, any change missed a stable callback or reached one twice"),
+                Figure(name: "fanout-sweep.churn.pairsPerSecond", value: churn.pairsPerSecond, unit: "ops/s",
+                       summary: "add + remove pairs per second the churn thread achieved (target \(Int(rate)))"),
+                Figure(name: "fanout-sweep.churn.addP999Ns", value: Double(add.p999), unit: "ns",
+                       summary: "addCallback p99.9 with \(stable) callbacks registered and deliveries running"),
+                Figure(name: "fanout-sweep.churn.removeP999Ns", value: Double(remove.p999), unit: "ns",
+                       summary: "removeCallback p99.9 with \(stable) callbacks registered and deliveries running"),
+                Figure(name: "fanout-sweep.churn.deliveryP50Ns", value: Double(delivery.p50), unit: "ns",
+                       summary: "server-side change → last of \(stable) stable callbacks, p50, churn running"),
+                Figure(name: "fanout-sweep.churn.deliveryToCalm", value: Double(delivery.p50) / max(calmP50, 1), unit: "ratio",
+                       summary: "that p50 over the same measurement without churn, same run (1: churn costs deliveries nothing)"),
+            ]
         }
         // Growth is always taken between N = 1 and N = 10,000, so that the quick sweep (the gate's
         // baseline) and the full sweep report the same figure.
