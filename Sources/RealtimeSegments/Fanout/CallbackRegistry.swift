@@ -2,9 +2,10 @@ import Atomics
 import Foundation
 import Synchronization
 
-/// One registration as delivery sees it: the callback next to its registration, stored inline in a
-/// contiguous array so the delivery loop calls closures straight from the array (as a plain closure
-/// loop does) and touches the registration object only when a removal or a first load needs it.
+/// One registration as delivery sees it: the callback next to its registration, stored inline in
+/// contiguous chunks (``SubscriberRun``) so the delivery loop calls closures straight from an array
+/// (as a plain closure loop does) and touches the registration object only when a removal or a
+/// first load needs it.
 struct Subscriber: Sendable {
     let onNewData: @Sendable ([Segment]) -> Void
     let registration: Registration
