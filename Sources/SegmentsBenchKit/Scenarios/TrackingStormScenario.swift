@@ -211,7 +211,8 @@ public struct TrackingStormScenario: Scenario {
             try? client.trackEvent(eventType: "view_item", properties: properties)
         }
         let latency = outcome.latency.summary(
-            "trackEvent call, \(producers) producer\(producers == 1 ? "" : "s") at \(Int(rate) / 1000)k/s",
+            "trackEvent call, \(producers) producer\(producers == 1 ? "" : "s") at \(Int(rate) / 1000)k/s"
+                + (burst > 1 ? " in bursts of \(burst)" : ""),
             definition: "time inside trackEvent, \(who)")
         return (latency, [
             Figure(name: "tracking-storm.\(label).trackEventP50Ns", value: Double(latency.p50), unit: "ns",
