@@ -6,7 +6,7 @@
 ///
 /// A lower-case 24-hex id is held as its 96 bits, not as a `String`, so that fetching and diffing a
 /// response does not allocate per segment. The segments the engine hands to callbacks and to
-/// ``SegmentsClient/getSegments(category:force:completion:)`` carry their ids spelled out (built
+/// ``SegmentsClient/getSegments(category:force:)`` carry their ids spelled out (built
 /// once per delivery, not per callback), so reading ``id`` there costs what reading a `String` does;
 /// on a segment built some other way, reading an ObjectId spells it anew. Any other id is held, and
 /// returned, as given.
