@@ -51,11 +51,7 @@ extension FanoutProbe {
             var scheduled = start
             var pairs = 0
             while !stop.withLock({ $0 }) {
-                var now = monotonicNanoseconds()
-                while now < scheduled {
-                    usleep(UInt32(min(1_000, (scheduled - now) / 1_000 + 1)))
-                    now = monotonicNanoseconds()
-                }
+                sleep(untilMonotonic: scheduled)
                 for _ in 0..<burst {
                     let callback = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { blackHole($0) }
                     let beforeAdd = monotonicNanoseconds()

@@ -40,11 +40,7 @@ public enum LoadGenerator {
                     let interval = UInt64(1e9 / rate * Double(burst))
                     var scheduled = start
                     while scheduled < end {
-                        var now = monotonicNanoseconds()
-                        while now < scheduled {
-                            usleep(UInt32(min(1_000, (scheduled - now) / 1_000 + 1)))
-                            now = monotonicNanoseconds()
-                        }
+                        var now = sleep(untilMonotonic: scheduled)
                         for _ in 0..<burst {
                             operation(producer, sequence)
                             let after = monotonicNanoseconds()
