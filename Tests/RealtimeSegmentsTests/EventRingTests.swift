@@ -24,6 +24,37 @@ final class EventRingTests: XCTestCase {
         XCTAssertEqual((0..<4).compactMap { _ in ring.dequeue() }, [1, 2, 3, 4])
     }
 
+    func testEnqueueOnAFullRingWaitsForItsSlotAndLosesNothing() {
+        let ring = EventRing<Int>(minimumCapacity: 4)
+        for value in 0..<4 { ring.enqueue(value) { _ in XCTFail("the ring had room") } }
+        // Full: the fifth waits; each wait the consumer frees one slot, the first frees its own.
+        var attempts: [Int] = []
+        var consumed: [Int] = []
+        ring.enqueue(4) { attempt in
+            attempts.append(attempt)
+            if let value = ring.dequeue() { consumed.append(value) }
+        }
+        XCTAssertEqual(attempts, [0])
+        XCTAssertEqual(consumed, [0])
+        consumed += (0..<4).compactMap { _ in ring.dequeue() }
+        XCTAssertEqual(consumed, [0, 1, 2, 3, 4])
+        XCTAssertTrue(ring.isEmpty)
+    }
+
+    func testEnqueueTakesOverItsElementAndDequeueHandsItBack() {
+        final class Token {}
+        weak var weakToken: Token?
+        let ring = EventRing<Token>(minimumCapacity: 4)
+        do {
+            let token = Token()
+            weakToken = token
+            ring.enqueue(token) { _ in }
+        }
+        XCTAssertNotNil(weakToken, "the ring holds the only reference")
+        _ = ring.dequeue()
+        XCTAssertNil(weakToken)
+    }
+
     func testReferencesAreReleasedWhenTheRingIsDropped() {
         final class Token {}
         weak var weakToken: Token?
@@ -67,5 +98,51 @@ final class EventRingTests: XCTestCase {
         XCTAssertNil(ring.dequeue())
         XCTAssertEqual(next, [Int](repeating: perProducer, count: producers))
         while done.load(ordering: .acquiring) == 0 { sched_yield() }
+    }
+
+    /// Stress (also under TSan): producers that claim by fetch-add and wait on a ring that is full
+    /// most of the time, mixed with ones that try and retry; every element arrives exactly once, in
+    /// each producer's order, and the waiting producers did wait.
+    func testWaitingAndTryingProducersOnAFullRingDeliverEveryElementExactlyOnce() {
+        let producers = 4
+        let perProducer = 20_000
+        let ring = EventRing<Int>(minimumCapacity: 16)
+        let done = Atomic<Int>(0)
+        let waits = Atomic<Int>(0)
+        DispatchQueue.global().async {
+            DispatchQueue.concurrentPerform(iterations: producers) { producer in
+                for sequence in 0..<perProducer {
+                    let value = producer << 32 | sequence
+                    if producer % 2 == 0 {
+                        ring.enqueue(value) { attempt in
+                            if attempt == 0 { waits.add(1, ordering: .relaxed) }
+                            sched_yield()
+                        }
+                    } else {
+                        while !ring.tryEnqueue(value) { sched_yield() }
+                    }
+                }
+            }
+            done.store(1, ordering: .releasing)
+        }
+        var next = [Int](repeating: 0, count: producers)
+        var received = 0
+        while received < producers * perProducer {
+            guard let value = ring.dequeue() else {
+                sched_yield()
+                continue
+            }
+            let producer = value >> 32
+            XCTAssertEqual(value & 0xFFFF_FFFF, next[producer])
+            next[producer] += 1
+            received += 1
+            // A slow consumer now and then, so the ring fills up.
+            if received % 1_000 == 0 { usleep(200) }
+        }
+        while done.load(ordering: .acquiring) == 0 { sched_yield() }
+        XCTAssertNil(ring.dequeue())
+        XCTAssertTrue(ring.isEmpty)
+        XCTAssertEqual(next, [Int](repeating: perProducer, count: producers))
+        XCTAssertGreaterThan(waits.load(ordering: .relaxed), 0, "the ring was never full: the waiting path was not exercised")
     }
 }

@@ -139,12 +139,12 @@ public final class SegmentsClient: Sendable {
             configuration: configuration, channels: channels, identity: identity, registry: registry,
             pullCache: pullCache, counters: counters, initial: initial)
         let finished = engineFinished
-        let thread = Thread {
+        EngineThread.start(
+            name: "RealtimeSegments.engine", scheduling: configuration.engineScheduling, logger: configuration.logger
+        ) {
             owner.makeOwner().run()
             finished.signal()
         }
-        thread.name = "RealtimeSegments.engine"
-        thread.start()
     }
 
     /// Stops the engine: cancels pending checks (no callback is invoked for data fetched before),

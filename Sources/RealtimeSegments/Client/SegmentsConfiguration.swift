@@ -25,6 +25,9 @@ public struct SegmentsConfiguration: Sendable {
     public var stateDirectory: URL?
     /// How callbacks of one check are invoked (default ``DeliveryMode/ordered``).
     public var deliveryMode: DeliveryMode = .ordered
+    /// How the engine thread competes with the app's threads for a core
+    /// (default ``EngineScheduling/yieldsToApp``).
+    public var engineScheduling: EngineScheduling = .yieldsToApp
     /// Where `Segments:` lines go.
     public var logger: Logger = Logger(label: "RealtimeSegments")
     /// The time source (inject a ``ManualClock`` in tests).
@@ -69,6 +72,22 @@ public enum DeliveryMode: Sendable, Hashable {
     case ordered
     /// The category's callbacks are split across all cores; no order among them.
     case parallel
+}
+
+/// How the engine thread competes with the app's threads for a core.
+///
+/// The engine's work (stamping and uploading events, debounced checks, diffs) has deadlines of
+/// milliseconds to seconds, while the app's threads call `trackEvent` from code that is waiting for
+/// the call to return.
+public enum EngineScheduling: Sendable, Hashable {
+    /// The engine thread does not preempt a running thread when it wakes: when every core is busy it
+    /// waits for the running thread's time slice to end (milliseconds), so engine work never lands
+    /// inside an app thread's call. On Linux the thread runs under `SCHED_BATCH` (same share of the
+    /// CPU, no wake-up preemption); on Apple platforms at `.utility` quality of service.
+    case yieldsToApp
+    /// The engine thread is scheduled like any other thread of the process: on waking it may preempt
+    /// whichever thread is running.
+    case standard
 }
 
 /// Exponential backoff bounds.

@@ -41,20 +41,14 @@ public final class EngineChannels: Sendable {
     /// Enqueues an ingestion item; if the ring is full, wakes the engine and waits for room.
     /// Never drops the item.
     @inline(__always)
-    func ingest(_ item: IngestItem) {
-        if ring.tryEnqueue(item) {
-            wakeIfSleeping()
-            return
-        }
-        producerStalls.atomic.wrappingIncrement(ordering: .relaxed)
-        var attempt = 0
-        repeat {
+    func ingest(_ item: consuming IngestItem) {
+        ring.enqueue(item) { attempt in
+            if attempt == 0 { producerStalls.atomic.wrappingIncrement(ordering: .relaxed) }
             nudgeEngine()
             // Back off: yield the core to the engine thread first, then sleep briefly so that
             // many stalled producers do not starve it on a small machine.
             if attempt < 32 { sched_yield() } else { usleep(50) }
-            attempt += 1
-        } while !ring.tryEnqueue(item)
+        }
         wakeIfSleeping()
     }
 

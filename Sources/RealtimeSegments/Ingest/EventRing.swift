@@ -2,20 +2,24 @@ import Atomics
 
 /// A bounded lock-free multi-producer, single-consumer queue (Vyukov's bounded queue).
 ///
-/// Producers claim a slot with one compare-and-swap on the enqueue position and publish it with a
-/// release store of the slot's sequence number; the consumer reads slots in order. Nothing is
-/// allocated after construction: elements are moved into and out of a preallocated buffer.
+/// Producers claim a position with one atomic read-modify-write of the enqueue position (a
+/// fetch-add for ``enqueue(_:whileFull:)``, which waits for its slot; a compare-and-swap for
+/// ``tryEnqueue(_:)``, which only claims a free slot) and publish it with a release store of the
+/// slot's sequence number; the consumer reads slots in order. Nothing is allocated after
+/// construction: elements are moved into and out of a preallocated buffer.
 ///
 /// Each slot holds its sequence number next to its element, padded to whole cache lines: a
 /// producer writes one line per element and the consumer reads that one line, instead of a line of
 /// eight neighbouring sequence numbers that producer and consumer would keep taking from each other.
 ///
-/// Threading: ``tryEnqueue(_:)`` from any number of threads; ``dequeue()`` from one consumer thread
-/// at a time (the engine thread). ``isEmpty`` from any thread (a snapshot).
+/// Threading: ``tryEnqueue(_:)`` and ``enqueue(_:whileFull:)`` from any number of threads;
+/// ``dequeue()`` from one consumer thread at a time (the engine thread); ``isEmpty`` from any
+/// thread (a snapshot).
 @_spi(Benchmarks)
 public final class EventRing<Element>: @unchecked Sendable {
     // @unchecked Sendable: every slot is owned by exactly one thread at a time. A producer owns slot
-    // `p` from its successful CAS of `enqueuePosition` until its release store of `sequence[p]`;
+    // `p` from the moment it has claimed position `p` (a successful CAS, or a fetch-add that
+    // returned `p`) and seen `sequence[p] == p` (acquire), until its release store of `sequence[p]`;
     // the consumer owns it from observing that store (acquire) until its own release store of
     // `sequence[p] = p + capacity`, which hands it back to producers. Elements are only touched
     // inside those windows.
@@ -81,6 +85,39 @@ public final class EventRing<Element>: @unchecked Sendable {
     @inline(__always)
     @_spi(Benchmarks)
     public func tryEnqueue(_ element: Element) -> Bool {
+        guard let position = tryClaim() else { return false }
+        Self.copy(element, into: self.element(at: position))
+        publish(position)
+        return true
+    }
+
+    /// Appends `element`, taking it over without copying it; while the ring is full, calls
+    /// `whileFull` (with the number of times it was called before) until its slot is free again.
+    /// Never drops.
+    ///
+    /// The claim is one fetch-add on the enqueue position, which always succeeds: producers never
+    /// retry against each other, and a producer that finds the ring full already holds its place
+    /// in line and waits only for the consumer to free that one slot.
+    ///
+    /// The element arrives owned, so nothing is retained here: whatever it references was retained
+    /// when the caller built it, before this call, and so before the slot is published.
+    @inline(__always)
+    func enqueue(_ element: consuming Element, whileFull: (_ attempt: Int) -> Void) {
+        // Sequentially consistent for the handshake with a falling-asleep engine (see `isEmpty`).
+        let position = enqueuePosition.loadThenWrappingIncrement(ordering: .sequentiallyConsistent)
+        let slotSequence = sequence(at: position)
+        var attempt = 0
+        while slotSequence.load(ordering: .acquiring) != position {
+            whileFull(attempt)
+            attempt += 1
+        }
+        Self.move(element, into: self.element(at: position))
+        publish(position)
+    }
+
+    /// Claims the next slot for the caller, or returns `nil` if the ring is full.
+    @inline(__always)
+    private func tryClaim() -> Int? {
         var position = enqueuePosition.load(ordering: .relaxed)
         while true {
             let sequence = sequence(at: position).load(ordering: .acquiring)
@@ -92,18 +129,20 @@ public final class EventRing<Element>: @unchecked Sendable {
                 // look at the engine's `sleeping` flag after this claim.
                 let (won, current) = enqueuePosition.weakCompareExchange(
                     expected: position, desired: position &+ 1, ordering: .sequentiallyConsistent)
-                if won {
-                    Self.copy(element, into: self.element(at: position))
-                    self.sequence(at: position).store(position &+ 1, ordering: .releasing)
-                    return true
-                }
+                if won { return position }
                 position = current
             } else if lag < 0 {
-                return false
+                return nil
             } else {
                 position = enqueuePosition.load(ordering: .relaxed)
             }
         }
+    }
+
+    /// Hands a claimed and filled slot to the consumer.
+    @inline(__always)
+    private func publish(_ position: Int) {
+        sequence(at: position).store(position &+ 1, ordering: .releasing)
     }
 
     /// Copies `element` into a claimed slot, retaining what it references.
@@ -118,6 +157,15 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// Behind this call the retain is done before the function returns, so before the publication.
     @inline(never)
     private static func copy(_ element: Element, into slot: UnsafeMutablePointer<Element>) {
+        slot.initialize(to: element)
+    }
+
+    /// Moves an owned `element` into a claimed slot.
+    ///
+    /// Not inlined for the reason ``copy(_:into:)`` gives: an owned argument of an opaque call must
+    /// have had its retains done before the call, so they cannot sink below the publication.
+    @inline(never)
+    private static func move(_ element: consuming Element, into slot: UnsafeMutablePointer<Element>) {
         slot.initialize(to: element)
     }
 

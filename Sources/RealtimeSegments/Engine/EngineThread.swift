@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Starts the engine's own thread with the scheduling the configuration asks for.
+enum EngineThread {
+    /// `SCHED_BATCH` from `<sched.h>`: Linux-only and declared behind `_GNU_SOURCE`, so Swift does
+    /// not import the macro.
+    private static let schedBatch: Int32 = 3
+
+    /// Runs `body` on a new thread named `name`; `scheduling` decides how it competes with the
+    /// app's threads. A policy the system refuses is logged and the thread runs with the default one.
+    static func start(
+        name: String, scheduling: EngineScheduling, logger: Logger, body: @escaping @Sendable () -> Void
+    ) {
+        let thread = Thread {
+            if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
+            body()
+        }
+        thread.name = name
+        #if canImport(Darwin)
+        if scheduling == .yieldsToApp { thread.qualityOfService = .utility }
+        #endif
+        thread.start()
+    }
+
+    /// Puts the calling thread under `SCHED_BATCH` (Linux): a thread that wakes no longer preempts
+    /// the running one. Measured by `segments-bench run tracking-storm`: with two producers spinning
+    /// on two cores, the p99.9 of a `trackEvent` call went from 26–31 µs to 2.7–2.9 µs.
+    private static func yieldToAppThreads(logger: Logger) {
+        #if os(Linux)
+        var parameters = sched_param()
+        if sched_setscheduler(0, schedBatch, &parameters) != 0 {
+            logger.debug("Segments: the engine thread keeps the default scheduling (SCHED_BATCH refused: errno \(errno))")
+        }
+        #endif
+    }
+}
