@@ -12,12 +12,17 @@ final class EngineThreadTests: XCTestCase {
     final class PolicyRecordingClock: SegmentsClock {
         let base = ManualClock()
         let policies = Locked<[Int32]>([])
+        let threadNames = Locked<Set<String>>([])
 
         func now() -> SegmentsInstant { base.now() }
         func wallClockSeconds() -> Double { base.wallClockSeconds() }
         func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
             let policy = sched_getscheduler(0)
             policies.withLock { $0.append(policy) }
+            // The name the kernel holds (what `top -H` and `perf` show).
+            if let name = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) {
+                threadNames.withLock { _ = $0.insert(name.trimmingCharacters(in: .newlines)) }
+            }
             base.sleep(until: deadline, wakeup: wakeup)
         }
     }
@@ -27,6 +32,10 @@ final class EngineThreadTests: XCTestCase {
     private static let schedBatch: Int32 = 3
 
     private func policiesOfEngineThread(_ scheduling: EngineScheduling?) -> [Int32] {
+        engineThread(scheduling).policies.withLock { $0 }
+    }
+
+    private func engineThread(_ scheduling: EngineScheduling?) -> PolicyRecordingClock {
         let clock = PolicyRecordingClock()
         var configuration = SegmentsConfiguration(projectToken: "t", transport: InMemorySegmentsTransport())
         configuration.clock = clock
@@ -36,7 +45,13 @@ final class EngineThreadTests: XCTestCase {
         XCTAssertTrue(client.waitUntilIdle(timeout: .seconds(10)))
         waitUntil { !clock.policies.withLock { $0.isEmpty } }
         client.stop()
-        return clock.policies.withLock { $0 }
+        return clock
+    }
+
+    /// The name is short enough for Linux to accept, so `top -H` and `perf` show the engine thread.
+    func testTheEngineThreadCarriesItsNameAtTheSystemLevel() {
+        let clock = engineThread(nil)
+        XCTAssertEqual(clock.threadNames.withLock { $0 }, [EngineThread.name])
     }
 
     func testTheEngineThreadYieldsToAppThreadsByDefault() {

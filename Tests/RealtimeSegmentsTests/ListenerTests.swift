@@ -85,7 +85,7 @@ final class ListenerTests: XCTestCase {
         let call = fixture.recorder.all.first
         XCTAssertNotNil(call)
         XCTAssertFalse(call?.isMainThread ?? true)
-        XCTAssertNotEqual(call?.threadName, "RealtimeSegments.engine")
+        XCTAssertNotEqual(call?.threadName, EngineThread.name)
     }
 
     func testCallbacksCanCallBackIntoTheEngineBecauseNoLockIsHeld() {

@@ -8,6 +8,10 @@ import Musl
 
 /// Starts the engine's own thread with the scheduling the configuration asks for.
 enum EngineThread {
+    /// The engine thread's name, as `top -H`, `perf` and debuggers show it. Linux keeps at most 15
+    /// characters and refuses a longer name outright (the thread then shows the process's name).
+    static let name = "Segments.engine"
+
     /// `SCHED_BATCH` from `<sched.h>`: Linux-only and declared behind `_GNU_SOURCE`, so Swift does
     /// not import the macro.
     private static let schedBatch: Int32 = 3
@@ -18,6 +22,9 @@ enum EngineThread {
         name: String, scheduling: EngineScheduling, logger: Logger, body: @escaping @Sendable () -> Void
     ) {
         let thread = Thread {
+            // Named from inside: on Linux, Foundation passes a name to the system only when the
+            // thread names itself (set from outside, the kernel keeps showing the process's name).
+            Thread.current.name = name
             if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
             body()
         }
