@@ -21,6 +21,8 @@ final class PeersScenarioTests: XCTestCase {
         }
         XCTAssertNotNil(result.figure("peers.engine.N100.speedupVsNotificationCenter"))
         XCTAssertNotNil(result.figure("peers.engine.N100.speedupVsOpenCombine"))
+        XCTAssertNotNil(result.figure("peers.engine-parallel.N100.speedupVsNotificationCenter"))
+        XCTAssertNotNil(result.figure("peers.engine-parallel.N100.speedupVsOpenCombine"))
     }
 
     func testEveryRatioIsAPositiveFiniteNumber() throws {
@@ -45,7 +47,7 @@ final class PeersScenarioTests: XCTestCase {
     func testThePeersChartHasOneLinePerMechanism() throws {
         let series = try result().series.filter { $0.chart == "peers" }
         XCTAssertEqual(Set(series.map(\.label)), Set(PeersScenario.mechanisms))
-        XCTAssertEqual(series.count, 6)
+        XCTAssertEqual(series.count, 7)
         for line in series {
             XCTAssertEqual(line.points.map(\.x), [100], line.label)
             XCTAssertTrue(line.points.allSatisfy { $0.y > 0 }, line.label)

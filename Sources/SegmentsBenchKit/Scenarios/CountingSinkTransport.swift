@@ -40,7 +40,8 @@ public final class CountingSinkTransport: SegmentsTransport {
     ///   - ingestCapacity: the client's ring capacity (`nil`: the default).
     ///   - start: start the client before returning it.
     static func makeClient(
-        projectToken: String, stateDirectory: URL? = nil, debounce: Duration? = nil, ingestCapacity: Int? = nil, start: Bool
+        projectToken: String, stateDirectory: URL? = nil, debounce: Duration? = nil, ingestCapacity: Int? = nil,
+        engineScheduling: EngineScheduling? = nil, start: Bool
     )
         -> (client: SegmentsClient, sink: CountingSinkTransport)
     {
@@ -49,6 +50,7 @@ public final class CountingSinkTransport: SegmentsTransport {
         configuration.stateDirectory = stateDirectory
         if let debounce { configuration.debounce = debounce }
         if let ingestCapacity { configuration.ingestCapacity = ingestCapacity }
+        if let engineScheduling { configuration.engineScheduling = engineScheduling }
         configuration.logger.logLevel = .critical
         let client = SegmentsClient(configuration: configuration)
         if start { client.start() }

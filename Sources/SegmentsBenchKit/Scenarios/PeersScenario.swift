@@ -2,8 +2,8 @@ import Foundation
 
 /// The engine's fan-out next to the ways an app could deliver the same change without it.
 ///
-/// One notification, the harness's ten-segment payload, goes to N subscribers through six
-/// mechanisms: the engine (ordered delivery), a plain loop over `[closure]` (the floor),
+/// One notification, the harness's ten-segment payload, goes to N subscribers through seven
+/// mechanisms: the engine (ordered delivery, and parallel delivery on every core), a plain loop over `[closure]` (the floor),
 /// `NotificationCenter`, an OpenCombine `PassthroughSubject`, one `DispatchQueue.global()` block per
 /// callback, and one `AsyncStream` per subscriber. Every subscriber does the same minimal work (add
 /// the segment count to its own counter), and every subscriber must receive every notification: a
@@ -18,7 +18,7 @@ import Foundation
 public struct PeersScenario: Scenario {
     public let name = "peers"
     public let simulates =
-        "One segment change (10 segments) delivered to N subscribers by the engine and by the peers an app could use instead: "
+        "One segment change (10 segments) delivered to N subscribers by the engine (ordered and parallel) and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "
         + "callback, one AsyncStream per subscriber."
     public let measures =
@@ -27,7 +27,7 @@ public struct PeersScenario: Scenario {
 
     /// The mechanisms compared, in report order. `closure-loop` is the floor.
     public static let mechanisms = [
-        "engine", "closure-loop", "notification-center", "opencombine", "dispatch-per-callback", "asyncstream",
+        "engine", "engine-parallel", "closure-loop", "notification-center", "opencombine", "dispatch-per-callback", "asyncstream",
     ]
     /// The largest N the `asyncstream` peer runs at: above it one task per subscriber takes too long.
     public static let asyncStreamLimit = 10_000
@@ -75,7 +75,7 @@ public struct PeersScenario: Scenario {
         configuration["trials"] = "\(plan.trials)"
         configuration["trialTargetMs"] = "\(plan.trialTargetNanoseconds / 1_000_000)"
         configuration["engineMinimumChecks"] = "\(plan.engineMinimumChecks)"
-        configuration["engineDeliveryMode"] = "ordered"
+        configuration["engineDeliveryModes"] = "ordered (engine), parallel (engine-parallel)"
         configuration["payload"] = "\(PeerPayloads.segmentCount) segments"
         return ScenarioResult(
             scenario: name, summary: simulates + " " + measures, configuration: configuration, figures: report.figures,
@@ -129,13 +129,15 @@ public struct PeersScenario: Scenario {
                 }
                 progress.say(line + ", \(result.trials) trials × \(result.rounds) notifications")
             }
-            guard let engine = medians["engine"] else { return }
-            for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
-                guard let other = medians[peer] else { continue }
-                figures.append(
-                    Figure(
-                        name: "peers.engine.N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
-                        summary: "\(peer) median time per notification / the engine's, \(callbacks) subscribers."))
+            for (mode, engineName) in [("ordered", "engine"), ("parallel", "engine-parallel")] {
+                guard let engine = medians[engineName] else { continue }
+                for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
+                    guard let other = medians[peer] else { continue }
+                    figures.append(
+                        Figure(
+                            name: "peers.\(engineName).N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
+                            summary: "\(peer) median time per notification / the engine's (\(mode) delivery), \(callbacks) subscribers."))
+                }
             }
         }
 
@@ -218,6 +220,7 @@ public struct PeersScenario: Scenario {
     private func makeMechanisms(callbacks: Int, plan: Plan) -> [any PeerMechanism] {
         var mechanisms: [any PeerMechanism] = [
             EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks),
+            EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, mode: .parallel),
             ClosureLoopPeer(callbacks: callbacks),
             NotificationCenterPeer(callbacks: callbacks),
             OpenCombinePeer(callbacks: callbacks),

@@ -50,12 +50,22 @@ public struct TrackingStormScenario: Scenario {
         }
         figures += [
             Figure(name: "tracking-storm.singleProducer.trackEventNs", value: single.trackEvent, unit: "ns",
-                   summary: "trackEvent, one producer, engine thread on the same CPU: median over interleaved batches that fit the ring"),
+                   summary: "trackEvent, one producer, engine thread on the same CPU: median over interleaved batches of \(Self.singleProducerBatch)"),
             Figure(name: "tracking-storm.singleProducer.fetchAddNs", value: single.fetchAdd, unit: "ns",
                    summary: "one relaxed atomic fetch-add, batches interleaved with the same-CPU trackEvent ones"),
             Figure(name: "tracking-storm.singleProducer.trackEventToFetchAdd", value: single.trackEvent / max(single.fetchAdd, 0.1),
                    unit: "ratio", gate: .latencyRatio,
                    summary: "trackEvent over a fetch-add, one producer, engine on the same CPU, same run (target ≤ 3)"),
+            // What the call cannot do without, each timed the same way in the same trials: claiming
+            // a slot is one atomic read-modify-write, keeping the properties is one retain, and the
+            // timestamp is one coarse clock read.
+            Figure(name: "tracking-storm.singleProducer.retainNs", value: single.retain, unit: "ns",
+                   summary: "one retain of the shared properties dictionary, batches interleaved with the same-CPU trackEvent ones"),
+            Figure(name: "tracking-storm.singleProducer.coarseClockNs", value: single.clock, unit: "ns",
+                   summary: "one coarse wall-clock read as trackEvent stamps events, batches interleaved with the same-CPU trackEvent ones"),
+            Figure(name: "tracking-storm.singleProducer.trackEventToRequiredWork", value: single.trackEvent / max(single.requiredWork, 0.1),
+                   unit: "ratio",
+                   summary: "trackEvent over the sum of one fetch-add, one retain and one coarse clock read (the work it cannot skip), same trials"),
             Figure(name: "tracking-storm.singleProducer.crossCore.trackEventNs", value: crossCore.trackEvent, unit: "ns",
                    summary: "trackEvent, one producer, engine thread draining on the other core (slot lines move between cores)"),
             Figure(name: "tracking-storm.singleProducer.crossCore.trackEventToFetchAdd",
@@ -90,11 +100,18 @@ public struct TrackingStormScenario: Scenario {
         let steady = try Self.callLatency(
             label: "steady", who: "two producers at 100,000 events/s each", producers: 2, rate: 100_000, seconds: callSeconds,
             target: "target < 2 µs")
+        // The same load with the engine thread scheduled like any other thread: it then preempts a
+        // producer whenever it wakes, inside a call or not (reported, not gated: follows the host).
+        progress.say("two producers at 100000/s each, engine thread with standard scheduling: trackEvent tail")
+        let steadyStandard = try Self.callLatency(
+            label: "steadyStandardScheduling",
+            who: "two producers at 100,000 events/s each, the engine thread scheduled as standard (it preempts when it wakes)",
+            producers: 2, rate: 100_000, seconds: callSeconds, target: nil, engineScheduling: .standard)
         progress.say("two producers at 100000/s each, in bursts of 100 with sleeps between: trackEvent tail")
         let bursty = try Self.callLatency(
             label: "bursty", who: "two producers at 100,000 events/s each, 100 back to back every millisecond", producers: 2,
             rate: 100_000, burst: 100, seconds: callSeconds, target: "target < 2 µs")
-        figures += moderate.figures + steady.figures + bursty.figures
+        figures += moderate.figures + steady.figures + steadyStandard.figures + bursty.figures
 
         // Latency and throughput against the mock backend.
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce)
@@ -144,7 +161,7 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, moderate.latency, steady.latency, bursty.latency,
+            latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency,
                         engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
@@ -167,25 +184,50 @@ public struct TrackingStormScenario: Scenario {
     }
 
     /// A started client whose transport keeps nothing and whose checks never fire.
-    static func sinkClient(ingestCapacity: Int? = nil) -> (client: SegmentsClient, sink: CountingSinkTransport) {
-        CountingSinkTransport.makeClient(projectToken: "sink", debounce: .seconds(3600), ingestCapacity: ingestCapacity, start: true)
+    static func sinkClient(
+        ingestCapacity: Int? = nil, engineScheduling: EngineScheduling? = nil
+    ) -> (client: SegmentsClient, sink: CountingSinkTransport) {
+        CountingSinkTransport.makeClient(
+            projectToken: "sink", debounce: .seconds(3600), ingestCapacity: ingestCapacity,
+            engineScheduling: engineScheduling, start: true)
     }
 
-    /// Median ns per trackEvent and per fetch-add, one producer, over `trials` interleaved batches.
+    /// Median ns per operation of `trackEvent` and of the work it cannot skip, one producer.
+    struct SingleProducerCosts {
+        var trackEvent: Double
+        var fetchAdd: Double
+        var retain: Double
+        var clock: Double
+        var lost: Int
+        /// One fetch-add, one retain and one coarse clock read.
+        var requiredWork: Double { fetchAdd + retain + clock }
+    }
+
+    /// Events per timed trackEvent batch. Well under one look period of the engine (it looks at the
+    /// ring every millisecond while events flow): most batches then see no engine turn, which on
+    /// the same CPU would bill the engine's draining to the call.
+    static let singleProducerBatch = 4_096
+
+    /// Median ns per trackEvent, per fetch-add, per retain and per coarse clock read, one producer,
+    /// over `trials` rounds of interleaved batches.
     ///
-    /// A batch is half the ring, and the engine drains between batches: this is the cost of the
-    /// call itself. What happens when producers outrun the engine (they wait, nothing is dropped)
-    /// is the flat-out phase's `producerStalls`.
-    static func singleProducer(trials: Int) throws -> (trackEvent: Double, fetchAdd: Double, lost: Int) {
+    /// The engine drains between rounds: this is the cost of the call itself. What happens when
+    /// producers outrun the engine (they wait, nothing is dropped) is the flat-out phase's
+    /// `producerStalls`.
+    static func singleProducer(trials: Int) throws -> SingleProducerCosts {
         let (client, sink) = sinkClient()
-        let events = client.configuration.ingestCapacity / 2
+        let events = min(singleProducerBatch, client.configuration.ingestCapacity / 2)
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         var track: [Double] = []
         var add: [Double] = []
+        var retain: [Double] = []
+        var clock: [Double] = []
         var tracked = 0
         for trial in 0...trials {
             let addNs = fetchAddBatch(iterations: events)
+            let retainNs = retainBatch(of: properties, iterations: events)
+            let clockNs = coarseClockBatch(iterations: events)
             let start = monotonicNanoseconds()
             for _ in 0..<events { try client.trackEvent(eventType: "view_item", properties: properties) }
             let trackNs = Double(monotonicNanoseconds() - start) / Double(events)
@@ -194,17 +236,44 @@ public struct TrackingStormScenario: Scenario {
             if trial > 0 {  // the first is a warm-up
                 track.append(trackNs)
                 add.append(addNs)
+                retain.append(retainNs)
+                clock.append(clockNs)
             }
         }
-        return (median(track), median(add), tracked - sink.eventCount)
+        return SingleProducerCosts(
+            trackEvent: median(track), fetchAdd: median(add), retain: median(retain), clock: median(clock),
+            lost: tracked - sink.eventCount)
+    }
+
+    /// Ns per retain of `dictionary`'s storage, timed as one batch of `iterations` (the releases
+    /// that balance them come after the clock stops).
+    static func retainBatch(of dictionary: [String: JSONValue], iterations: Int) -> Double {
+        let storage = Unmanaged.passUnretained(unsafeBitCast(dictionary, to: AnyObject.self))
+        let start = monotonicNanoseconds()
+        for _ in 0..<iterations { _ = storage.retain() }
+        let elapsed = monotonicNanoseconds() - start
+        for _ in 0..<iterations { storage.release() }
+        return Double(elapsed) / Double(iterations)
+    }
+
+    /// Ns per wall-clock read of the system clock as `trackEvent` stamps events, timed as one batch.
+    static func coarseClockBatch(iterations: Int) -> Double {
+        let clock = SystemClock()
+        var sum = 0.0
+        let start = monotonicNanoseconds()
+        for _ in 0..<iterations { sum += clock.wallClockSeconds() }
+        let elapsed = monotonicNanoseconds() - start
+        blackHole(sum)
+        return Double(elapsed) / Double(iterations)
     }
 
     /// Per-call trackEvent latency with `producers` threads at `rate` events/s each (`who` says so
     /// in words), as a latency summary and its p50 and p99.9 figures named `tracking-storm.<label>.*`.
     static func callLatency(
-        label: String, who: String, producers: Int, rate: Double, burst: Int = 1, seconds: Double, target: String?
+        label: String, who: String, producers: Int, rate: Double, burst: Int = 1, seconds: Double, target: String?,
+        engineScheduling: EngineScheduling = .yieldsToApp
     ) throws -> (latency: LatencySummary, figures: [Figure]) {
-        let (client, _) = sinkClient()
+        let (client, _) = sinkClient(engineScheduling: engineScheduling)
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: rate, fromScheduledStart: false, burst: burst) { _, _ in
@@ -212,7 +281,8 @@ public struct TrackingStormScenario: Scenario {
         }
         let latency = outcome.latency.summary(
             "trackEvent call, \(producers) producer\(producers == 1 ? "" : "s") at \(Int(rate) / 1000)k/s"
-                + (burst > 1 ? " in bursts of \(burst)" : ""),
+                + (burst > 1 ? " in bursts of \(burst)" : "")
+                + (engineScheduling == .standard ? ", engine scheduled as standard" : ""),
             definition: "time inside trackEvent, \(who)")
         return (latency, [
             Figure(name: "tracking-storm.\(label).trackEventP50Ns", value: Double(latency.p50), unit: "ns",
