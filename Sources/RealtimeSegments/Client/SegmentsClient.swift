@@ -177,18 +177,20 @@ public final class SegmentsClient: Sendable {
     /// ``SegmentsConfiguration/flushingMode`` and a successful upload requests a check (trigger 4).
     /// If the ingestion ring is full the call waits for room: events are never dropped.
     ///
+    /// The event type and properties are taken over (`consuming`): a dictionary built for the call
+    /// moves into the ring without a retain here and a release in the caller.
+    ///
     /// - Parameters:
     ///   - timestamp: seconds since 1970; `nil` for now.
     /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty event type,
     ///   ``SegmentsError/notStarted`` or ``SegmentsError/stopped``.
     public func trackEvent(
-        eventType: String, properties: [String: JSONValue] = [:], timestamp: Double? = nil
+        eventType: consuming String, properties: consuming [String: JSONValue] = [:], timestamp: Double? = nil
     ) throws(SegmentsError) {
         guard !eventType.isEmpty else { throw .invalidArgument("eventType is empty") }
         try requireStarted()
-        channels.ingest(.event(
-            eventType: eventType, properties: properties,
-            timestamp: timestamp ?? configuration.clock.wallClockSeconds()))
+        let stamp = timestamp ?? configuration.clock.wallClockSeconds()
+        channels.ingest(.event(eventType: consume eventType, properties: consume properties, timestamp: stamp))
     }
 
     /// Identifies the current customer with hard ids (for example `["registered": "jane@example.com"]`)
