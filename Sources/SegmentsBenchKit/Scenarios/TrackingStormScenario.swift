@@ -63,6 +63,11 @@ public struct TrackingStormScenario: Scenario {
                    summary: "one retain of the shared properties dictionary, batches interleaved with the same-CPU trackEvent ones"),
             Figure(name: "tracking-storm.singleProducer.coarseClockNs", value: single.clock, unit: "ns",
                    summary: "one coarse wall-clock read as trackEvent stamps events, batches interleaved with the same-CPU trackEvent ones"),
+            Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventNs", value: single.trackBareEvent, unit: "ns",
+                   summary: "trackEvent of an event without properties (nothing to retain), same CPU, same trials"),
+            Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventToFetchAdd",
+                   value: single.trackBareEvent / max(single.fetchAdd, 0.1), unit: "ratio",
+                   summary: "trackEvent of an event without properties over a fetch-add, same trials (the properties' retain is what it skips)"),
             Figure(name: "tracking-storm.singleProducer.trackEventToRequiredWork", value: single.trackEvent / max(single.requiredWork, 0.1),
                    unit: "ratio",
                    summary: "trackEvent over the sum of one fetch-add, one retain and one coarse clock read (the work it cannot skip), same trials"),
@@ -195,6 +200,8 @@ public struct TrackingStormScenario: Scenario {
     /// Median ns per operation of `trackEvent` and of the work it cannot skip, one producer.
     struct SingleProducerCosts {
         var trackEvent: Double
+        /// The same call for an event without properties (nothing to retain).
+        var trackBareEvent: Double
         var fetchAdd: Double
         var retain: Double
         var clock: Double
@@ -220,6 +227,7 @@ public struct TrackingStormScenario: Scenario {
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         var track: [Double] = []
+        var trackBare: [Double] = []
         var add: [Double] = []
         var retain: [Double] = []
         var clock: [Double] = []
@@ -233,15 +241,21 @@ public struct TrackingStormScenario: Scenario {
             let trackNs = Double(monotonicNanoseconds() - start) / Double(events)
             tracked += events
             _ = client.waitUntilIdle(timeout: .seconds(60))
+            let bareStart = monotonicNanoseconds()
+            for _ in 0..<events { try client.trackEvent(eventType: "screen_view") }
+            let bareNs = Double(monotonicNanoseconds() - bareStart) / Double(events)
+            tracked += events
+            _ = client.waitUntilIdle(timeout: .seconds(60))
             if trial > 0 {  // the first is a warm-up
                 track.append(trackNs)
+                trackBare.append(bareNs)
                 add.append(addNs)
                 retain.append(retainNs)
                 clock.append(clockNs)
             }
         }
         return SingleProducerCosts(
-            trackEvent: median(track), fetchAdd: median(add), retain: median(retain), clock: median(clock),
+            trackEvent: median(track), trackBareEvent: median(trackBare), fetchAdd: median(add), retain: median(retain), clock: median(clock),
             lost: tracked - sink.eventCount)
     }
 
