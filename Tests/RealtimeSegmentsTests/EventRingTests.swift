@@ -70,58 +70,47 @@ final class EventRingTests: XCTestCase {
     /// Stress (also under TSan): several producers, one consumer; every element arrives exactly once
     /// and each producer's elements arrive in its order.
     func testConcurrentProducersDeliverEveryElementExactlyOnceInPerProducerOrder() {
-        let producers = 4
-        let perProducer = 20_000
         let ring = EventRing<Int>(minimumCapacity: 64)
-        let done = Atomic<Int>(0)
-        DispatchQueue.global().async {
-            DispatchQueue.concurrentPerform(iterations: producers) { producer in
-                for sequence in 0..<perProducer {
-                    let value = producer << 32 | sequence
-                    while !ring.tryEnqueue(value) { sched_yield() }
-                }
-            }
-            done.store(1, ordering: .releasing)
+        let received = runProducers(4, sending: 20_000, into: ring) { value in
+            while !ring.tryEnqueue(value) { sched_yield() }
         }
-        var next = [Int](repeating: 0, count: producers)
-        var received = 0
-        while received < producers * perProducer {
-            guard let value = ring.dequeue() else {
-                sched_yield()
-                continue
-            }
-            let producer = value >> 32
-            XCTAssertEqual(value & 0xFFFF_FFFF, next[producer])
-            next[producer] += 1
-            received += 1
-        }
-        XCTAssertNil(ring.dequeue())
-        XCTAssertEqual(next, [Int](repeating: perProducer, count: producers))
-        while done.load(ordering: .acquiring) == 0 { sched_yield() }
+        XCTAssertEqual(received, [Int](repeating: 20_000, count: 4))
     }
 
     /// Stress (also under TSan): producers that claim by fetch-add and wait on a ring that is full
     /// most of the time, mixed with ones that try and retry; every element arrives exactly once, in
     /// each producer's order, and the waiting producers did wait.
     func testWaitingAndTryingProducersOnAFullRingDeliverEveryElementExactlyOnce() {
-        let producers = 4
-        let perProducer = 20_000
         let ring = EventRing<Int>(minimumCapacity: 16)
-        let done = Atomic<Int>(0)
         let waits = Atomic<Int>(0)
+        // A slow consumer now and then, so the ring fills up.
+        let received = runProducers(4, sending: 20_000, into: ring, pauseEvery: 1_000) { value in
+            if (value >> 32) % 2 == 0 {
+                ring.enqueue(value) { attempt in
+                    if attempt == 0 { waits.add(1, ordering: .relaxed) }
+                    sched_yield()
+                }
+            } else {
+                while !ring.tryEnqueue(value) { sched_yield() }
+            }
+        }
+        XCTAssertTrue(ring.isEmpty)
+        XCTAssertEqual(received, [Int](repeating: 20_000, count: 4))
+        XCTAssertGreaterThan(waits.load(ordering: .relaxed), 0, "the ring was never full: the waiting path was not exercised")
+    }
+
+    /// Runs `producers` threads that each hand `perProducer` values (`producer << 32 | sequence`) to
+    /// `send`, consumes them on this thread (pausing 200 µs every `pauseEvery` values, if given),
+    /// checks each producer's values arrive in its order, and returns how many arrived per producer
+    /// once every producer has finished and the ring is drained.
+    private func runProducers(
+        _ producers: Int, sending perProducer: Int, into ring: EventRing<Int>, pauseEvery: Int? = nil,
+        send: @escaping @Sendable (Int) -> Void
+    ) -> [Int] {
+        let done = Atomic<Int>(0)
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: producers) { producer in
-                for sequence in 0..<perProducer {
-                    let value = producer << 32 | sequence
-                    if producer % 2 == 0 {
-                        ring.enqueue(value) { attempt in
-                            if attempt == 0 { waits.add(1, ordering: .relaxed) }
-                            sched_yield()
-                        }
-                    } else {
-                        while !ring.tryEnqueue(value) { sched_yield() }
-                    }
-                }
+                for sequence in 0..<perProducer { send(producer << 32 | sequence) }
             }
             done.store(1, ordering: .releasing)
         }
@@ -136,13 +125,10 @@ final class EventRingTests: XCTestCase {
             XCTAssertEqual(value & 0xFFFF_FFFF, next[producer])
             next[producer] += 1
             received += 1
-            // A slow consumer now and then, so the ring fills up.
-            if received % 1_000 == 0 { usleep(200) }
+            if let pauseEvery, received % pauseEvery == 0 { usleep(200) }
         }
         while done.load(ordering: .acquiring) == 0 { sched_yield() }
         XCTAssertNil(ring.dequeue())
-        XCTAssertTrue(ring.isEmpty)
-        XCTAssertEqual(next, [Int](repeating: perProducer, count: producers))
-        XCTAssertGreaterThan(waits.load(ordering: .relaxed), 0, "the ring was never full: the waiting path was not exercised")
+        return next
     }
 }

@@ -81,9 +81,10 @@ public enum DeliveryMode: Sendable, Hashable {
 /// the call to return.
 public enum EngineScheduling: Sendable, Hashable {
     /// The engine thread does not preempt a running thread when it wakes: when every core is busy it
-    /// waits for the running thread's time slice to end (milliseconds), so engine work never lands
-    /// inside an app thread's call. On Linux the thread runs under `SCHED_BATCH` (same share of the
-    /// CPU, no wake-up preemption); on Apple platforms at `.utility` quality of service.
+    /// waits for the running thread's time slice to end (milliseconds), so waking up to drain events
+    /// or handle a fetch does not interrupt an app thread in the middle of a call (the end of a time
+    /// slice still can, as for any thread). On Linux the thread runs under `SCHED_BATCH` (same share
+    /// of the CPU, no wake-up preemption); on Apple platforms at `.utility` quality of service.
     case yieldsToApp
     /// The engine thread is scheduled like any other thread of the process: on waking it may preempt
     /// whichever thread is running.

@@ -28,7 +28,6 @@ enum EngineThread {
             if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
             body()
         }
-        thread.name = name
         #if canImport(Darwin)
         if scheduling == .yieldsToApp { thread.qualityOfService = .utility }
         #endif
