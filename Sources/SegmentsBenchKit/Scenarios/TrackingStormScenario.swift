@@ -215,8 +215,8 @@ public struct TrackingStormScenario: Scenario {
     /// the same CPU would bill the engine's draining to the call.
     static let singleProducerBatch = 4_096
 
-    /// Median ns per trackEvent, per fetch-add, per retain and per coarse clock read, one producer,
-    /// over `trials` rounds of interleaved batches.
+    /// Median ns per trackEvent (with and without properties), per fetch-add, per retain and per
+    /// coarse clock read, one producer, over `trials` rounds of interleaved batches.
     ///
     /// The engine drains between rounds: this is the cost of the call itself. What happens when
     /// producers outrun the engine (they wait, nothing is dropped) is the flat-out phase's
