@@ -139,7 +139,7 @@ public final class SegmentsClient: Sendable {
             configuration: configuration, channels: channels, identity: identity, registry: registry,
             pullCache: pullCache, counters: counters, initial: initial)
         let finished = engineFinished
-        EngineThread.start(name: EngineThread.name, scheduling: configuration.engineScheduling, logger: configuration.logger) {
+        EngineThread.start(scheduling: configuration.engineScheduling, logger: configuration.logger) {
             owner.makeOwner().run()
             finished.signal()
         }

@@ -16,11 +16,9 @@ enum EngineThread {
     /// not import the macro.
     private static let schedBatch: Int32 = 3
 
-    /// Runs `body` on a new thread named `name`; `scheduling` decides how it competes with the
+    /// Runs `body` on a new thread named ``name``; `scheduling` decides how it competes with the
     /// app's threads. A policy the system refuses is logged and the thread runs with the default one.
-    static func start(
-        name: String, scheduling: EngineScheduling, logger: Logger, body: @escaping @Sendable () -> Void
-    ) {
+    static func start(scheduling: EngineScheduling, logger: Logger, body: @escaping @Sendable () -> Void) {
         let thread = Thread {
             // Named from inside: on Linux, Foundation passes a name to the system only when the
             // thread names itself (set from outside, the kernel keeps showing the process's name).

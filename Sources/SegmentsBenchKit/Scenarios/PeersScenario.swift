@@ -3,9 +3,9 @@ import Foundation
 /// The engine's fan-out next to the ways an app could deliver the same change without it.
 ///
 /// One notification, the harness's ten-segment payload, goes to N subscribers through seven
-/// mechanisms: the engine (ordered delivery, and parallel delivery on every core), a plain loop over `[closure]` (the floor),
-/// `NotificationCenter`, an OpenCombine `PassthroughSubject`, one `DispatchQueue.global()` block per
-/// callback, and one `AsyncStream` per subscriber. Every subscriber does the same minimal work (add
+/// mechanisms: the engine (ordered delivery, and parallel delivery on every core), a plain loop
+/// over `[closure]` (the floor), `NotificationCenter`, an OpenCombine `PassthroughSubject`, one
+/// `DispatchQueue.global()` block per callback, and one `AsyncStream` per subscriber. Every subscriber does the same minimal work (add
 /// the segment count to its own counter), and every subscriber must receive every notification: a
 /// mechanism that loses one is reported in the notes instead of with a number.
 ///
