@@ -140,6 +140,38 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(Set(fixture.recorder.tags).count, 1_000)
     }
 
+    /// Parallel workers claim shares of the subscribers as they go: a callback that blocks holds
+    /// back only the rest of its own share, and the other workers deliver everything else meanwhile.
+    /// (Halves fixed in advance would leave the blocked worker's half waiting: this test would
+    /// then run into its 10 s limit and fail.)
+    func testParallelDeliveryGoesOnAroundABlockedCallback() throws {
+        guard ProcessInfo.processInfo.activeProcessorCount > 1 else {
+            throw XCTSkip("parallel delivery needs more than one core")
+        }
+        let share = DeliveryExecutor.parallelShare
+        let callbacks = 8 * share
+        let fixture = Fixture { $0.deliveryMode = .parallel }
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let othersDone = DispatchSemaphore(value: 0)
+        let outsideTheBlockedShare = Atomic<Int>(0)
+        let sawOthersFinish = Atomic<Bool>(false)
+        for index in 0..<callbacks {
+            fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
+                fixture.recorder.record(tag: "\(index)", segments)
+                if index == 0 {
+                    // Blocks until every subscriber outside its share has been called.
+                    sawOthersFinish.store(othersDone.wait(timeout: .now() + 10) == .success, ordering: .relaxed)
+                } else if index >= share, outsideTheBlockedShare.add(1, ordering: .relaxed).newValue == callbacks - share {
+                    othersDone.signal()
+                }
+            })
+        }
+        fixture.startAndRunInitialCheck()
+        XCTAssertTrue(sawOthersFinish.load(ordering: .relaxed), "the other worker delivered every other share while callback 0 blocked")
+        XCTAssertEqual(fixture.recorder.count, callbacks)
+        XCTAssertEqual(Set(fixture.recorder.tags).count, callbacks, "every callback exactly once")
+    }
+
     func testEveryCallbackOfACategoryReceivesTheSamePayload() {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.content: [3, 1, 2]])
