@@ -31,6 +31,8 @@ extension FanoutProbe {
             SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false, onNewData: closure)
         })
         client.start()
+        // The start's own check settles first, as in ``FanoutProbe/engine(targets:checks:mode:)``.
+        _ = client.waitUntilIdle(timeout: .seconds(60))
         let cookie = engine.cookie
         let expectedPerCheck = targets.count * payload(variant: 0).count
 
