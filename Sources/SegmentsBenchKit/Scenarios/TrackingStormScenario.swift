@@ -118,6 +118,21 @@ public struct TrackingStormScenario: Scenario {
             rate: 100_000, burst: 100, seconds: callSeconds, target: "target < 2 µs")
         figures += moderate.figures + steady.figures + steadyStandard.figures + bursty.figures
 
+        // The same producers, rates and recorder doing the least a shared write can do: one
+        // fetch-add on one counter. Its tail is this machine's (preemption, interrupts, cache lines
+        // taken by the other core) at this load, without the engine, in this run.
+        progress.say("two producers at 100000/s each, steady and in bursts: the tail of one shared fetch-add")
+        let steadyFloor = Self.fetchAddLatency(label: "steady", producers: 2, rate: 100_000, seconds: callSeconds)
+        let burstyFloor = Self.fetchAddLatency(label: "bursty", producers: 2, rate: 100_000, burst: 100, seconds: callSeconds)
+        for (label, call, floor) in [("steady", steady.latency, steadyFloor), ("bursty", bursty.latency, burstyFloor)] {
+            figures += [
+                Figure(name: "tracking-storm.\(label).fetchAddP999Ns", value: Double(floor.p999), unit: "ns",
+                       summary: "p99.9 of one shared fetch-add in place of trackEvent, same producers, rate and recorder (this machine's tail at that load)"),
+                Figure(name: "tracking-storm.\(label).trackEventP999ToFetchAddP999", value: Double(call.p999) / Double(max(floor.p999, 1)),
+                       unit: "ratio", summary: "trackEvent p99.9 over that fetch-add p99.9, same run (reported: both follow the host)"),
+            ]
+        }
+
         // Latency and throughput against the mock backend.
         let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce)
         defer { engine.shutdown() }
@@ -166,7 +181,7 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency,
+            latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor,
                         engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                         engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
@@ -304,6 +319,21 @@ public struct TrackingStormScenario: Scenario {
             Figure(name: "tracking-storm.\(label).trackEventP999Ns", value: Double(latency.p999), unit: "ns",
                    summary: "trackEvent p99.9, \(who) (\([target, "includes the recorder's clock read"].compactMap { $0 }.joined(separator: "; ")))"),
         ])
+    }
+
+    /// The latency of one relaxed fetch-add on a counter shared by `producers` threads, called as
+    /// ``callLatency(label:who:producers:rate:burst:seconds:target:engineScheduling:)`` calls
+    /// trackEvent (same load generator, rate, bursts and recorder).
+    static func fetchAddLatency(label: String, producers: Int, rate: Double, burst: Int = 1, seconds: Double) -> LatencySummary {
+        let counter = ManagedAtomic<Int>(0)
+        let outcome = LoadGenerator.run(
+            producers: producers, seconds: seconds, ratePerProducer: rate, fromScheduledStart: false, burst: burst
+        ) { _, _ in
+            counter.wrappingIncrement(ordering: .relaxed)
+        }
+        return outcome.latency.summary(
+            "shared fetch-add, \(producers) producers at \(Int(rate) / 1000)k/s" + (burst > 1 ? " in bursts of \(burst)" : ""),
+            definition: "time inside one relaxed fetch-add on a counter shared by the producers (the \(label) phase's floor)")
     }
 
     /// Tracks `events` events from one producer through a 64-slot ring with one properties
