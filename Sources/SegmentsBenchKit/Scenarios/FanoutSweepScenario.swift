@@ -66,8 +66,12 @@ public struct FanoutSweepScenario: Scenario {
                 let parallelP50 = Double(parallelRun.last.summary("", definition: "").p50)
                 let parallelFloorP50 = Double(parallelRun.floor.summary("", definition: "").p50)
                 parallel.append(.init(x: Double(size), y: parallelP50))
-                figures.append(Figure(name: "fanout-sweep.N\(size).parallelToFloor", value: parallelP50 / max(parallelFloorP50, 1), unit: "ratio",
-                                      summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"))
+                figures += [
+                    Figure(name: "fanout-sweep.N\(size).parallelToFloor", value: parallelP50 / max(parallelFloorP50, 1), unit: "ratio",
+                           summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"),
+                    Figure(name: "fanout-sweep.N\(size).parallelIncomplete", value: parallelRun.complete ? 0 : 1, unit: "count", gate: .zero,
+                           summary: "1 if any check of the parallel delivery missed a callback or reached one twice, N=\(size)"),
+                ]
             }
         }
         if options.callbacks == nil {

@@ -129,6 +129,15 @@ public struct PeersScenario: Scenario {
                 }
                 progress.say(line + ", \(result.trials) trials × \(result.rounds) notifications")
             }
+            // A loss by the engine is a delivery bug, not a figure to leave out: counted and gated.
+            for result in results where result.name == "engine" || result.name == "engine-parallel" {
+                var lost = 0.0
+                if case .loss = result.failure { lost = 1 }
+                figures.append(
+                    Figure(
+                        name: "peers.\(result.name).N\(callbacks).incomplete", value: lost, unit: "count", gate: .zero,
+                        summary: "1 if a check of \(result.name) missed one of the \(callbacks) subscribers or reached one twice."))
+            }
             for (mode, engineName) in [("ordered", "engine"), ("parallel", "engine-parallel")] {
                 guard let engine = medians[engineName] else { continue }
                 for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
