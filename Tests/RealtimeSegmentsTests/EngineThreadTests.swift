@@ -54,6 +54,14 @@ final class EngineThreadTests: XCTestCase {
         XCTAssertEqual(clock.threadNames.withLock { $0 }, [EngineThread.name])
     }
 
+    /// The qualified-segments executor's thread, too, carries a name the kernel accepted.
+    func testTheQualifiedFetchThreadCarriesItsNameAtTheSystemLevel() async {
+        let name = await Task(executorPreference: QualifiedFetchExecutor.shared) {
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+        }.value
+        XCTAssertEqual(name, QualifiedFetchExecutor.threadName)
+    }
+
     func testTheEngineThreadYieldsToAppThreadsByDefault() {
         let policies = policiesOfEngineThread(nil)
         XCTAssertFalse(policies.isEmpty)

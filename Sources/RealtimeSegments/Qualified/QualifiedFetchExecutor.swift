@@ -20,16 +20,17 @@ final class QualifiedFetchExecutor: TaskExecutor, @unchecked Sendable {
     // everything else is immutable.
 
     /// The process-wide executor.
-    static let shared = QualifiedFetchExecutor(name: "RealtimeSegments.qualified")
+    static let shared = QualifiedFetchExecutor()
+
+    /// The thread's name, as `top -H`, `perf` and debuggers show it. Linux keeps at most 15
+    /// characters and refuses a longer name outright (the thread then shows the process's name).
+    static let threadName = "Segments.qualif"
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
-    private let name: String
     private var started = false
 
-    private init(name: String) {
-        self.name = name
-    }
+    private init() {}
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -37,8 +38,12 @@ final class QualifiedFetchExecutor: TaskExecutor, @unchecked Sendable {
         jobs.append(job)
         if !started {
             started = true
-            let thread = Thread { [self] in run() }
-            thread.name = name
+            let thread = Thread { [self] in
+                // Named from inside: on Linux, Foundation passes a name to the system only when
+                // the thread names itself.
+                Thread.current.name = Self.threadName
+                run()
+            }
             thread.start()
         }
         condition.signal()
