@@ -8,8 +8,8 @@ import Musl
 
 /// Starts the engine's own thread with the scheduling the configuration asks for.
 enum EngineThread {
-    /// The engine thread's name, as `top -H`, `perf` and debuggers show it. Linux keeps at most 15
-    /// characters and refuses a longer name outright (the thread then shows the process's name).
+    /// The engine thread's name, as `top -H`, `perf` and debuggers show it (at most 15 characters:
+    /// see ``ThreadName``).
     static let name = "Segments.engine"
 
     /// `SCHED_BATCH` from `<sched.h>`: Linux-only and declared behind `_GNU_SOURCE`, so Swift does
@@ -20,9 +20,7 @@ enum EngineThread {
     /// app's threads. A policy the system refuses is logged and the thread runs with the default one.
     static func start(scheduling: EngineScheduling, logger: Logger, body: @escaping @Sendable () -> Void) {
         let thread = Thread {
-            // Named from inside: on Linux, Foundation passes a name to the system only when the
-            // thread names itself (set from outside, the kernel keeps showing the process's name).
-            Thread.current.name = name
+            ThreadName.setForCurrentThread(name)
             if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
             body()
         }

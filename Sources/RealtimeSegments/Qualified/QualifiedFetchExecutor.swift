@@ -22,8 +22,8 @@ final class QualifiedFetchExecutor: TaskExecutor, @unchecked Sendable {
     /// The process-wide executor.
     static let shared = QualifiedFetchExecutor()
 
-    /// The thread's name, as `top -H`, `perf` and debuggers show it. Linux keeps at most 15
-    /// characters and refuses a longer name outright (the thread then shows the process's name).
+    /// The thread's name, as `top -H`, `perf` and debuggers show it (at most 15 characters: see
+    /// ``ThreadName``).
     static let threadName = "Segments.qualif"
 
     private let condition = NSCondition()
@@ -39,9 +39,7 @@ final class QualifiedFetchExecutor: TaskExecutor, @unchecked Sendable {
         if !started {
             started = true
             let thread = Thread { [self] in
-                // Named from inside: on Linux, Foundation passes a name to the system only when
-                // the thread names itself.
-                Thread.current.name = Self.threadName
+                ThreadName.setForCurrentThread(Self.threadName)
                 run()
             }
             thread.start()
