@@ -176,16 +176,16 @@ final class DeliveryExecutor {
     /// that the shared claim counter is touched a few dozen times per 10,000 callbacks.
     static let parallelShare = 4 * SubscriberRun.chunkSize
 
-    /// Splits the subscribers over every core. The workers take shares of ``parallelShare``
-    /// subscribers, in order, from one counter, until none are left, so no two workers write
-    /// neighbouring registrations' cache lines and each share stays in order.
+    /// Splits the subscribers over every core, one worker per core and at most one per share. The
+    /// workers take shares of ``parallelShare`` subscribers, in order, from one counter, until none
+    /// are left, so no two workers write neighbouring registrations' cache lines and each share
+    /// stays in order.
     ///
-    /// Shares are claimed, not assigned up front: the calling thread starts at once while the other
-    /// workers are still being woken (tens of microseconds on a busy machine), and a worker that
-    /// starts late, or whose core is taken by another process, or that is held by a slow callback,
-    /// only runs the shares still unclaimed. With halves fixed in advance, each of those delays
-    /// was added to the whole delivery, and a callback that blocked held back every subscriber
-    /// behind it in its half.
+    /// Shares are claimed as the workers go rather than assigned up front: the calling thread
+    /// starts at once while the other workers are still being woken (tens of microseconds on a
+    /// busy machine), and a worker that starts late, whose core is taken by another process, or
+    /// that is held by a slow callback leaves the unclaimed shares to the others. A callback that
+    /// blocks holds back only the rest of its own share.
     private static func runParallel(_ context: LoopContext, _ subscribers: SubscriberRun) -> Int {
         let workers = parallelWorkers
         let count = subscribers.count
@@ -202,7 +202,7 @@ final class DeliveryExecutor {
             defer { storage.baseAddress!.deinitialize(count: 2) }
             let nextShare = UnsafeAtomic<Int>(at: base)
             let total = UnsafeAtomic<Int>(at: base + 1)
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            DispatchQueue.concurrentPerform(iterations: min(workers, shares)) { _ in
                 var notified = 0
                 while true {
                     let share = nextShare.loadThenWrappingIncrement(ordering: .relaxed)

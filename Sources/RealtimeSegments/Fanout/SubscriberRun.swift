@@ -11,7 +11,7 @@
 /// delivery skips them. The registry moves the live entries into fresh chunks when those left
 /// behind outnumber them.
 struct SubscriberRun: Sendable {
-    /// Entries per chunk. A power of two, and the unit parallel delivery splits work in.
+    /// Entries per chunk. A power of two; parallel delivery's shares are whole chunks.
     static let chunkSize = 64
 
     private(set) var chunks: ContiguousArray<ContiguousArray<Subscriber>>
