@@ -82,19 +82,24 @@ final class PeersScenarioTests: XCTestCase {
         XCTAssertTrue(report.notes.contains { $0.hasPrefix("Loss detected: opencombine at N=3: 1 of 3 subscribers") }, "\(report.notes)")
     }
 
-    func testALossByTheEngineIsAGatedCountNotOnlyANote() {
+    func testAnEngineThatLosesANotificationOrFailsATrialIsAGatedCountNotOnlyANote() {
         var floor = PeersScenario.MechanismResult(name: "closure-loop", timedSpan: "loop")
         floor.trialMeans = [100]
-        var ordered = PeersScenario.MechanismResult(name: "engine", timedSpan: "fetch → last")
-        ordered.trialMeans = [90]
-        var parallel = PeersScenario.MechanismResult(name: "engine-parallel", timedSpan: "fetch → last")
-        parallel.failure = .loss("a check did not reach all 3 callbacks exactly once")
+        var healthy = PeersScenario.MechanismResult(name: "engine", timedSpan: "fetch → last")
+        healthy.trialMeans = [90]
+        var lossy = PeersScenario.MechanismResult(name: "engine-parallel", timedSpan: "fetch → last")
+        lossy.failure = .loss("a check did not reach all 3 callbacks exactly once")
         var report = PeersScenario.Report()
-        report.add([floor, ordered, parallel], callbacks: 3, progress: Progress(enabled: false))
+        report.add([floor, healthy, lossy], callbacks: 3, progress: Progress(enabled: false))
+        var failing = PeersScenario.MechanismResult(name: "engine", timedSpan: "fetch → last")
+        failing.failure = .error("the engine could not be built")
+        report.add([floor, failing], callbacks: 4, progress: Progress(enabled: false))
+
         let lost = report.figures.first { $0.name == "peers.engine-parallel.N3.incomplete" }
         XCTAssertEqual(lost?.value, 1)
         XCTAssertEqual(lost?.gate, .zero)
         XCTAssertEqual(report.figures.first { $0.name == "peers.engine.N3.incomplete" }?.value, 0)
+        XCTAssertEqual(report.figures.first { $0.name == "peers.engine.N4.incomplete" }?.value, 1)
         XCTAssertFalse(report.figures.contains { $0.name.hasPrefix("peers.closure-loop.") && $0.name.hasSuffix(".incomplete") })
     }
 }

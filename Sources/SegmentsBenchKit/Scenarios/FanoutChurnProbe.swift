@@ -32,7 +32,7 @@ extension FanoutProbe {
         })
         client.start()
         // The start's own check settles first, as in ``FanoutProbe/engine(targets:checks:mode:)``.
-        _ = client.waitUntilIdle(timeout: .seconds(60))
+        let settled = client.waitUntilIdle(timeout: .seconds(60))
         let cookie = engine.cookie
         let expectedPerCheck = targets.count * payload(variant: 0).count
 
@@ -73,7 +73,7 @@ extension FanoutProbe {
         churnThread.start()
 
         var delivery = LatencyRecorder()
-        var complete = true
+        var complete = settled
         var deliveredChecks = 0
         let before = targets.total
         for check in 1...checks {

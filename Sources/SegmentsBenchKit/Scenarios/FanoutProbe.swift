@@ -52,13 +52,13 @@ public enum FanoutProbe {
         // measured check's data and deliver it before that check takes its counts (the producer
         // thread descheduled on a busy machine): the check's own fetch then found nothing changed,
         // nothing was delivered, and the check waited out its time limit and counted as lost.
-        _ = engine.client.waitUntilIdle(timeout: .seconds(60))
+        // A start that does not settle leaves that race open: the measurement is then not trusted.
+        var complete = engine.client.waitUntilIdle(timeout: .seconds(60))
         let cookie = engine.cookie
         var first = LatencyRecorder()
         var last = LatencyRecorder()
         var floor = LatencyRecorder()
         let floorPayload = payload(variant: -1)
-        var complete = true
         var allocationStart: AllocationProbe.Snapshot?
         let expectedPerCheck = callbacks * payload(variant: 0).count
         // One warm-up check, then the measured ones.
