@@ -34,7 +34,7 @@ extension FanoutProbe {
         // The start's own check settles first, as in ``FanoutProbe/engine(targets:checks:mode:)``.
         let settled = client.waitUntilIdle(timeout: .seconds(60))
         let cookie = engine.cookie
-        let expectedPerCheck = targets.count * payload(variant: 0).count
+        let segmentsPerPayload = payload(variant: 0).count
 
         let stop = LockedBox(false)
         let churnResult = LockedBox<(add: LatencyRecorder, remove: LatencyRecorder, pairs: Int, seconds: Double)?>(nil)
@@ -75,15 +75,19 @@ extension FanoutProbe {
         var delivery = LatencyRecorder()
         var complete = settled
         var deliveredChecks = 0
-        let before = targets.total
+        let beforeRun = targets.makeMark()
+        let beforeCheck = targets.makeMark()
+        targets.record(into: beforeRun)
         for check in 1...checks {
             // Armed before the data changes: a check the churn triggers may deliver it first.
             targets.arm()
-            let counted = targets.total
+            targets.record(into: beforeCheck)
             let start = monotonicNanoseconds()
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             try client.trackEvent(eventType: "fanout-churn")
-            guard targets.waitForLastCallback(timeout: .seconds(60)), targets.total - counted == expectedPerCheck else {
+            guard targets.waitForLastCallback(timeout: .seconds(60)),
+                  targets.eachCount(grewBy: segmentsPerPayload, since: beforeCheck)
+            else {
                 complete = false
                 continue
             }
@@ -94,7 +98,7 @@ extension FanoutProbe {
         churnDone.wait()
         _ = client.waitUntilIdle(timeout: .seconds(60))
         // No late duplicate: exactly one delivery per change in all.
-        if targets.total - before != deliveredChecks * expectedPerCheck { complete = false }
+        if !targets.eachCount(grewBy: deliveredChecks * segmentsPerPayload, since: beforeRun) { complete = false }
         let churn = churnResult.withLock { $0 }!
         return ChurnMeasurement(
             add: churn.add, remove: churn.remove, pairsPerSecond: Double(churn.pairs) / max(churn.seconds, 1e-9),

@@ -43,7 +43,6 @@ public enum FanoutProbe {
         let engine = try EngineUnderTest.make(
             transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
         defer { engine.shutdown() }
-        let callbacks = targets.count
         engine.client.segmentation.addCallbacks(targets.closures.map { closure in
             SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false, onNewData: closure)
         })
@@ -60,19 +59,23 @@ public enum FanoutProbe {
         var floor = LatencyRecorder()
         let floorPayload = payload(variant: -1)
         var allocationStart: AllocationProbe.Snapshot?
-        let expectedPerCheck = callbacks * payload(variant: 0).count
+        let beforeCheck = targets.makeMark()
+        // Every payload has the same number of segments; counted once, outside the loop's allocations.
+        let segmentsPerPayload = payload(variant: 0).count
         // One warm-up check, then the measured ones.
         for check in 0...checks {
             if check == 1 { allocationStart = AllocationProbe.snapshot() }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             targets.arm()
-            let before = targets.total
+            targets.record(into: beforeCheck)
             try engine.client.trackEvent(eventType: "fanout")
             // Wait for the last callback itself (not by polling the client, whose polling would
             // add allocations that grow with delivery time), then for the engine to settle.
             let delivered = targets.waitForLastCallback(timeout: .seconds(60))
             _ = engine.client.waitUntilIdle(timeout: .seconds(60))
-            guard delivered, targets.total - before == expectedPerCheck, let received = engine.transport.lastFetchReturn else {
+            guard delivered, targets.eachCount(grewBy: segmentsPerPayload, since: beforeCheck),
+                  let received = engine.transport.lastFetchReturn
+            else {
                 complete = false
                 continue
             }

@@ -49,7 +49,7 @@ public struct FanoutSweepScenario: Scenario {
                        gate: size >= 10_000 ? .lowerIsBetter(relative: 0.5, absolute: 0.25) : size >= 1_000 ? .latencyRatio : nil,
                        summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
-                       summary: "1 if a check did not complete or its callbacks' counts did not add up to one call each"),
+                       summary: "1 if a check did not complete or a callback was not called exactly once"),
             ]
             if let perCheck = engine.allocationsPerCheck {
                 figures.append(Figure(name: "fanout-sweep.N\(size).allocsPerCheck", value: perCheck, unit: "allocs/check",
@@ -65,7 +65,7 @@ public struct FanoutSweepScenario: Scenario {
                 let parallelRun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .parallel)
                 figures.append(
                     Figure(name: "fanout-sweep.N\(size).parallelIncomplete", value: parallelRun.complete ? 0 : 1, unit: "count", gate: .zero,
-                           summary: "1 if a check of the parallel delivery did not complete or its callbacks' counts did not add up to one call each, N=\(size)"))
+                           summary: "1 if a check of the parallel delivery did not complete or a callback was not called exactly once, N=\(size)"))
                 if parallelRun.complete {
                     let parallelP50 = Double(parallelRun.last.summary("", definition: "").p50)
                     let parallelFloorP50 = Double(parallelRun.floor.summary("", definition: "").p50)

@@ -14,7 +14,7 @@ import RealtimeSegments
 /// always run in order by one worker and its last member really is its last.
 public final class FanoutTargets: @unchecked Sendable {
     // @unchecked Sendable: `counters` slot i is written only by callback i, and a callback runs on
-    // one thread at a time (a delivery loop or the floor loop, never both at once); the totals are
+    // one thread at a time (a delivery loop or the floor loop, never both at once); the counts are
     // read after the run completed (the semaphore or the loop end orders them). Everything else is atomic.
     /// Number of callbacks.
     public let count: Int
@@ -87,8 +87,34 @@ public final class FanoutTargets: @unchecked Sendable {
     var firstAt: UInt64 { first.load(ordering: .acquiring) }
     /// When the last group last completed.
     var lastAt: UInt64 { last.load(ordering: .acquiring) }
-    /// Sum of every counter (payload counts delivered so far).
-    var total: Int { (0..<count).reduce(0) { $0 + counters[$1 &* Self.stride] } }
+    /// A mark for ``record(into:)``, sized for these callbacks. Allocate it once, outside any loop
+    /// whose allocations are counted.
+    func makeMark() -> CountMark { CountMark(count: count) }
+
+    /// Notes every callback's counter in `mark`. Call it when no delivery is running.
+    func record(into mark: CountMark) {
+        for index in 0..<count { mark.counts[index] = counters[index &* Self.stride] }
+    }
+
+    /// `true` if every callback's counter grew by exactly `delta` since `mark` was recorded: each
+    /// callback ran as often as expected, none missed and none ran twice (a miss and a duplicate
+    /// elsewhere do not cancel out, as they would in a sum). Call it when no delivery is running.
+    func eachCount(grewBy delta: Int, since mark: CountMark) -> Bool {
+        (0..<count).allSatisfy { index in counters[index &* Self.stride] &- mark.counts[index] == delta }
+    }
+}
+
+/// Every callback's counter at one moment (``FanoutTargets/record(into:)``), held in memory
+/// allocated once so that recording and comparing allocate nothing.
+final class CountMark {
+    fileprivate let counts: UnsafeMutableBufferPointer<Int>
+
+    fileprivate init(count: Int) {
+        counts = .allocate(capacity: count)
+        counts.initialize(repeating: 0)
+    }
+
+    deinit { counts.deallocate() }
 }
 
 /// The counter array as the closures capture it.

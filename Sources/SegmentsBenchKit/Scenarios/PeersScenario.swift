@@ -136,7 +136,7 @@ public struct PeersScenario: Scenario {
                     Figure(
                         name: "peers.\(result.name).N\(callbacks).incomplete", value: medians[result.name] == nil ? 1 : 0, unit: "count",
                         gate: .zero,
-                        summary: "1 if \(result.name) failed a trial or a check whose \(callbacks) subscribers' counts did not add up to one call each."))
+                        summary: "1 if \(result.name) failed a trial or a check in which one of the \(callbacks) subscribers was not called exactly once."))
             }
             for (mode, engineName) in [("ordered", "engine"), ("parallel", "engine-parallel")] {
                 guard let engine = medians[engineName] else { continue }
