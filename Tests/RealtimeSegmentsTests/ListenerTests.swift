@@ -155,16 +155,17 @@ final class ListenerTests: XCTestCase {
         let outsideTheBlockedShare = Atomic<Int>(0)
         let sawOthersFinish = Atomic<Bool>(false)
         for index in 0..<callbacks {
-            fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
+            let callback = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
                 fixture.recorder.record(tag: "\(index)", segments)
                 if index == 0 {
-                    // Blocks until every subscriber outside its share has been called.
-                    // Under the fixture's 10 s settle limit, so a failure reports this, not a stuck engine.
+                    // Blocks until every subscriber outside its share has been called; under the
+                    // fixture's 10 s settle limit, so a failure reports this, not a stuck engine.
                     sawOthersFinish.store(othersDone.wait(timeout: .now() + 5) == .success, ordering: .relaxed)
                 } else if index >= share, outsideTheBlockedShare.add(1, ordering: .relaxed).newValue == callbacks - share {
                     othersDone.signal()
                 }
-            })
+            }
+            fixture.client.segmentation.addCallback(callbackData: callback)
         }
         fixture.startAndRunInitialCheck()
         XCTAssertTrue(sawOthersFinish.load(ordering: .relaxed), "the other worker delivered every other share while callback 0 blocked")

@@ -199,7 +199,7 @@ final class DeliveryExecutor {
             let base = storage.baseAddress!
             base.initialize(to: .init(0))
             (base + 1).initialize(to: .init(0))
-            defer { storage.baseAddress!.deinitialize(count: 2) }
+            defer { base.deinitialize(count: 2) }
             let nextShare = UnsafeAtomic<Int>(at: base)
             let total = UnsafeAtomic<Int>(at: base + 1)
             DispatchQueue.concurrentPerform(iterations: min(workers, shares)) { _ in

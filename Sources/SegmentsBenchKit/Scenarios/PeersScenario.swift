@@ -5,9 +5,10 @@ import Foundation
 /// One notification, the harness's ten-segment payload, goes to N subscribers through seven
 /// mechanisms: the engine (ordered delivery, and parallel delivery on every core), a plain loop
 /// over `[closure]` (the floor), `NotificationCenter`, an OpenCombine `PassthroughSubject`, one
-/// `DispatchQueue.global()` block per callback, and one `AsyncStream` per subscriber. Every subscriber does the same minimal work (add
-/// the segment count to its own counter), and every subscriber must receive every notification: a
-/// mechanism that loses one is reported in the notes instead of with a number.
+/// `DispatchQueue.global()` block per callback, and one `AsyncStream` per subscriber. Every
+/// subscriber does the same minimal work (add the segment count to its own counter), and every
+/// subscriber must receive every notification: a mechanism that loses one is reported in the notes
+/// instead of with a number, and for the engine also as a gated `incomplete` count.
 ///
 /// As in the anchor measurements (`shared/notes/anchor-numbers.md`, section A), all mechanisms of
 /// one N are built first, each is calibrated to a trial of at least the target duration, and then
