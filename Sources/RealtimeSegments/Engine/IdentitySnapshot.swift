@@ -39,11 +39,18 @@ enum CustomerIdKey {
 /// double-wide compare-and-swap.
 final class IdentityCell: Sendable {
     private let snapshot: ManagedAtomic<IdentitySnapshot>
-    private let generationValue: ManagedAtomic<UInt64>
+    /// Read before every callback of a delivery: an `UnsafeAtomic` in a `let` of this final class,
+    /// so the read is a plain load. A `ManagedAtomic` here cost an indirect call per callback (the
+    /// vtable accessor ``AtomicCell`` explains).
+    private let generationValue: UnsafeAtomic<UInt64>
 
     init(_ initial: IdentitySnapshot) {
         snapshot = ManagedAtomic(initial)
-        generationValue = ManagedAtomic(initial.generation)
+        generationValue = .create(initial.generation)
+    }
+
+    deinit {
+        generationValue.destroy()
     }
 
     /// The current identity.

@@ -58,11 +58,18 @@ final class CallbackRegistry: Sendable {
     /// entries, does delivery look at each registration's `active` flag. The increment is a
     /// read-modify-write, a full barrier, so a delivery that starts a callback after
     /// ``remove(identity:category:)`` returned sees it.
-    private let removalEpochValue = ManagedAtomic<UInt64>(0)
+    ///
+    /// An `UnsafeAtomic` in a `let` of this final class, so the per-callback read is a plain load
+    /// (a `ManagedAtomic` costs an indirect call first: see ``AtomicCell``).
+    private let removalEpochValue = UnsafeAtomic<UInt64>.create(0)
 
     /// Entries left behind by removals that a category may hold before it is compacted, however
     /// few its live entries.
     private static let removedSlack = 64
+
+    deinit {
+        removalEpochValue.destroy()
+    }
 
     /// The current registrations (lock-free).
     @inline(__always)
