@@ -80,7 +80,7 @@ public struct TrackingStormScenario: Scenario {
                    summary: "trackEvent of an event without properties, engine draining on the other core, same trials"),
             // The engine must not touch the app's properties on its own core until it uploads them:
             // a retain and release there per event made a shared dictionary's reference count
-            // cross between the cores twice per event (2.2–2.6× the bare event; 1.2–1.3× without).
+            // cross between the cores twice per event (2.4–2.9× the bare event; 1.2–1.3× without).
             Figure(name: "tracking-storm.singleProducer.crossCore.propertiesOverBare",
                    value: crossCore.trackEvent / max(crossCore.trackBareEvent, 0.1), unit: "ratio",
                    gate: .lowerIsBetter(relative: 0.3, absolute: 0.25),
