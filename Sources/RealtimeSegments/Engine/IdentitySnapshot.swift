@@ -39,18 +39,13 @@ enum CustomerIdKey {
 /// double-wide compare-and-swap.
 final class IdentityCell: Sendable {
     private let snapshot: ManagedAtomic<IdentitySnapshot>
-    /// Read before every callback of a delivery: an `UnsafeAtomic` in a `let` of this final class,
-    /// so the read is a plain load. A `ManagedAtomic` here cost an indirect call per callback (the
-    /// vtable accessor ``AtomicCell`` explains).
-    private let generationValue: UnsafeAtomic<UInt64>
+    /// Read before every callback of a delivery, so an ``AtomicCell``: the read is a plain load. A
+    /// `ManagedAtomic` here cost an indirect call per callback.
+    private let generationValue: AtomicCell<UInt64>
 
     init(_ initial: IdentitySnapshot) {
         snapshot = ManagedAtomic(initial)
-        generationValue = .create(initial.generation)
-    }
-
-    deinit {
-        generationValue.destroy()
+        generationValue = AtomicCell(initial.generation)
     }
 
     /// The current identity.
@@ -58,7 +53,7 @@ final class IdentityCell: Sendable {
 
     /// The current generation (one atomic load).
     @inline(__always)
-    var generation: UInt64 { generationValue.load(ordering: .acquiring) }
+    var generation: UInt64 { generationValue.atomic.load(ordering: .acquiring) }
 
     /// Replaces the identity with `transform(current)`; `nil` leaves it unchanged.
     /// Returns the identity in force after the call.
@@ -78,9 +73,9 @@ final class IdentityCell: Sendable {
     }
 
     private func raiseGeneration(to value: UInt64) {
-        var current = generationValue.load(ordering: .relaxed)
+        var current = generationValue.atomic.load(ordering: .relaxed)
         while current < value {
-            let (exchanged, original) = generationValue.compareExchange(
+            let (exchanged, original) = generationValue.atomic.compareExchange(
                 expected: current, desired: value, ordering: .sequentiallyConsistent)
             if exchanged { return }
             current = original

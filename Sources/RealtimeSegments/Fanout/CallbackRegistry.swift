@@ -59,17 +59,13 @@ final class CallbackRegistry: Sendable {
     /// read-modify-write, a full barrier, so a delivery that starts a callback after
     /// ``remove(identity:category:)`` returned sees it.
     ///
-    /// An `UnsafeAtomic` in a `let` of this final class, so the per-callback read is a plain load
-    /// (a `ManagedAtomic` costs an indirect call first: see ``AtomicCell``).
-    private let removalEpochValue = UnsafeAtomic<UInt64>.create(0)
+    /// An ``AtomicCell``, so the per-callback read is a plain load (a `ManagedAtomic` costs an
+    /// indirect call first).
+    private let removalEpochValue = AtomicCell<UInt64>(0)
 
     /// Entries left behind by removals that a category may hold before it is compacted, however
     /// few its live entries.
     private static let removedSlack = 64
-
-    deinit {
-        removalEpochValue.destroy()
-    }
 
     /// The current registrations (lock-free).
     @inline(__always)
@@ -80,7 +76,7 @@ final class CallbackRegistry: Sendable {
 
     /// The removal epoch (see `removalEpochValue`).
     @inline(__always)
-    var removalEpoch: UInt64 { removalEpochValue.load(ordering: .acquiring) }
+    var removalEpoch: UInt64 { removalEpochValue.atomic.load(ordering: .acquiring) }
 
     /// Adds one registration of `data`.
     func add(_ data: SegmentCallbackData) {
@@ -138,7 +134,7 @@ final class CallbackRegistry: Sendable {
         for registration in removed {
             releaseFirstLoad(of: registration)
         }
-        if !removed.isEmpty { removalEpochValue.wrappingIncrement(ordering: .sequentiallyConsistent) }
+        if !removed.isEmpty { removalEpochValue.atomic.wrappingIncrement(ordering: .sequentiallyConsistent) }
         return removed.count
     }
 
@@ -172,6 +168,6 @@ final class CallbackRegistry: Sendable {
                 releaseFirstLoad(of: subscriber.registration)
             }
         }
-        removalEpochValue.wrappingIncrement(ordering: .sequentiallyConsistent)
+        removalEpochValue.atomic.wrappingIncrement(ordering: .sequentiallyConsistent)
     }
 }
