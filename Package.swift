@@ -28,8 +28,11 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
+                "SegmentsCPUHints",
             ]
         ),
+        // One CPU hint Swift cannot spell (a prefetch), for the ingestion ring.
+        .target(name: "SegmentsCPUHints"),
         // The HTTP transport: its own module so that apps bringing their own transport do not link NIO.
         .target(
             name: "RealtimeSegmentsHTTP",

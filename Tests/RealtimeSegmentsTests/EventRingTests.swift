@@ -41,6 +41,32 @@ final class EventRingTests: XCTestCase {
         XCTAssertTrue(ring.isEmpty)
     }
 
+    func testAClaimedSlotIsInvisibleUntilPublishedAndKeepsItsPlaceInLine() {
+        let ring = EventRing<Int>(minimumCapacity: 4)
+        let claimed = ring.claim { _ in XCTFail("the ring had room") }
+        ring.enqueue(1) { _ in XCTFail("the ring had room") }
+        XCTAssertNil(ring.dequeue(), "the consumer waits at the claimed, unpublished position")
+        XCTAssertFalse(ring.isEmpty)
+        ring.element(at: claimed).initialize(to: 0)
+        ring.publish(claimed)
+        XCTAssertEqual((0..<2).compactMap { _ in ring.dequeue() }, [0, 1])
+        XCTAssertTrue(ring.isEmpty)
+    }
+
+    func testClaimOnAFullRingWaitsForItsSlot() {
+        let ring = EventRing<Int>(minimumCapacity: 2)
+        for value in 0..<2 { ring.enqueue(value) { _ in XCTFail("the ring had room") } }
+        var attempts: [Int] = []
+        let position = ring.claim { attempt in
+            attempts.append(attempt)
+            if attempt == 1 { XCTAssertEqual(ring.dequeue(), 0) }
+        }
+        XCTAssertEqual(attempts, [0, 1], "it waited until the consumer freed its slot")
+        ring.element(at: position).initialize(to: 2)
+        ring.publish(position)
+        XCTAssertEqual((0..<2).compactMap { _ in ring.dequeue() }, [1, 2])
+    }
+
     func testEnqueueTakesOverItsElementAndDequeueHandsItBack() {
         final class Token {}
         weak var weakToken: Token?

@@ -132,4 +132,18 @@ final class UploadAndLinkTests: XCTestCase {
         fixture.settle()
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.timestamp), [fixture.clock.wallClockSeconds(), 42])
     }
+
+    func testOnTheSystemClockEventsAreStampedWithTheWallClock() throws {
+        let fixture = Fixture { $0.clock = SystemClock() }
+        fixture.client.start()
+        let before = Date().timeIntervalSince1970
+        try fixture.client.trackEvent(eventType: "now")
+        let after = Date().timeIntervalSince1970
+        fixture.settle()
+        let stamp = try XCTUnwrap(fixture.transport.trackedEvents.first?.timestamp)
+        // The coarse clock ticks every few milliseconds; a second either side tells it from any
+        // other clock (uptime, or zero).
+        XCTAssertGreaterThanOrEqual(stamp, before - 1)
+        XCTAssertLessThanOrEqual(stamp, after + 1)
+    }
 }

@@ -51,12 +51,16 @@ public final class SegmentsClient: Sendable {
     private let lifecycle = AtomicCell<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
     private let engineFinished = DispatchSemaphore(value: 0)
+    /// `configuration.clock` is the ``SystemClock``: `trackEvent` then reads the wall clock
+    /// directly, without the existential's projection and two calls per event.
+    private let stampsWithSystemClock: Bool
 
     /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
     /// unsent events) from ``SegmentsConfiguration/stateDirectory``. A corrupt state file is logged
     /// and ignored. Nothing runs until ``start()``.
     public init(configuration: SegmentsConfiguration) {
         self.configuration = configuration
+        self.stampsWithSystemClock = configuration.clock is SystemClock
         let logger = configuration.logger
         let channels = EngineChannels(ringCapacity: configuration.ingestCapacity)
         self.channels = channels
@@ -189,8 +193,9 @@ public final class SegmentsClient: Sendable {
     ) throws(SegmentsError) {
         guard !eventType.isEmpty else { throw .invalidArgument("eventType is empty") }
         try requireStarted()
-        let stamp = timestamp ?? configuration.clock.wallClockSeconds()
-        channels.ingest(.event(eventType: consume eventType, properties: consume properties, timestamp: stamp))
+        let stamp = timestamp
+            ?? (stampsWithSystemClock ? SystemClock.eventWallClockSeconds() : configuration.clock.wallClockSeconds())
+        channels.ingestEvent(eventType: consume eventType, properties: consume properties, timestamp: stamp)
     }
 
     /// Identifies the current customer with hard ids (for example `["registered": "jane@example.com"]`)

@@ -16,9 +16,12 @@ public struct SystemClock: SegmentsClock {
         SegmentsInstant(nanoseconds: DispatchTime.now().uptimeNanoseconds)
     }
 
-    public func wallClockSeconds() -> Double {
-        // A coarse clock is plenty for event timestamps (milliseconds) and costs a fifth of the
-        // precise one on the tracking hot path.
+    public func wallClockSeconds() -> Double { Self.eventWallClockSeconds() }
+
+    /// The wall clock as events are stamped with it. A coarse clock is plenty for event timestamps
+    /// (milliseconds) and costs a fifth of the precise one on the tracking hot path.
+    @inline(__always)
+    static func eventWallClockSeconds() -> Double {
         var spec = timespec()
         #if os(Linux)
         clock_gettime(CLOCK_REALTIME_COARSE, &spec)

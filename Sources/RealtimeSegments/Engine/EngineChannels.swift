@@ -42,14 +42,33 @@ public final class EngineChannels: Sendable {
     /// Never drops the item.
     @inline(__always)
     func ingest(_ item: consuming IngestItem) {
-        ring.enqueue(item) { attempt in
-            if attempt == 0 { producerStalls.atomic.wrappingIncrement(ordering: .relaxed) }
-            nudgeEngine()
-            // Back off: yield the core to the engine thread first, then sleep briefly so that
-            // many stalled producers do not starve it on a small machine.
-            if attempt < 32 { sched_yield() } else { usleep(50) }
-        }
+        ring.enqueue(item) { waitForRoom(attempt: $0) }
         wakeIfSleeping()
+    }
+
+    /// Enqueues a tracked event, built in its slot: ``ingest(_:)`` for `trackEvent`, whose
+    /// `IngestItem` would otherwise be assembled on the stack and copied into the slot (16-byte
+    /// loads of 8-byte stores just made, which the CPU cannot forward: a stall on every call).
+    /// Never drops the event.
+    @inline(__always)
+    func ingestEvent(eventType: consuming String, properties: consuming [String: JSONValue], timestamp: Double) {
+        let position = ring.claim { waitForRoom(attempt: $0) }
+        IngestItem.initializeEvent(
+            at: ring.element(at: position), eventType: eventType, properties: properties, timestamp: timestamp)
+        ring.publish(position)
+        wakeIfSleeping()
+    }
+
+    /// What a producer does while its slot is still taken: wake the engine, and back off by
+    /// yielding the core to it first, then sleeping briefly so that many stalled producers do not
+    /// starve it on a small machine.
+    ///
+    /// Callers wrap it in a closure literal: passed as `waitForRoom`, the method reference retains
+    /// and releases the channels on every enqueue.
+    private func waitForRoom(attempt: Int) {
+        if attempt == 0 { producerStalls.atomic.wrappingIncrement(ordering: .relaxed) }
+        nudgeEngine()
+        if attempt < 32 { sched_yield() } else { usleep(50) }
     }
 
     /// Sends a control message (counted as outstanding until processed).

@@ -1,18 +1,20 @@
 import Atomics
+import SegmentsCPUHints
 
 /// A bounded lock-free multi-producer, single-consumer queue (Vyukov's bounded queue).
 ///
 /// Producers claim a position with one atomic read-modify-write of the enqueue position (a
-/// fetch-add for ``enqueue(_:whileFull:)``, which waits for its slot; a compare-and-swap for
-/// ``tryEnqueue(_:)``, which only claims a free slot) and publish it with a release store of the
-/// slot's sequence number; the consumer reads slots in order. Nothing is allocated after
+/// fetch-add for ``enqueue(_:whileFull:)`` and ``claim(whileFull:)``, which wait for their slot;
+/// a compare-and-swap for ``tryEnqueue(_:)``, which only claims a free slot) and publish it with a
+/// release store of the slot's sequence number; the consumer reads slots in order. Nothing is allocated after
 /// construction: elements are moved into and out of a preallocated buffer.
 ///
 /// Each slot holds its sequence number next to its element, padded to whole cache lines: a
 /// producer writes one line per element and the consumer reads that one line, instead of a line of
 /// eight neighbouring sequence numbers that producer and consumer would keep taking from each other.
 ///
-/// Threading: ``tryEnqueue(_:)`` and ``enqueue(_:whileFull:)`` from any number of threads;
+/// Threading: ``tryEnqueue(_:)``, ``enqueue(_:whileFull:)`` and ``claim(whileFull:)`` with its
+/// ``publish(_:)`` from any number of threads;
 /// ``dequeue()`` from one consumer thread at a time (the engine thread); ``isEmpty`` from any
 /// thread (a snapshot).
 @_spi(Benchmarks)
@@ -73,12 +75,14 @@ public final class EventRing<Element>: @unchecked Sendable {
 
     @inline(__always)
     private func sequence(at position: Int) -> UnsafeAtomic<Int> {
-        UnsafeAtomic(at: (slots + (position & mask) * slotStride).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        UnsafeAtomic(at: (slots + (position & mask) &* slotStride).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
     }
 
+    /// The element slot of `position`: for a producer between ``claim(whileFull:)`` and
+    /// ``publish(_:)``, which must initialize it exactly once in between.
     @inline(__always)
-    private func element(at position: Int) -> UnsafeMutablePointer<Element> {
-        (slots + (position & mask) * slotStride + elementOffset).assumingMemoryBound(to: Element.self)
+    func element(at position: Int) -> UnsafeMutablePointer<Element> {
+        (slots + ((position & mask) &* slotStride &+ elementOffset)).assumingMemoryBound(to: Element.self)
     }
 
     /// Appends `element`, or returns `false` (leaving it with the caller) if the ring is full.
@@ -103,16 +107,29 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// when the caller built it, before this call, and so before the slot is published.
     @inline(__always)
     func enqueue(_ element: consuming Element, whileFull: (_ attempt: Int) -> Void) {
+        let position = claim(whileFull: whileFull)
+        Self.move(element, into: self.element(at: position))
+        publish(position)
+    }
+
+    /// Claims the next position, waiting (calling `whileFull`) until its slot is free, and returns
+    /// it: the first half of ``enqueue(_:whileFull:)`` for a producer that builds its element in
+    /// place. The caller must initialize ``element(at:)`` of that position and then
+    /// ``publish(_:)`` it, with every retain of what the element references done before the
+    /// publication (build it in a call that is not inlined, from owned values: see
+    /// ``copy(_:into:)``). Until then the consumer waits at that position.
+    @inline(__always)
+    func claim(whileFull: (_ attempt: Int) -> Void) -> Int {
         // Sequentially consistent for the handshake with a falling-asleep engine (see `isEmpty`).
         let position = enqueuePosition.loadThenWrappingIncrement(ordering: .sequentiallyConsistent)
+        prefetchSlot(ahead: position)
         let slotSequence = sequence(at: position)
         var attempt = 0
         while slotSequence.load(ordering: .acquiring) != position {
             whileFull(attempt)
             attempt += 1
         }
-        Self.move(element, into: self.element(at: position))
-        publish(position)
+        return position
     }
 
     /// Claims the next slot for the caller, or returns `nil` if the ring is full.
@@ -129,7 +146,10 @@ public final class EventRing<Element>: @unchecked Sendable {
                 // look at the engine's `sleeping` flag after this claim.
                 let (won, current) = enqueuePosition.weakCompareExchange(
                     expected: position, desired: position &+ 1, ordering: .sequentiallyConsistent)
-                if won { return position }
+                if won {
+                    prefetchSlot(ahead: position)
+                    return position
+                }
                 position = current
             } else if lag < 0 {
                 return nil
@@ -139,9 +159,25 @@ public final class EventRing<Element>: @unchecked Sendable {
         }
     }
 
-    /// Hands a claimed and filled slot to the consumer.
+    /// How many slots ahead of its own a producer prefetches.
+    ///
+    /// A slot's line was last written by the consumer (it hands the slot back by storing its
+    /// sequence), so without a hint each enqueue waits for that line to come from the consumer's
+    /// cache or a farther level, and the next claim's fetch-add, a full barrier on x86, waits for
+    /// the stores into it. Asking for the line sixteen claims early takes that wait off the call:
+    /// in a C model of this ring (one producer, a consumer draining every millisecond) the enqueue
+    /// median went from 24–39 ns to 12–15 ns in seven runs of eight. It is only a hint: in a ring smaller than the distance it
+    /// lands on a slot still in use, which costs nothing but the hint.
+    private static var prefetchDistance: Int { 16 }
+
     @inline(__always)
-    private func publish(_ position: Int) {
+    private func prefetchSlot(ahead position: Int) {
+        segments_prefetch_for_write(slots + ((position &+ Self.prefetchDistance) & mask) &* slotStride)
+    }
+
+    /// Hands a claimed and filled slot to the consumer (see ``claim(whileFull:)``).
+    @inline(__always)
+    func publish(_ position: Int) {
         sequence(at: position).store(position &+ 1, ordering: .releasing)
     }
 
