@@ -57,6 +57,20 @@ final class GateCheckTests: XCTestCase {
         XCTAssertEqual(check.rows.first { $0.name == "tracking-storm.lostEvents" }?.verdict, .violated)
     }
 
+    func testAnAtMostFigureIsJudgedByItsBoundWhateverTheBaselineSays() {
+        let bounded = Figure(name: "tracking-storm.fetchesPerDebounceWindow", value: 0.25, unit: "ratio", gate: .atMost(1), summary: "")
+        let baseline = Baseline(from: report(baselineFigures + [bounded]))
+        var figures = baselineFigures + [bounded]
+        figures[4].value = 1  // four times the baseline, but within the bound
+        XCTAssertTrue(GateCheck(report: report(figures), baseline: baseline).passed)
+        figures[4].value = 1.34
+        let check = GateCheck(report: report(figures), baseline: baseline)
+        XCTAssertFalse(check.passed)
+        XCTAssertEqual(check.rows.first { $0.name == bounded.name }?.verdict, .violated)
+        // Not in the baseline yet: still judged by its bound.
+        XCTAssertFalse(GateCheck(report: report(figures), baseline: self.baseline).passed)
+    }
+
     func testLatencyRatiosAreGatedLooselyAgainstTheSameRunsFloor() {
         var figures = baselineFigures
         figures[2].value = 12.9  // within 3× + 1 of 4

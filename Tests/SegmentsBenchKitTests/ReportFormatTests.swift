@@ -42,6 +42,7 @@ final class ReportFormatTests: XCTestCase {
         XCTAssertEqual(ReportFormat.describe(nil, unit: "ns"), "reported")
         XCTAssertEqual(ReportFormat.describe(.zero, unit: "count"), "must be 0")
         XCTAssertEqual(ReportFormat.describe(.mustEqual(3), unit: "count"), "must be 3")
+        XCTAssertEqual(ReportFormat.describe(.atMost(1), unit: "ratio"), "at most 1")
         XCTAssertEqual(ReportFormat.describe(.allocations, unit: "allocs/op"), "≤ baseline +5% +0.5")
         XCTAssertEqual(ReportFormat.describe(.lowerIsBetter(relative: 1.0, absolute: 0.5), unit: "ratio"), "≤ baseline +100% +0.5")
         XCTAssertEqual(ReportFormat.describe(.latencyRatio, unit: "ratio"), "≤ baseline +200% +1")

@@ -10,7 +10,8 @@ public struct GateCheck: Sendable {
         case regressed
         /// Better than the baseline beyond its tolerance: passes, with a hint.
         case improved
-        /// A `mustEqual` figure with another value: fails the gate.
+        /// A `mustEqual` figure with another value, or an `atMost` figure above its bound: fails
+        /// the gate.
         case violated
         /// In the baseline but not measured now: fails the gate (unless skipped below).
         case missing
@@ -68,8 +69,8 @@ public struct GateCheck: Sendable {
             rows.append(Self.judge(name: name, unit: entry.unit, baseline: entry.value, current: figure.value, rule: entry.gate))
         }
         for figure in report.figures where figure.gate != nil && baseline.figures[figure.name] == nil {
-            if case .mustEqual(let expected)? = figure.gate {
-                rows.append(Self.judge(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, rule: .mustEqual(expected)))
+            if let rule = figure.gate, rule.ignoresBaseline {
+                rows.append(Self.judge(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, rule: rule))
             } else {
                 rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: nil,
                                 rule: Self.describe(figure.gate!), verdict: .new))
@@ -83,6 +84,9 @@ public struct GateCheck: Sendable {
         case .mustEqual(let expected):
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: expected, rule: describe(rule),
                        verdict: current == expected ? .pass : .violated)
+        case .atMost(let bound):
+            return Row(name: name, unit: unit, baseline: baseline, current: current, limit: bound, rule: describe(rule),
+                       verdict: current <= bound ? .pass : .violated)
         case .lowerIsBetter(let relative, let absolute):
             let base = baseline ?? current
             let limit = base * (1 + relative) + absolute
@@ -102,6 +106,7 @@ public struct GateCheck: Sendable {
     public static func describe(_ rule: GateRule) -> String {
         switch rule {
         case .mustEqual(let expected): "must be \(format(expected))"
+        case .atMost(let bound): "at most \(format(bound))"
         case .lowerIsBetter(let relative, let absolute): "≤ baseline +\(format(relative * 100))% +\(format(absolute))"
         case .higherIsBetter(let relative, let absolute): "≥ baseline −\(format(relative * 100))% −\(format(absolute))"
         }

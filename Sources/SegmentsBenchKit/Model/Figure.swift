@@ -28,6 +28,10 @@ public enum GateRule: Codable, Sendable, Hashable {
     /// Must equal `expected` in every run, whatever the baseline says (correctness: lost events,
     /// stale deliveries).
     case mustEqual(Double)
+    /// Must not exceed `bound` in any run, whatever the baseline says: a limit the spec sets (at
+    /// most one fetch per debounce window). A baseline-relative rule would fail a run that meets
+    /// the spec after a lucky baseline, or pass one that breaks it after an unlucky one.
+    case atMost(Double)
     /// Lower is better: fails when `value > baseline * (1 + relative) + absolute`; an improvement
     /// beyond the same tolerance is reported with a hint to update the baseline.
     case lowerIsBetter(relative: Double, absolute: Double)
@@ -41,4 +45,13 @@ public enum GateRule: Codable, Sendable, Hashable {
     public static let latencyRatio = GateRule.lowerIsBetter(relative: 2.0, absolute: 1.0)
     /// Counts that must be zero.
     public static let zero = GateRule.mustEqual(0)
+
+    /// `true` for rules judged on the run alone (``mustEqual(_:)``, ``atMost(_:)``): a figure gated
+    /// by one of them is checked even before it has a baseline.
+    public var ignoresBaseline: Bool {
+        switch self {
+        case .mustEqual, .atMost: true
+        case .lowerIsBetter, .higherIsBetter: false
+        }
+    }
 }

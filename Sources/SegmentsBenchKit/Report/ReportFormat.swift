@@ -57,6 +57,8 @@ public enum ReportFormat {
             return "reported"
         case .mustEqual(let expected):
             return "must be " + (unit == "ns" ? humanDuration(ns: expected) : number(expected))
+        case .atMost(let bound):
+            return "at most " + (unit == "ns" ? humanDuration(ns: bound) : number(bound))
         case .lowerIsBetter(let relative, let absolute):
             return "≤ baseline" + tolerance(relative: relative, absolute: absolute, sign: "+", unit: unit)
         case .higherIsBetter(let relative, let absolute):
