@@ -81,9 +81,10 @@ public struct TrackingStormScenario: Scenario {
             // The engine must not touch the app's properties on its own core until it uploads them:
             // a retain and release there per event made a shared dictionary's reference count
             // cross between the cores twice per event (2.4–2.9× the bare event; 1.2–1.3× without).
+            // With the cheaper bare event of 4cad4ac, eight `ci` runs read 1.10–1.84.
             Figure(name: "tracking-storm.singleProducer.crossCore.propertiesOverBare",
                    value: crossCore.trackEvent / max(crossCore.trackBareEvent, 0.1), unit: "ratio",
-                   gate: .lowerIsBetter(relative: 0.3, absolute: 0.25),
+                   gate: .lowerIsBetter(relative: 0.5, absolute: 0.25),
                    summary: "cross-core trackEvent with a properties dictionary shared by every call over the bare event, same trials"),
             Figure(name: "tracking-storm.singleProducer.lostEvents", value: Double(single.lost + crossCore.lost), unit: "count", gate: .zero,
                    summary: "events tracked minus events the sink received (both single-producer phases)"),
