@@ -6,8 +6,8 @@ import SegmentsCPUHints
 /// Producers claim a position with one atomic read-modify-write of the enqueue position (a
 /// fetch-add for ``enqueue(_:whileFull:)`` and ``claim(whileFull:)``, which wait for their slot;
 /// a compare-and-swap for ``tryEnqueue(_:)``, which only claims a free slot) and publish it with a
-/// release store of the slot's sequence number; the consumer reads slots in order. Nothing is allocated after
-/// construction: elements are moved into and out of a preallocated buffer.
+/// release store of the slot's sequence number; the consumer reads slots in order. Nothing is
+/// allocated after construction: elements are moved into and out of a preallocated buffer.
 ///
 /// Each slot holds its sequence number next to its element, padded to whole cache lines: a
 /// producer writes one line per element and the consumer reads that one line, instead of a line of
@@ -165,9 +165,9 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// sequence), so without a hint each enqueue waits for that line to come from the consumer's
     /// cache or a farther level, and the next claim's fetch-add, a full barrier on x86, waits for
     /// the stores into it. Asking for the line sixteen claims early takes that wait off the call:
-    /// in a C model of this ring (one producer, a consumer draining every millisecond) the enqueue
-    /// median went from 24–39 ns to 12–15 ns in seven runs of eight. It is only a hint: in a ring smaller than the distance it
-    /// lands on a slot still in use, which costs nothing but the hint.
+    /// in a C model of this ring (one producer, a consumer draining every millisecond) the median
+    /// enqueue went from 24–39 ns to 12–15 ns in seven runs of eight. It is only a hint: in a ring
+    /// smaller than the distance it lands on a slot still in use, which costs nothing but the hint.
     private static var prefetchDistance: Int { 16 }
 
     @inline(__always)

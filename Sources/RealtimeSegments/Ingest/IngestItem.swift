@@ -15,10 +15,10 @@ extension IngestItem {
     /// Initializes `slot` with a tracked event from its parts.
     ///
     /// The parts come in registers and are stored straight into the slot; an `IngestItem` passed
-    /// whole is five words, so it travels through a stack copy that the slot's 16-byte loads
-    /// cannot forward from. Not inlined for the reason ``EventRing``'s `copy(_:into:)` gives: the
-    /// parts arrive owned, so whatever they reference was retained before this call and so before
-    /// the slot is published.
+    /// whole is five words, so it travels through a stack copy (see
+    /// ``EngineChannels/ingestEvent(eventType:properties:timestamp:)``). Not inlined for the
+    /// reason ``EventRing``'s `copy(_:into:)` gives: the parts arrive owned, so whatever they
+    /// reference was retained before this call and so before the slot is published.
     @inline(never)
     static func initializeEvent(
         at slot: UnsafeMutablePointer<IngestItem>, eventType: consuming String,
