@@ -58,14 +58,14 @@ public final class EventRing<Element>: @unchecked Sendable {
         slotStride = (elementOffset + MemoryLayout<Element>.size + lineSize - 1) / lineSize * lineSize
         slots = .allocate(byteCount: capacity * slotStride, alignment: max(lineSize, MemoryLayout<Element>.alignment))
         for index in 0..<capacity {
-            (slots + index * slotStride).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(index))
+            slot(at: index).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(index))
         }
     }
 
     deinit {
         while dequeue() != nil {}
         for index in 0..<capacity {
-            (slots + index * slotStride).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
+            slot(at: index).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
         }
         slots.deallocate()
         positions.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
@@ -73,16 +73,22 @@ public final class EventRing<Element>: @unchecked Sendable {
         positions.deallocate()
     }
 
+    /// The start of `position`'s slot: its sequence number, then its element.
+    @inline(__always)
+    private func slot(at position: Int) -> UnsafeMutableRawPointer {
+        slots + (position & mask) &* slotStride
+    }
+
     @inline(__always)
     private func sequence(at position: Int) -> UnsafeAtomic<Int> {
-        UnsafeAtomic(at: (slots + (position & mask) &* slotStride).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        UnsafeAtomic(at: slot(at: position).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
     }
 
     /// The element slot of `position`: for a producer between ``claim(whileFull:)`` and
     /// ``publish(_:)``, which must initialize it exactly once in between.
     @inline(__always)
     func element(at position: Int) -> UnsafeMutablePointer<Element> {
-        (slots + ((position & mask) &* slotStride &+ elementOffset)).assumingMemoryBound(to: Element.self)
+        (slot(at: position) + elementOffset).assumingMemoryBound(to: Element.self)
     }
 
     /// Appends `element`, or returns `false` (leaving it with the caller) if the ring is full.
@@ -172,7 +178,7 @@ public final class EventRing<Element>: @unchecked Sendable {
 
     @inline(__always)
     private func prefetchSlot(ahead position: Int) {
-        segments_prefetch_for_write(slots + ((position &+ Self.prefetchDistance) & mask) &* slotStride)
+        segments_prefetch_for_write(slot(at: position &+ Self.prefetchDistance))
     }
 
     /// Hands a claimed and filled slot to the consumer (see ``claim(whileFull:)``).
