@@ -195,6 +195,10 @@ public final class SegmentsClient: Sendable {
         try requireStarted()
         let stamp = timestamp
             ?? (stampsWithSystemClock ? SystemClock.eventWallClockSeconds() : configuration.clock.wallClockSeconds())
+        // Builds the event in its ring slot and publishes it, inline. That is safe because the
+        // caller did every retain of the parts before this call; nothing in this module calls
+        // `trackEvent`, where inlining it into a caller that copies a dictionary could move the
+        // copy's retain below the publication (see `EventRing.copy(_:into:)`).
         channels.ingestEvent(eventType: consume eventType, properties: consume properties, timestamp: stamp)
     }
 

@@ -23,7 +23,10 @@ public final class EngineChannels: Sendable {
     private let inbox = Locked<[ControlMessage]>([])
     private let inboxCount = AtomicCell<Int>(0)
     private let reloadRequested = AtomicCell<Bool>(false)
-    private let sleeping = AtomicCell<Bool>(false)
+    /// In the object itself rather than in an ``AtomicCell``: every `trackEvent` reads it, and
+    /// this saves that read a dependent load. Only the engine writes it, when it falls asleep or
+    /// wakes, so it may share a line with the references producers read.
+    private let sleeping = Atomic<Bool>(false)
     /// The engine is in a short timed wait while events flow (``linger(nanoseconds:)``): producers
     /// do not signal it, control messages and stalled producers do.
     private let lingering = AtomicCell<Bool>(false)
@@ -50,6 +53,12 @@ public final class EngineChannels: Sendable {
     /// `IngestItem` would otherwise be assembled on the stack and copied into the slot (16-byte
     /// loads of 8-byte stores just made, where `perf annotate` put most of the copy's samples).
     /// Never drops the event.
+    ///
+    /// The parts must arrive owned, retained (if at all) before an opaque call: the slot is filled
+    /// and published inline, and the retain of a copy made in inlined code could be moved below
+    /// the publication (see ``EventRing``'s `copy(_:into:)`). Its one caller is the public
+    /// ``SegmentsClient/trackEvent(eventType:properties:timestamp:)``, which takes them
+    /// `consuming` and which nothing in this module calls, so its caller made every retain.
     @inline(__always)
     func ingestEvent(eventType: consuming String, properties: consuming [String: JSONValue], timestamp: Double) {
         let position = ring.claim { waitForRoom(attempt: $0) }
@@ -91,18 +100,18 @@ public final class EngineChannels: Sendable {
 
     @inline(__always)
     private func wakeIfSleeping() {
-        if sleeping.atomic.load(ordering: .sequentiallyConsistent) { wakeEngine() }
+        if sleeping.load(ordering: .sequentiallyConsistent) { wakeEngine() }
     }
 
     private func wakeEngine() {
-        if sleeping.atomic.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
+        if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
     }
 
     /// Wakes the engine from a sleep or a linger: for work that should not wait for the next look
     /// at the ring (control messages, a full ring). A signal that lands after the linger ended
     /// only makes the next wait return at once, which the loop tolerates.
     private func nudgeEngine() {
-        if sleeping.atomic.exchange(false, ordering: .sequentiallyConsistent) || lingering.atomic.load(ordering: .sequentiallyConsistent) {
+        if sleeping.exchange(false, ordering: .sequentiallyConsistent) || lingering.atomic.load(ordering: .sequentiallyConsistent) {
             wakeup.signal()
         }
     }
@@ -152,15 +161,15 @@ public final class EngineChannels: Sendable {
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.
     func sleep(until deadline: SegmentsInstant?, clock: any SegmentsClock) {
-        sleeping.atomic.store(true, ordering: .sequentiallyConsistent)
+        sleeping.store(true, ordering: .sequentiallyConsistent)
         // Dekker-style re-check: a producer that enqueued before seeing `sleeping` is seen here.
         if !ring.isEmpty || inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
             || reloadRequested.atomic.load(ordering: .sequentiallyConsistent)
         {
-            sleeping.atomic.store(false, ordering: .relaxed)
+            sleeping.store(false, ordering: .relaxed)
             return
         }
         clock.sleep(until: deadline, wakeup: wakeup)
-        sleeping.atomic.store(false, ordering: .relaxed)
+        sleeping.store(false, ordering: .relaxed)
     }
 }

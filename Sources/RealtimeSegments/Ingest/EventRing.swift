@@ -1,5 +1,6 @@
 import Atomics
 import SegmentsCPUHints
+import Synchronization
 
 /// A bounded lock-free multi-producer, single-consumer queue (Vyukov's bounded queue).
 ///
@@ -31,15 +32,17 @@ public final class EventRing<Element>: @unchecked Sendable {
     private let slots: UnsafeMutableRawPointer
     private let slotStride: Int
     private let elementOffset: Int
-    /// The enqueue and dequeue positions, each on its own cache line (producers and the consumer
-    /// write them all the time; sharing a line would make every enqueue wait for the consumer).
-    private let positions: UnsafeMutableRawPointer
-    private var enqueuePosition: UnsafeAtomic<Int> {
-        UnsafeAtomic(at: positions.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
-    }
-    private var dequeuePosition: UnsafeAtomic<Int> {
-        UnsafeAtomic(at: (positions + 64).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
-    }
+    // The enqueue and dequeue positions live in the object itself, so a producer reaches the
+    // enqueue position with one load fewer than through a pointer to a separate allocation. Each
+    // is kept off every other field's cache line by a cache line of padding on both sides (a
+    // class lays out its stored properties in declaration order): producers write the enqueue
+    // position, the consumer the dequeue position, and both read the fields above all the time;
+    // sharing a line would make every enqueue wait for the consumer.
+    private let paddingBeforeEnqueue = CacheLinePadding()
+    private let enqueuePosition = Atomic<Int>(0)
+    private let paddingBeforeDequeue = CacheLinePadding()
+    private let dequeuePosition = Atomic<Int>(0)
+    private let paddingAfterDequeue = CacheLinePadding()
 
     /// Creates a ring holding at least `minimumCapacity` elements (rounded up to a power of two).
     @_spi(Benchmarks)
@@ -48,10 +51,7 @@ public final class EventRing<Element>: @unchecked Sendable {
         while capacity < minimumCapacity { capacity <<= 1 }
         self.capacity = capacity
         self.mask = capacity - 1
-        let lineSize = 64
-        positions = .allocate(byteCount: 2 * lineSize, alignment: lineSize)
-        positions.initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(0))
-        (positions + lineSize).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(0))
+        let lineSize = CacheLinePadding.lineSize
         let sequenceSize = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
         elementOffset = (sequenceSize + MemoryLayout<Element>.alignment - 1) / MemoryLayout<Element>.alignment
             * MemoryLayout<Element>.alignment
@@ -68,9 +68,6 @@ public final class EventRing<Element>: @unchecked Sendable {
             slot(at: index).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
         }
         slots.deallocate()
-        positions.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
-        (positions + 64).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self).deinitialize(count: 1)
-        positions.deallocate()
     }
 
     /// The start of `position`'s slot: its sequence number, then its element.
@@ -122,12 +119,13 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// it: the first half of ``enqueue(_:whileFull:)`` for a producer that builds its element in
     /// place. The caller must initialize ``element(at:)`` of that position and then
     /// ``publish(_:)`` it, with every retain of what the element references done before the
-    /// publication (build it in a call that is not inlined, from owned values: see
-    /// ``copy(_:into:)``). Until then the consumer waits at that position.
+    /// publication: build it from values that were owned on entry to a call that is not inlined,
+    /// and consume them, so that no retain happens in between (see ``copy(_:into:)``). Until then
+    /// the consumer waits at that position.
     @inline(__always)
     func claim(whileFull: (_ attempt: Int) -> Void) -> Int {
         // Sequentially consistent for the handshake with a falling-asleep engine (see `isEmpty`).
-        let position = enqueuePosition.loadThenWrappingIncrement(ordering: .sequentiallyConsistent)
+        let position = enqueuePosition.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         prefetchSlot(ahead: position)
         let slotSequence = sequence(at: position)
         var attempt = 0

@@ -16,10 +16,11 @@ extension IngestItem {
     ///
     /// The parts come in registers and are stored straight into the slot; an `IngestItem` passed
     /// whole is five words, so it travels through a stack copy (see
-    /// ``EngineChannels/ingestEvent(eventType:properties:timestamp:)``). Not inlined for the
-    /// reason ``EventRing``'s `copy(_:into:)` gives: the parts arrive owned, so whatever they
-    /// reference was retained before this call and so before the slot is published.
-    @inline(never)
+    /// ``EngineChannels/ingestEvent(eventType:properties:timestamp:)``). The parts are consumed,
+    /// not copied: nothing is retained here, so no retain can be moved below the publication that
+    /// follows (see ``EventRing``'s `copy(_:into:)`). Inlined into `trackEvent`, which receives
+    /// them owned from its caller.
+    @inline(__always)
     static func initializeEvent(
         at slot: UnsafeMutablePointer<IngestItem>, eventType: consuming String,
         properties: consuming [String: JSONValue], timestamp: Double
