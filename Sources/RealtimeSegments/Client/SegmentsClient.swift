@@ -1,4 +1,3 @@
-import Atomics
 import Dispatch
 import Foundation
 import Logging
@@ -28,7 +27,7 @@ import Synchronization
 /// ``SegmentsError``; network failures are logged as `Segments:` lines, failed uploads are retried and
 /// never dropped, and `getSegments` reports them to its caller.
 public final class SegmentsClient: Sendable {
-    private enum Lifecycle: Int, AtomicValue {
+    private enum Lifecycle: Int, AtomicRepresentable {
         case created, started, stopped
     }
 

@@ -1,24 +1,21 @@
-import Atomics
+import Synchronization
 
-/// One atomic value in a heap cell of its own, shared by reference: `ManagedAtomic` for the
-/// paths that run per event.
+/// One atomic value in a heap cell of its own, shared by reference: what `ManagedAtomic` would be
+/// for the paths that run per event or per callback.
 ///
 /// `ManagedAtomic` is a non-final class, so every one of its operations first calls the accessor
 /// of its storage through the class's vtable: an indirect call before each load on `trackEvent`'s
-/// path. Here the storage is an `UnsafeAtomic` held in a `let` of a final class, and
-/// `cell.atomic.load(ordering: .relaxed)` compiles to the bare instruction. The orderings stay at
-/// the call site, where the Atomics package requires them to be constants.
+/// path. Here the value is a `Synchronization.Atomic` held in the cell itself, so
+/// `cell.atomic.load(ordering: .relaxed)` is one load of the cell's reference and the bare
+/// instruction, without the extra load of a pointer to separate storage that an `UnsafeAtomic`
+/// in the cell would need.
 ///
 /// Threading: any thread; the cell lives as long as its last reference.
-final class AtomicCell<Value: AtomicValue>: Sendable where Value.AtomicRepresentation.Value == Value, Value: Sendable {
-    /// The value. Valid for the cell's lifetime: do not keep it beyond a reference to the cell.
-    let atomic: UnsafeAtomic<Value>
+final class AtomicCell<Value: AtomicRepresentable & Sendable>: Sendable {
+    /// The value.
+    let atomic: Atomic<Value>
 
     init(_ value: Value) {
-        atomic = .create(value)
-    }
-
-    deinit {
-        atomic.destroy()
+        atomic = Atomic(value)
     }
 }

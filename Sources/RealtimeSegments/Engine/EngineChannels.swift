@@ -1,4 +1,3 @@
-import Atomics
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -75,7 +74,7 @@ public final class EngineChannels: Sendable {
     /// Callers wrap it in a closure literal: passed as `waitForRoom`, the method reference retains
     /// and releases the channels on every enqueue.
     private func waitForRoom(attempt: Int) {
-        if attempt == 0 { producerStalls.atomic.wrappingIncrement(ordering: .relaxed) }
+        if attempt == 0 { producerStalls.atomic.wrappingAdd(1, ordering: .relaxed) }
         nudgeEngine()
         if attempt < 32 { sched_yield() } else { usleep(50) }
     }
@@ -84,7 +83,7 @@ public final class EngineChannels: Sendable {
     func post(_ message: ControlMessage) {
         beginWork()
         inbox.withLock { $0.append(message) }
-        inboxCount.atomic.wrappingIncrement(ordering: .releasing)
+        inboxCount.atomic.wrappingAdd(1, ordering: .releasing)
         nudgeEngine()
     }
 
@@ -118,8 +117,8 @@ public final class EngineChannels: Sendable {
 
     // MARK: Outstanding work
 
-    func beginWork() { outstandingWork.atomic.wrappingIncrement(ordering: .acquiringAndReleasing) }
-    func endWork() { outstandingWork.atomic.wrappingDecrement(ordering: .acquiringAndReleasing) }
+    func beginWork() { outstandingWork.atomic.wrappingAdd(1, ordering: .acquiringAndReleasing) }
+    func endWork() { outstandingWork.atomic.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
     var hasOutstandingWork: Bool { outstandingWork.atomic.load(ordering: .acquiring) != 0 }
 
     // MARK: Engine thread
@@ -128,7 +127,7 @@ public final class EngineChannels: Sendable {
     func takeMessages() -> [ControlMessage] {
         guard inboxCount.atomic.load(ordering: .acquiring) > 0 else { return [] }
         return inbox.withLock { messages in
-            inboxCount.atomic.wrappingDecrement(by: messages.count, ordering: .releasing)
+            inboxCount.atomic.wrappingSubtract(messages.count, ordering: .releasing)
             defer { messages.removeAll(keepingCapacity: true) }
             return messages
         }

@@ -134,7 +134,7 @@ final class CallbackRegistry: Sendable {
         for registration in removed {
             releaseFirstLoad(of: registration)
         }
-        if !removed.isEmpty { removalEpochValue.atomic.wrappingIncrement(ordering: .sequentiallyConsistent) }
+        if !removed.isEmpty { removalEpochValue.atomic.wrappingAdd(1, ordering: .sequentiallyConsistent) }
         return removed.count
     }
 
@@ -168,6 +168,6 @@ final class CallbackRegistry: Sendable {
                 releaseFirstLoad(of: subscriber.registration)
             }
         }
-        removalEpochValue.atomic.wrappingIncrement(ordering: .sequentiallyConsistent)
+        removalEpochValue.atomic.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 }
