@@ -225,6 +225,38 @@ final class SegmentsResponseParserTests: XCTestCase {
         }
     }
 
+    /// The compact match compares its punctuation in overlapping words: a change to any one byte
+    /// outside the ids must leave the segment to the general way, which then agrees with the
+    /// `JSONDecoder` reference (the same segment, or a rejection).
+    func testEveryByteOfTheCompactLayoutIsCompared() {
+        let id = "66140257f4cb337324209871"
+        let segmentationId = "66140215fb50effc8a7218b4"
+        let compact = Array(#"{"id":"\#(id)","segmentation_id":"\#(segmentationId)"}"#.utf8)
+        let idRanges = [7..<31, 52..<76]
+        XCTAssertEqual(String(decoding: compact[idRanges[0]], as: UTF8.self), id)
+        XCTAssertEqual(String(decoding: compact[idRanges[1]], as: UTF8.self), segmentationId)
+        for position in compact.indices where !idRanges.contains(where: { $0.contains(position) }) {
+            for replacement in [UInt8(ascii: "X"), UInt8(ascii: " "), UInt8(ascii: "_")] where replacement != compact[position] {
+                var segment = compact
+                segment[position] = replacement
+                // Followed by a second, intact segment: the match reads past the changed one only if
+                // it wrongly accepted it.
+                let body = Array(#"{"d":["#.utf8) + segment + Array(",".utf8) + compact + Array("]}".utf8)
+                let text = String(decoding: body, as: UTF8.self)
+                let expected = Result { () throws(SegmentsError) in try ReferenceSegmentsDecoder.decode(body) }
+                let actual = Result { () throws(SegmentsError) in try SegmentsResponseDecoder.decode(body) }
+                switch (expected, actual) {
+                case (.success(let reference), .success(let response)):
+                    XCTAssertEqual(response, reference, text)
+                case (.failure, .failure):
+                    break
+                default:
+                    XCTFail("\(text): reference \(expected), parser \(actual)")
+                }
+            }
+        }
+    }
+
     func testARepeatedCategoryKeyKeepsTheFirstAndOnlyValidatesTheRest() throws {
         let response = try decode(#"{"d":[{"id":"a","segmentation_id":"b"}],"d":[{"id":"c","segmentation_id":"d"}],"d":[1],"d":null}"#)
         XCTAssertEqual(response.categories, [.other("d"): [Segment(id: "a", segmentationId: "b")]])

@@ -37,11 +37,21 @@ public struct LastKnownState: Sendable {
             return Set(next.categories.keys)
         }
         var changed = Set<SegmentCategory>()
-        for (category, state) in next.categories where previous.categories[category]?.set != state.set {
-            changed.insert(category)
+        var carried = 0
+        for (category, state) in next.categories {
+            guard let before = previous.categories[category] else {
+                changed.insert(category)
+                continue
+            }
+            carried += 1
+            if before.set != state.set { changed.insert(category) }
         }
-        for category in previous.categories.keys where next.categories[category] == nil {
-            changed.insert(category)
+        // Every previous category is among the next ones when as many were found as there were:
+        // the usual unchanged key set then costs no second round of lookups.
+        if carried < previous.categories.count {
+            for category in previous.categories.keys where next.categories[category] == nil {
+                changed.insert(category)
+            }
         }
         return changed
     }

@@ -159,21 +159,28 @@ struct JSONByteReader {
         let length = literal.utf8CodeUnitCount
         guard offset >= 0, bytes.count - offset >= length else { return false }
         guard length > 0 else { return true }
-        // Word by word: `segmentation_id` is compared for every segment.
+        // In whole words, the last one overlapping the one before: a segment's fields are compared
+        // for every segment, and a byte loop over the literal's tail cost as much as its words.
         let text = UnsafeRawPointer(bytes.baseAddress! + offset)
         let pattern = UnsafeRawPointer(literal.utf8Start)
-        var position = 0
-        while position + 8 <= length {
-            guard text.loadUnaligned(fromByteOffset: position, as: UInt64.self) == pattern.loadUnaligned(fromByteOffset: position, as: UInt64.self) else {
-                return false
+        @inline(__always) func equal<Word: FixedWidthInteger>(_: Word.Type, at position: Int) -> Bool {
+            text.loadUnaligned(fromByteOffset: position, as: Word.self) == pattern.loadUnaligned(fromByteOffset: position, as: Word.self)
+        }
+        @inline(__always) func equalInWords<Word: FixedWidthInteger>(_ word: Word.Type) -> Bool {
+            let size = MemoryLayout<Word>.size
+            var position = 0
+            while position + size < length {
+                guard equal(word, at: position) else { return false }
+                position += size
             }
-            position += 8
+            return equal(word, at: length - size)
         }
-        while position < length {
-            guard text.load(fromByteOffset: position, as: UInt8.self) == pattern.load(fromByteOffset: position, as: UInt8.self) else { return false }
-            position += 1
+        switch length {
+        case 8...: return equalInWords(UInt64.self)
+        case 4...: return equalInWords(UInt32.self)
+        case 2...: return equalInWords(UInt16.self)
+        default: return equal(UInt8.self, at: 0)
         }
-        return true
     }
 
     /// The decoded value of a scanned string.

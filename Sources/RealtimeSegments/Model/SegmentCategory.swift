@@ -14,7 +14,8 @@ public struct SegmentCategory: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates a category from a wire name: case-insensitive, `merchandise` maps to `merchandising`.
     public init(name: String) {
-        let lowered = name.lowercased()
+        // Wire keys are already lower-case ASCII; `lowercased()` is a visible part of decoding a body.
+        let lowered = name.utf8.allSatisfy({ $0 < 0x80 && !(0x41...0x5A).contains($0) }) ? name : name.lowercased()
         self.name = lowered == "merchandise" ? "merchandising" : lowered
     }
 

@@ -134,6 +134,13 @@ struct SegmentId: Hashable, Sendable, Comparable {
     /// Parses 24 lower-case hex bytes into 96 bits, or `nil`.
     static func parseObjectId(bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt32)? {
         guard bytes.count == 24, let base = bytes.baseAddress else { return nil }
+        return parseObjectId(at: base)
+    }
+
+    /// Parses the 24 bytes at `base` (which must be readable) as lower-case hex into 96 bits, or `nil`.
+    /// Inlined into the response parser's loop over compactly written segments.
+    @inline(__always)
+    static func parseObjectId(at base: UnsafePointer<UInt8>) -> (high: UInt64, low: UInt32)? {
         let raw = UnsafeRawPointer(base)
         guard let first = hexWord(raw.loadUnaligned(as: UInt64.self)),
               let second = hexWord(raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
