@@ -316,9 +316,14 @@ final class EngineOwner {
     private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
         let changed = LastKnownState.changedCategories(from: lastKnown, to: next)
+        // The previous state and cache entry are let go when this function returns, after the
+        // deliveries are scheduled: freeing them (dictionaries, key arrays, segment lists) sat
+        // between the fetch's return and the delivery thread's wake-up.
+        let previous = lastKnown
         lastKnown = next
         stateDirty = true
-        pullCache.store(response, generation: snapshot.generation, at: clock.now())
+        let replacedEntry = pullCache.store(response, generation: snapshot.generation, at: clock.now())
+        defer { withExtendedLifetime((previous, replacedEntry)) {} }
 
         let registrations = registry.snapshot()
         let firstLoadsPending = registry.pendingFirstLoads > 0

@@ -32,8 +32,11 @@ final class PullCache: Sendable {
         return entry.response[category]
     }
 
-    func store(_ response: SegmentsResponse, generation: UInt64, at now: SegmentsInstant) {
-        entry.store(PullCacheEntry(generation: generation, fetchedAt: now, response: response), ordering: .releasing)
+    /// Replaces the entry; returns the one it replaced, so that the engine can let it go (and free
+    /// what it held) after the work that is waiting on this store.
+    @discardableResult
+    func store(_ response: SegmentsResponse, generation: UInt64, at now: SegmentsInstant) -> PullCacheEntry? {
+        entry.exchange(PullCacheEntry(generation: generation, fetchedAt: now, response: response), ordering: .releasing)
     }
 
     func clear() { entry.store(nil, ordering: .releasing) }
