@@ -57,6 +57,9 @@ final class EngineOwner {
     private var finalUploadFailed = false
     private var stateDirty = false
     private var barriers: [DispatchSemaphore] = []
+    /// The control messages of the current loop turn; its buffer is traded with the inbox's (see
+    /// ``EngineChannels/takeMessages(into:)``).
+    private var messages: [ControlMessage] = []
 
     /// Ring items handled per loop turn before control messages get a turn.
     private static let drainBatch = 4096
@@ -106,9 +109,12 @@ final class EngineOwner {
             let drained = drainRing()
             emptyLooks = drained > 0 ? 0 : emptyLooks + 1
             var handledMessages = 0
-            for message in channels.takeMessages() {
+            channels.takeMessages(into: &messages)
+            for message in messages {
                 if handle(message) { handledMessages += 1 }
             }
+            // After the loop, which held the buffer: emptied in place, so the capacity is kept.
+            messages.removeAll(keepingCapacity: true)
             if channels.takeReloadRequest() {
                 requestCheck(.registration)
             }
