@@ -239,8 +239,8 @@ final class SegmentsResponseParserTests: XCTestCase {
             for replacement in [UInt8(ascii: "X"), UInt8(ascii: " "), UInt8(ascii: "_")] where replacement != compact[position] {
                 var segment = compact
                 segment[position] = replacement
-                // Followed by a second, intact segment: the match reads past the changed one only if
-                // it wrongly accepted it.
+                // An intact segment follows, as in a real list: a wrongly accepted first one shows
+                // as a response the reference does not give.
                 let body = Array(#"{"d":["#.utf8) + segment + Array(",".utf8) + compact + Array("]}".utf8)
                 let text = String(decoding: body, as: UTF8.self)
                 let expected = Result { () throws(SegmentsError) in try ReferenceSegmentsDecoder.decode(body) }
