@@ -23,8 +23,10 @@ public final class EngineChannels: Sendable {
     private let inboxCount = AtomicCell<Int>(0)
     private let reloadRequested = AtomicCell<Bool>(false)
     /// In the object itself rather than in an ``AtomicCell``: every `trackEvent` reads it, and
-    /// this saves that read a dependent load. Only the engine writes it, when it falls asleep or
-    /// wakes, so it may share a line with the references producers read.
+    /// this saves that read a dependent load. It is written when the engine falls asleep or wakes,
+    /// and by whoever wakes it (a control message, a producer that found the ring full or the
+    /// engine asleep), never once per event in steady state, so it may share a line with the
+    /// references producers read.
     private let sleeping = Atomic<Bool>(false)
     /// The engine is in a short timed wait while events flow (``linger(nanoseconds:)``): producers
     /// do not signal it, control messages and stalled producers do.
