@@ -60,16 +60,108 @@ final class PackedSegmentSetTests: XCTestCase {
         let ids = ["cookie": "c"]
         let before = LastKnownState(customerIds: ids, response: response([.discovery: [1], .content: [2], .merchandising: [3]]))
         let after = LastKnownState(customerIds: ids, response: response([.discovery: [1], .content: [4], .other("new"): []]))
+        var comparer = SegmentSetComparer()
         XCTAssertEqual(
-            LastKnownState.changedCategories(from: before, to: after),
+            LastKnownState.changedCategories(from: before, to: after, using: &comparer),
             [.content, .merchandising, .other("new")])
     }
 
     func testDiffAgainstAnotherCustomerOrNoStateMarksEveryResponseCategory() {
         let before = LastKnownState(customerIds: ["cookie": "a"], response: response([.discovery: [1]]))
         let after = LastKnownState(customerIds: ["cookie": "b"], response: response([.discovery: [1], .content: []]))
-        XCTAssertEqual(LastKnownState.changedCategories(from: before, to: after), [.discovery, .content])
-        XCTAssertEqual(LastKnownState.changedCategories(from: nil, to: after), [.discovery, .content])
+        var comparer = SegmentSetComparer()
+        XCTAssertEqual(LastKnownState.changedCategories(from: before, to: after, using: &comparer), [.discovery, .content])
+        XCTAssertEqual(LastKnownState.changedCategories(from: nil, to: after, using: &comparer), [.discovery, .content])
+    }
+
+    func testDiffIgnoresOrderAndDuplicatesWithinACategory() {
+        let ids = ["cookie": "c"]
+        let before = LastKnownState(customerIds: ids, response: response([.discovery: [1, 2, 3], .content: [4, 5]]))
+        let after = LastKnownState(customerIds: ids, response: response([.discovery: [3, 1, 2, 1], .content: [5, 4, 6]]))
+        var comparer = SegmentSetComparer()
+        XCTAssertEqual(LastKnownState.changedCategories(from: before, to: after, using: &comparer), [.content])
+    }
+}
+
+/// SPEC §4 through ``SegmentSetComparer``, the engine's category comparison: in order first, then as
+/// sets in buffers it reuses.
+final class SegmentSetComparerTests: XCTestCase {
+    private let vip = Segment(id: "vip", segmentationId: "tier")
+    private let new = Segment(id: "new", segmentationId: "tier")
+
+    func testEqualListsInTheSameOrderAreTheSameSet() {
+        var comparer = SegmentSetComparer()
+        XCTAssertTrue(comparer.holdTheSameSet([segment(1), segment(2)], [segment(1), segment(2)]))
+        XCTAssertTrue(comparer.holdTheSameSet([], []))
+        XCTAssertTrue(comparer.holdTheSameSet([vip, new], [vip, new]))
+    }
+
+    func testOrderAndDuplicatesAreIgnored() {
+        var comparer = SegmentSetComparer()
+        XCTAssertTrue(comparer.holdTheSameSet([segment(1), segment(2), segment(3)], [segment(3), segment(1), segment(2)]))
+        XCTAssertTrue(comparer.holdTheSameSet([segment(1), segment(2)], [segment(2), segment(1), segment(2)]))
+        XCTAssertTrue(comparer.holdTheSameSet([vip, new], [new, vip, new]))
+    }
+
+    func testADifferenceAnywhereIsFound() {
+        var comparer = SegmentSetComparer()
+        XCTAssertFalse(comparer.holdTheSameSet([segment(1), segment(2)], [segment(1), segment(3)]))
+        XCTAssertFalse(comparer.holdTheSameSet([segment(1, segmentation: 1)], [segment(1, segmentation: 2)]))
+        XCTAssertFalse(comparer.holdTheSameSet([segment(1), segment(2)], [segment(1)]))
+        XCTAssertFalse(comparer.holdTheSameSet([], [segment(1)]))
+        XCTAssertFalse(comparer.holdTheSameSet([vip, new], [vip, Segment(id: "new", segmentationId: "other")]))
+    }
+
+    func testAListWithAnIdThatIsNotAnObjectIdNeverEqualsOneWithout() {
+        var comparer = SegmentSetComparer()
+        XCTAssertFalse(comparer.holdTheSameSet([segment(1)], [segment(1), vip]))
+        XCTAssertFalse(comparer.holdTheSameSet([vip, segment(1)], [segment(1)]))
+    }
+
+    func testAnObjectIdSpelledOutForDeliveryEqualsTheFetchedOne() {
+        let fetched = [segment(1), segment(2)]
+        var comparer = SegmentSetComparer()
+        XCTAssertTrue(comparer.holdTheSameSet(fetched, fetched.spelledOut()))
+        XCTAssertTrue(comparer.holdTheSameSet(fetched.reversed(), fetched.spelledOut()))
+    }
+
+    /// The buffers keep what an earlier comparison packed; a later, shorter comparison must not see it.
+    func testReusedBuffersDoNotLeakAnEarlierComparison() {
+        var comparer = SegmentSetComparer()
+        let long = (1...50).map { segment($0) }
+        XCTAssertTrue(comparer.holdTheSameSet(long, long.reversed()))
+        XCTAssertFalse(comparer.holdTheSameSet([segment(2), segment(1)], [segment(1), segment(3)]))
+        XCTAssertTrue(comparer.holdTheSameSet([segment(2), segment(1)], [segment(1), segment(2)]))
+        // A left list that stops packing part of the way leaves its buffer partly filled.
+        XCTAssertFalse(comparer.holdTheSameSet([segment(1), vip], [segment(1), segment(2)]))
+        XCTAssertTrue(comparer.holdTheSameSet([segment(7)], [segment(7), segment(7)]))
+    }
+
+    /// Against `Set` equality on random lists drawn from a small pool (ObjectIds, other ids, two
+    /// segmentations), with one comparer reused throughout as the engine reuses it.
+    func testAgreesWithSetEqualityOnRandomLists() {
+        var generator = SplitMix64(seed: 0x5E75)
+        let objectIds = (0..<6).flatMap { [segment($0, segmentation: 1), segment($0, segmentation: 2)] }
+        let others = [vip, new, Segment(id: "66140257F4CB337324209871", segmentationId: "66140215fb50effc8a7218b4")]
+        var comparer = SegmentSetComparer()
+        var same = 0
+        for round in 0..<4_000 {
+            let pool = round % 3 == 0 ? objectIds + others : objectIds
+            let left = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pool.randomElement(using: &generator)! }
+            let right: [Segment]
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: right = left.map { $0 }  // equal, in another buffer: the in-order path
+            case 1: right = left.shuffled(using: &generator) + left.prefix(Int.random(in: 0...2, using: &generator))
+            default: right = (0..<Int.random(in: 0...8, using: &generator)).map { _ in pool.randomElement(using: &generator)! }
+            }
+            let expected = Set(left) == Set(right)
+            XCTAssertEqual(comparer.holdTheSameSet(left, right), expected, "\(left) vs \(right)")
+            XCTAssertEqual(comparer.holdTheSameSet(right, left), expected, "\(right) vs \(left)")
+            if expected { same += 1 }
+        }
+        // Both outcomes were exercised well.
+        XCTAssertGreaterThan(same, 1_000)
+        XCTAssertGreaterThan(4_000 - same, 1_000)
     }
 }
 

@@ -1,29 +1,24 @@
 /// What the engine last told the callbacks: the customer it belonged to and, per category, the
-/// segments (as fetched, for persistence) and their packed set (for diffing).
+/// segments as fetched (kept for persistence and compared with the next fetch's).
+///
+/// It holds the response's own dictionary: making a state allocates nothing. Categories are
+/// compared when a state is diffed against the next one (``changedCategories(from:to:using:)``),
+/// in order first and as sets only when that does not settle it (``SegmentSetComparer``).
 @_spi(Benchmarks)
 public struct LastKnownState: Sendable {
-    struct Category: Sendable {
-        var segments: [Segment]
-        var set: PackedSegmentSet
-
-        init(_ segments: [Segment]) {
-            self.segments = segments
-            self.set = PackedSegmentSet(segments)
-        }
-    }
-
     /// The customer ids (cookie included) the state was fetched for.
     var customerIds: [String: String]
-    /// Segments per category.
-    var categories: [SegmentCategory: Category]
+    /// Segments per category, in the order the server listed them.
+    var categories: [SegmentCategory: [Segment]]
 
     @_spi(Benchmarks)
     public init(customerIds: [String: String], response: SegmentsResponse) {
         self.customerIds = customerIds
-        self.categories = response.categories.mapValues(Category.init)
+        self.categories = response.categories
     }
 
-    /// The categories of `response` that changed relative to `previous`, for a check of `customerIds`.
+    /// The categories of `next` that changed relative to `previous`, comparing with `comparer`'s
+    /// buffers.
     ///
     /// With no previous state, or one that belongs to other customer ids, every category of the
     /// response is changed. Otherwise a category is changed iff it appears, disappears, or its set
@@ -31,20 +26,21 @@ public struct LastKnownState: Sendable {
     @_spi(Benchmarks)
     public static func changedCategories(
         from previous: LastKnownState?,
-        to next: LastKnownState
+        to next: LastKnownState,
+        using comparer: inout SegmentSetComparer
     ) -> Set<SegmentCategory> {
         guard let previous, previous.customerIds == next.customerIds else {
             return Set(next.categories.keys)
         }
         var changed = Set<SegmentCategory>()
         var carried = 0
-        for (category, state) in next.categories {
+        for (category, segments) in next.categories {
             guard let before = previous.categories[category] else {
                 changed.insert(category)
                 continue
             }
             carried += 1
-            if before.set != state.set { changed.insert(category) }
+            if !comparer.holdTheSameSet(before, segments) { changed.insert(category) }
         }
         // Every previous category is among the next ones when as many were found as there were:
         // the usual unchanged key set then costs no second round of lookups.

@@ -14,16 +14,22 @@ import Darwin
 /// id) it falls back to sorted, de-duplicated segments. Packing is canonical (only lower-case hex is
 /// packed, and a packed set can never equal a set holding an id that does not pack), so equality of
 /// two values is equality of the sets.
+///
+/// The engine does not keep a set per category: ``SegmentSetComparer`` compares two lists in order
+/// first and packs them (``pack(_:into:)``, ``equal(_:_:)``, into buffers it reuses) only when that
+/// does not settle it.
 @_spi(Benchmarks)
 public struct PackedSegmentSet: Sendable, Equatable {
     /// One (id, segmentationId) pair as three words: id high 64 bits, both low 32-bit halves, and
     /// segmentation id high 64 bits.
-    struct Key: Sendable, Comparable {
+    @_spi(Benchmarks)
+    public struct Key: Sendable, Comparable {
         var word0: UInt64
         var word1: UInt64
         var word2: UInt64
 
-        static func < (lhs: Key, rhs: Key) -> Bool {
+        @_spi(Benchmarks)
+        public static func < (lhs: Key, rhs: Key) -> Bool {
             (lhs.word0, lhs.word1, lhs.word2) < (rhs.word0, rhs.word1, rhs.word2)
         }
     }
@@ -39,19 +45,40 @@ public struct PackedSegmentSet: Sendable, Equatable {
     @_spi(Benchmarks)
     public init(_ segments: [Segment]) {
         var keys: [Key] = []
+        if Self.pack(segments, into: &keys) {
+            storage = .packed(keys)
+        } else {
+            storage = .strings(Self.sortedUnique(segments))
+        }
+    }
+
+    /// Replaces the contents of `keys` with the sorted, de-duplicated keys of `segments` and returns
+    /// `true`, or returns `false` (leaving `keys` partly filled) at the first id that is not an
+    /// ObjectId. Keeps the capacity of `keys`: a caller that passes the same array every time
+    /// allocates only when a list is longer than any before it.
+    @_spi(Benchmarks)
+    public static func pack(_ segments: [Segment], into keys: inout [Key]) -> Bool {
+        keys.removeAll(keepingCapacity: true)
         keys.reserveCapacity(segments.count)
         for segment in segments {
             let id = segment.storedId
             let segmentationId = segment.storedSegmentationId
-            guard id.isObjectId, segmentationId.isObjectId else {
-                storage = .strings(Self.sortedUnique(segments))
-                return
-            }
+            guard id.isObjectId, segmentationId.isObjectId else { return false }
             keys.append(Key(word0: id.high, word1: UInt64(id.low) << 32 | UInt64(segmentationId.low), word2: segmentationId.high))
         }
         keys.sort()
-        Self.removeDuplicates(sorted: &keys)
-        storage = .packed(keys)
+        removeDuplicates(sorted: &keys)
+        return true
+    }
+
+    /// Whether two arrays of packed keys are equal: one `memcmp`.
+    static func equal(_ left: [Key], _ right: [Key]) -> Bool {
+        guard left.count == right.count else { return false }
+        return left.withUnsafeBytes { l in
+            right.withUnsafeBytes { r in
+                l.count == 0 || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0
+            }
+        }
     }
 
     /// Number of distinct segments.
@@ -73,12 +100,7 @@ public struct PackedSegmentSet: Sendable, Equatable {
     public static func == (lhs: PackedSegmentSet, rhs: PackedSegmentSet) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.packed(let left), .packed(let right)):
-            guard left.count == right.count else { return false }
-            return left.withUnsafeBytes { l in
-                right.withUnsafeBytes { r in
-                    l.count == 0 || memcmp(l.baseAddress!, r.baseAddress!, l.count) == 0
-                }
-            }
+            return equal(left, right)
         case (.strings(let left), .strings(let right)):
             return left == right
         default:

@@ -39,6 +39,8 @@ final class EngineOwner {
 
     private var coalescer: CoalescerStateMachine
     private var lastKnown: LastKnownState?
+    /// Buffers for comparing categories as sets, kept so that a changed category allocates nothing.
+    private var comparer = SegmentSetComparer()
     private var linkedIds: [String: String]
     private var stampingIds: [String: String]
 
@@ -321,7 +323,7 @@ final class EngineOwner {
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
     private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
-        let changed = LastKnownState.changedCategories(from: lastKnown, to: next)
+        let changed = LastKnownState.changedCategories(from: lastKnown, to: next, using: &comparer)
         // The previous state and cache entry are let go when this function returns, after the
         // deliveries are scheduled: freeing them (dictionaries, key arrays, segment lists) sat
         // between the fetch's return and the delivery thread's wake-up.
@@ -544,7 +546,7 @@ final class EngineOwner {
             lastKnown: lastKnown.map { known in
                 PersistedState.LastKnown(
                     customerIds: known.customerIds,
-                    categories: Dictionary(uniqueKeysWithValues: known.categories.map { ($0.key.name, $0.value.segments) }))
+                    categories: Dictionary(uniqueKeysWithValues: known.categories.map { ($0.key.name, $0.value) }))
             },
             pendingUploads: Array(uploads))
         do {

@@ -94,6 +94,17 @@ struct SegmentId: Hashable, Sendable, Comparable {
         }
     }
 
+    /// `==` of the ids at `path` in two segments, read where they are: for long lists, where
+    /// copying each segment out to compare it costs more than the comparison.
+    @inline(__always)
+    static func equal(in lhs: UnsafePointer<Segment>, _ path: KeyPath<Segment, SegmentId>, _ rhs: UnsafePointer<Segment>) -> Bool {
+        let left = lhs.pointer(to: path)!
+        let right = rhs.pointer(to: path)!
+        guard left.pointee.isObjectId == right.pointee.isObjectId else { return false }
+        if left.pointee.isObjectId { return left.pointee.high == right.pointee.high && left.pointee.low == right.pointee.low }
+        return left.pointee.text == right.pointee.text
+    }
+
     static func == (lhs: SegmentId, rhs: SegmentId) -> Bool {
         guard lhs.isObjectId == rhs.isObjectId else { return false }
         return lhs.isObjectId ? lhs.high == rhs.high && lhs.low == rhs.low : lhs.text == rhs.text

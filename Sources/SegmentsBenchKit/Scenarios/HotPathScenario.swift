@@ -10,7 +10,7 @@ public struct HotPathScenario: Scenario {
     public init() {}
     public let name = "hot-path"
     public let simulates = "reload requests at any rate, a debounce window under a burst, segment-set diffs and response decoding, each in a tight loop"
-    public let measures = "ns per reload request and its ratio to a fetch-add, checks per burst window, packed and fallback diff ns per segment, decode + diff of a typical response (µs, allocations)"
+    public let measures = "ns per reload request and its ratio to a fetch-add, checks per burst window, in-order, packed and fallback diff ns per segment, decode + diff of a typical response, unchanged and changed (µs, allocations)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let trials = options.quick ? 9 : 31
@@ -35,23 +35,38 @@ public struct HotPathScenario: Scenario {
                    summary: "checks started for requests every 1 ms for 60 s (debounce 5 s, max-wait 30 s): max-wait fires twice"),
         ]
 
-        progress.say("segment-set diff: packed ObjectIds and the string fallback")
+        progress.say("segment-set diff: in order, packed ObjectIds and the string fallback")
+        let inOrder = Self.inOrderNsPerSegment(count: 1_000, trials: trials)
+        let pack = Self.packNsPerSegment(count: 1_000, trials: trials)
         let packed = Self.compareNsPerSegment(count: 1_000, hex: true, trials: trials)
         let fallback = Self.compareNsPerSegment(count: 100, hex: false, trials: trials)
         figures += [
+            Figure(name: "hot-path.diff.inOrderNsPerSegment.n1000", value: inOrder, unit: "ns",
+                   summary: "the engine's first test of an unchanged category: two equal lists of 1,000 24-hex segments in the same order, per segment"),
+            Figure(name: "hot-path.diff.packNsPerSegment.n1000", value: pack, unit: "ns",
+                   summary: "packing and sorting a list of 1,000 24-hex segments into a reused buffer, per segment: what a changed or reordered category costs before the compare"),
             Figure(name: "hot-path.diff.packedNsPerSegment.n1000", value: packed, unit: "ns",
                    summary: "equal-set compare of 1,000 24-hex segments (packed, sorted), per segment (target ≤ 1 ns)"),
             Figure(name: "hot-path.diff.fallbackNsPerSegment.n100", value: fallback, unit: "ns",
                    summary: "equal-set compare of 100 segments whose ids are not 24-hex (sorted strings), per segment"),
         ]
 
-        progress.say("decode and diff a typical response (3 categories × 10 segments)")
-        let decode = try Self.decodeAndDiff(trials: trials)
-        figures.append(Figure(name: "hot-path.decodeAndDiff.3x10Us", value: decode.microseconds, unit: "µs",
-                              summary: "decode a 3 × 10 response body, build the state, diff it with the previous one (target < 5 µs)"))
-        if let allocations = decode.allocations {
-            figures.append(Figure(name: "hot-path.decodeAndDiff.3x10Allocs", value: allocations, unit: "allocs/op", gate: .allocations,
-                                  summary: "malloc calls per decode + diff of a 3 × 10 response"))
+        progress.say("decode and diff a typical response (3 categories × 10 segments), unchanged and with one segment added")
+        let decode = try Self.decodeAndDiff(trials: trials, addingASegment: false)
+        let changedDecode = try Self.decodeAndDiff(trials: trials, addingASegment: true)
+        figures += [
+            Figure(name: "hot-path.decodeAndDiff.3x10Us", value: decode.microseconds, unit: "µs",
+                   summary: "decode a 3 × 10 response body, keep it as the state, diff it with the previous, equal one (target < 5 µs)"),
+            Figure(name: "hot-path.decodeAndDiff.3x10ChangedUs", value: changedDecode.microseconds, unit: "µs",
+                   summary: "the same with one segment added to one category: that category is compared as sets"),
+        ]
+        if let allocations = decode.allocations, let changedAllocations = changedDecode.allocations {
+            figures += [
+                Figure(name: "hot-path.decodeAndDiff.3x10Allocs", value: allocations, unit: "allocs/op", gate: .allocations,
+                       summary: "malloc calls per decode + diff of a 3 × 10 response"),
+                Figure(name: "hot-path.decodeAndDiff.3x10ChangedAllocs", value: changedAllocations, unit: "allocs/op",
+                       gate: .allocations, summary: "malloc calls per decode + diff of a 3 × 10 response with one segment added"),
+            ]
         } else {
             notes.append(AllocationProbe.unavailableNote)
         }
@@ -133,15 +148,57 @@ public struct HotPathScenario: Scenario {
         return median(times)
     }
 
-    /// Median µs and mean malloc calls of decode + state + diff for a typical 3 × 10 body.
-    static func decodeAndDiff(trials: Int) throws -> (microseconds: Double, allocations: Double?) {
-        let body = Array(Self.responseBody().utf8)
+    /// Median ns per segment of the engine's in-order test of two equal lists of `count` segments
+    /// (equal values in two buffers, as two fetches of an unchanged category are).
+    static func inOrderNsPerSegment(count: Int, trials: Int) -> Double {
+        let segments = (0..<count).map { index in
+            Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
+        }
+        let copy = segments.map { $0 }
+        var comparer = SegmentSetComparer()
+        let iterations = max(1, 2_000_000 / count)
+        var times: [Double] = []
+        for _ in 0..<trials {
+            var equal = 0
+            let start = monotonicNanoseconds()
+            for _ in 0..<iterations where comparer.holdTheSameSet(segments, copy) { equal += 1 }
+            times.append(Double(monotonicNanoseconds() - start) / Double(iterations * count))
+            precondition(equal == iterations)
+        }
+        return median(times)
+    }
+
+    /// Median ns per segment of packing `count` segments (listed in reverse key order) into sorted
+    /// keys, in a buffer reused as the engine's comparer reuses it.
+    static func packNsPerSegment(count: Int, trials: Int) -> Double {
+        let segments = (0..<count).reversed().map { index in
+            Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
+        }
+        var keys: [PackedSegmentSet.Key] = []
+        let iterations = max(1, 200_000 / count)
+        var times: [Double] = []
+        for _ in 0..<trials {
+            var packed = 0
+            let start = monotonicNanoseconds()
+            for _ in 0..<iterations where PackedSegmentSet.pack(segments, into: &keys) { packed += 1 }
+            times.append(Double(monotonicNanoseconds() - start) / Double(iterations * count))
+            precondition(packed == iterations && keys.count == count)
+        }
+        return median(times)
+    }
+
+    /// Median µs and mean malloc calls of decode + state + diff of a typical 3 × 10 body against the
+    /// state of that body: unchanged, or with one segment added to one category.
+    static func decodeAndDiff(trials: Int, addingASegment: Bool) throws -> (microseconds: Double, allocations: Double?) {
+        let body = Array(Self.responseBody(addingASegment: addingASegment).utf8)
         let customerIds = ["cookie": "hot-path-cookie"]
-        let previous = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(body))
+        let previous = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(Array(Self.responseBody().utf8)))
+        // Kept across calls, as the engine keeps it: its buffers are warm after the first.
+        var comparer = SegmentSetComparer()
         func once() throws {
             let next = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(body))
-            let changed = LastKnownState.changedCategories(from: previous, to: next)
-            precondition(changed.isEmpty, "an identical body must not change anything")
+            let changed = LastKnownState.changedCategories(from: previous, to: next, using: &comparer)
+            precondition(changed.count == (addingASegment ? 1 : 0), "exactly the category with the added segment changes")
         }
         let iterations = 2_000
         var times: [Double] = []
@@ -159,10 +216,12 @@ public struct HotPathScenario: Scenario {
         return (median(times), allocations)
     }
 
-    /// 3 categories × 10 segments with 24-hex ids, as the server sends it.
-    static func responseBody() -> String {
+    /// 3 categories × 10 segments with 24-hex ids, as the server sends it; with `addingASegment`, an
+    /// eleventh segment at the end of the second category.
+    static func responseBody(addingASegment: Bool = false) -> String {
         let categories = ["discovery", "merchandising", "content"].enumerated().map { category, name in
-            let segments = (0..<10).map { index in
+            let count = addingASegment && category == 1 ? 11 : 10
+            let segments = (0..<count).map { index in
                 "{\"id\":\"\(objectId(high: UInt64(index &* 40_503 &+ category), low: UInt32(index)))\","
                     + "\"segmentation_id\":\"\(objectId(high: 0, low: UInt32(0xABC + category * 100 + index)))\"}"
             }
