@@ -325,7 +325,7 @@ final class EngineOwner {
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
         let changed = LastKnownState.changedCategories(from: lastKnown, to: next, using: &comparer)
         // The previous state and cache entry are let go when this function returns, after the
-        // deliveries are scheduled: freeing them (dictionaries, key arrays, segment lists) sat
+        // deliveries are scheduled: freeing them (dictionaries, segment lists) sat
         // between the fetch's return and the delivery thread's wake-up.
         let previous = lastKnown
         lastKnown = next
