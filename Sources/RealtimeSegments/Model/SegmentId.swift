@@ -95,7 +95,8 @@ struct SegmentId: Hashable, Sendable, Comparable {
     }
 
     /// `==` of the ids at `path` in two segments, read where they are: for long lists, where
-    /// copying each segment out to compare it costs more than the comparison.
+    /// copying each segment out to compare it costs more than the comparison. It must agree with
+    /// `==`; `SegmentSetComparerTests` checks the in-order compare against `Set` equality.
     @inline(__always)
     static func equal(in lhs: UnsafePointer<Segment>, _ path: KeyPath<Segment, SegmentId>, _ rhs: UnsafePointer<Segment>) -> Bool {
         let left = lhs.pointer(to: path)!

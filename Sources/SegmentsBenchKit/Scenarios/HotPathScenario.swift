@@ -127,10 +127,15 @@ public struct HotPathScenario: Scenario {
         return (burst, stream)
     }
 
+    /// The `index`th segment of the diff measurements: two 24-hex ids, distinct for every index.
+    static func hexSegment(_ index: Int) -> Segment {
+        Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
+    }
+
     /// Median ns per segment of comparing two equal sets of `count` segments (one built reversed).
     static func compareNsPerSegment(count: Int, hex: Bool, trials: Int) -> Double {
         let segments = (0..<count).map { index in
-            hex ? Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
+            hex ? hexSegment(index)
                 : Segment(id: "campaign-segment-\(100_000 + index)", segmentationId: "segmentation-rule-\(200_000 + index)")
         }
         let previous = PackedSegmentSet(segments)
@@ -151,9 +156,7 @@ public struct HotPathScenario: Scenario {
     /// Median ns per segment of the engine's in-order test of two equal lists of `count` segments
     /// (equal values in two buffers, as two fetches of an unchanged category are).
     static func inOrderNsPerSegment(count: Int, trials: Int) -> Double {
-        let segments = (0..<count).map { index in
-            Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
-        }
+        let segments = (0..<count).map(hexSegment)
         let copy = segments.map { $0 }
         var comparer = SegmentSetComparer()
         let iterations = max(1, 2_000_000 / count)
@@ -171,9 +174,7 @@ public struct HotPathScenario: Scenario {
     /// Median ns per segment of packing `count` segments (listed in reverse key order) into sorted
     /// keys, in a buffer reused as the engine's comparer reuses it.
     static func packNsPerSegment(count: Int, trials: Int) -> Double {
-        let segments = (0..<count).reversed().map { index in
-            Segment(id: objectId(high: UInt64(index) &* 2_654_435_761, low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
-        }
+        let segments = (0..<count).reversed().map(hexSegment)
         var keys: [PackedSegmentSet.Key] = []
         let iterations = max(1, 200_000 / count)
         var times: [Double] = []
