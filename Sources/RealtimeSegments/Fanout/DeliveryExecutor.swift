@@ -168,33 +168,31 @@ final class DeliveryExecutor {
         return (notified, false)
     }
 
-    /// Workers of a parallel delivery: one per core, read once per process.
-    private static let parallelWorkers = ProcessInfo.processInfo.activeProcessorCount
-
     /// Subscribers a parallel worker claims at a time: four chunks, about 7 µs of plain closure
     /// calls. Small enough that the workers finish within one share of each other, large enough
     /// that the shared claim counter is touched a few dozen times per 10,000 callbacks.
     static let parallelShare = 4 * SubscriberRun.chunkSize
 
-    /// Splits the subscribers over every core, one worker per core and at most one per share. The
-    /// workers take shares of ``parallelShare`` subscribers, in order, from one counter, until none
-    /// are left, so no two workers write neighbouring registrations' cache lines and each share
-    /// stays in order.
+    /// Splits the subscribers over every core: the calling thread and the ``DeliveryHelpers`` (one
+    /// per other core) take shares of ``parallelShare`` subscribers, in order, from one counter,
+    /// until none are left, so no two of them write neighbouring registrations' cache lines and
+    /// each share stays in order.
     ///
-    /// Shares are claimed as the workers go rather than assigned up front: the calling thread
-    /// starts at once while the other workers are still being woken (tens of microseconds on a
-    /// busy machine), and a worker that starts late, whose core is taken by another process, or
-    /// that is held by a slow callback leaves the unclaimed shares to the others. A callback that
-    /// blocks holds back only the rest of its own share.
+    /// Shares are claimed as the threads go rather than assigned up front: the calling thread
+    /// starts at once while the helpers are being woken (tens of microseconds on a busy machine),
+    /// and a helper that starts late, whose core is taken by another process, or that is held by
+    /// a slow callback leaves the unclaimed shares to the others. A callback that blocks holds
+    /// back only the rest of its own share. When the helpers are busy with another category's
+    /// delivery, this one runs on the calling thread alone.
     private static func runParallel(_ context: LoopContext, _ subscribers: SubscriberRun) -> Int {
-        let workers = parallelWorkers
+        let helpers = DeliveryHelpers.shared
         let count = subscribers.count
-        guard workers > 1, count >= 2 * parallelShare else {
+        guard helpers.count > 0, count >= 2 * parallelShare else {
             return run(context, subscribers, 0..<count).notified
         }
         let shares = (count + parallelShare - 1) / parallelShare
-        // The claim counter and the total live on this thread's stack for the length of
-        // `concurrentPerform`, which returns only after every worker has finished: nothing to allocate.
+        // The claim counter and the total live on this thread's stack: `DeliveryHelpers.run`
+        // returns only after every thread that took the work is done with it.
         return withUnsafeTemporaryAllocation(of: Int.AtomicRepresentation.self, capacity: 2) { storage in
             let base = storage.baseAddress!
             base.initialize(to: .init(0))
@@ -202,7 +200,7 @@ final class DeliveryExecutor {
             defer { base.deinitialize(count: 2) }
             let nextShare = UnsafeAtomic<Int>(at: base)
             let total = UnsafeAtomic<Int>(at: base + 1)
-            DispatchQueue.concurrentPerform(iterations: min(workers, shares)) { _ in
+            let work: @Sendable () -> Void = {
                 var notified = 0
                 while true {
                     let share = nextShare.loadThenWrappingIncrement(ordering: .relaxed)
@@ -210,11 +208,12 @@ final class DeliveryExecutor {
                     let start = share * parallelShare
                     let (ran, switched) = run(context, subscribers, start..<min(start + parallelShare, count))
                     notified += ran
-                    // A customer switch: the other workers see it before their next callback.
+                    // A customer switch: the other threads see it before their next callback.
                     if switched { break }
                 }
                 total.wrappingIncrement(by: notified, ordering: .relaxed)
             }
+            if !helpers.run(work) { work() }
             return total.load(ordering: .acquiring)
         }
     }
