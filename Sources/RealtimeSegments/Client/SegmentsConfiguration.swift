@@ -71,10 +71,12 @@ public enum DeliveryMode: Sendable, Hashable {
     /// One delivery thread per category; callbacks run one after another in registration order.
     case ordered
     /// The category's callbacks are split across all cores; no order among them. The delivery
-    /// thread and one worker per other core take shares of 256 registrations in turn until none
-    /// are left, so a worker that starts late or a callback that blocks holds back only the rest
-    /// of its own share. On one core, or with fewer than 512 callbacks in the category, they run in
-    /// order on the delivery thread.
+    /// thread and one helper thread per other core (`Segments.helper`, shared by every client in
+    /// the process and started by the first parallel delivery) take shares of 256 registrations in
+    /// turn until none are left, so a helper that starts late or a callback that blocks holds back
+    /// only the rest of its own share. One category's delivery uses the helpers at a time; another
+    /// that finds them busy runs on its delivery thread alone. On one core, or with fewer than 512
+    /// callbacks in the category, they run in order on the delivery thread.
     case parallel
 }
 
