@@ -36,12 +36,13 @@ final class DeliveryHelpers: Sendable {
     /// One per helper: signalled once per delivery. A helper that wakes after that delivery is
     /// over finds no work and parks again; one that wakes during a later delivery helps that one.
     private let wakeups: [DispatchSemaphore]
-    /// Signalled by the last helper to finish, when the calling thread is already waiting.
+    /// Signalled once per delivery at most: by the helper that finishes last after the calling
+    /// thread has closed the work, which then waits on it (it does not wait when none is left).
     private let allFinished = DispatchSemaphore(value: 0)
 
     init(count: Int) {
         self.count = max(0, count)
-        wakeups = (0..<max(0, count)).map { _ in DispatchSemaphore(value: 0) }
+        wakeups = (0..<self.count).map { _ in DispatchSemaphore(value: 0) }
     }
 
     /// Runs `work` on the calling thread and on every helper that wakes before the calling
