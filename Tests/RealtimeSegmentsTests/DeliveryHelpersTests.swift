@@ -21,20 +21,57 @@ final class DeliveryHelpersTests: XCTestCase {
     /// The calling thread's own run waits until a helper has taken part: helpers are threads of
     /// their own that join a delivery while the calling thread is busy in it.
     func testAHelperJoinsWhileTheCallingThreadIsBusy() {
-        let helpers = DeliveryHelpers(count: 1)
+        XCTAssertTrue(callerSeesAHelper(DeliveryHelpers(count: 1)), "a helper thread ran the work while the caller waited in it")
+    }
+
+    /// A helper that ``DeliveryHelpers/prepare()`` woke spins until the delivery opens and joins
+    /// it by itself: `run` owes no signal to a helper that is not parked.
+    func testAPreparedHelperJoinsTheDeliveryWithoutASignal() {
+        // The spin outlasts the test's waits, so the helper can only join through the spin.
+        let helpers = DeliveryHelpers(count: 1, spinLimit: .seconds(60))
+        helpers.prepare()
+        XCTAssertEqual(helpers.parkedCount, 0, "a prepared helper is awake")
+        XCTAssertTrue(callerSeesAHelper(helpers), "the spinning helper joined the delivery")
+    }
+
+    /// A woken helper whose spin ends before a delivery opens parks again, and the next
+    /// ``DeliveryHelpers/prepare()`` or ``DeliveryHelpers/run(_:)`` wakes it.
+    func testAHelperParksAfterItsSpinAndIsWokenAgain() {
+        let helpers = DeliveryHelpers(count: 1, spinLimit: .zero)
+        helpers.prepare()
+        XCTAssertTrue(waitUntil { helpers.parkedCount == 1 }, "the helper parked once its spin was over")
+        XCTAssertTrue(callerSeesAHelper(helpers), "run woke the parked helper")
+        XCTAssertTrue(waitUntil { helpers.parkedCount == 1 }, "the helper parked after the delivery")
+        helpers.prepare()
+        XCTAssertEqual(helpers.parkedCount, 0, "prepare took the parked helper's signal")
+        XCTAssertTrue(waitUntil { helpers.parkedCount == 1 }, "woken by prepare, it parked again")
+        XCTAssertTrue(callerSeesAHelper(helpers), "and run woke it once more")
+    }
+
+    /// Runs one delivery whose calling thread waits for a helper to take part; `true` if one did.
+    /// The wait is bounded (10 s), so a helper that never comes fails the test instead of hanging.
+    private func callerSeesAHelper(_ helpers: DeliveryHelpers) -> Bool {
         let caller = pthread_self()
         let helperRan = DispatchSemaphore(value: 0)
         let callerSawHelper = Atomic<Bool>(false)
         let ran = helpers.run {
             if pthread_equal(pthread_self(), caller) != 0 {
-                // Bounded, so a helper that never comes fails the assertion instead of hanging.
                 callerSawHelper.store(helperRan.wait(timeout: .now() + 10) == .success, ordering: .relaxed)
             } else {
                 helperRan.signal()
             }
         }
-        XCTAssertTrue(ran)
-        XCTAssertTrue(callerSawHelper.load(ordering: .relaxed), "a helper thread ran the work while the caller waited in it")
+        return ran && callerSawHelper.load(ordering: .relaxed)
+    }
+
+    /// Polls `condition` (yielding between looks) for up to 10 s: a state another thread reaches.
+    private func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = DispatchTime.now() + 10
+        while !condition() {
+            guard DispatchTime.now() < deadline else { return false }
+            sched_yield()
+        }
+        return true
     }
 
     /// While one delivery holds the helpers, another returns `false` at once without running its
@@ -67,11 +104,14 @@ final class DeliveryHelpersTests: XCTestCase {
     /// Many deliveries in a row, each sharing out items from a counter: every item is taken
     /// exactly once, and when `run` returns no thread is still inside the work.
     func testEveryItemIsTakenOnceAndNoHelperOutlivesItsDelivery() {
-        let helpers = DeliveryHelpers(count: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+        // A short spin, and `prepare` before every other delivery: helpers join both spinning and
+        // signalled, and park in between.
+        let helpers = DeliveryHelpers(count: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), spinLimit: .microseconds(20))
         let items = 64
         let inside = Atomic<Int>(0)
         var helped = 0
-        for _ in 0..<iterations {
+        for iteration in 0..<iterations {
+            if iteration % 2 == 0 { helpers.prepare() }
             let next = Atomic<Int>(0)
             let taken = Locked([Int](repeating: 0, count: items))
             let callerThread = pthread_self()
