@@ -1,4 +1,6 @@
+import Foundation
 import RealtimeSegments
+import Synchronization
 import XCTest
 
 /// SPEC §7 and "nothing is lost": link-ids only when hard ids changed; uploads retried, never dropped;
@@ -133,6 +135,55 @@ final class UploadAndLinkTests: XCTestCase {
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.timestamp), [fixture.clock.wallClockSeconds(), 42])
     }
 
+    func testANonFiniteTimestampIsRefusedAndNothingIsQueued() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        for bad in [Double.nan, .infinity, -.infinity] {
+            XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "bad", timestamp: bad)) { error in
+                guard case SegmentsError.invalidArgument = error else { return XCTFail("unexpected \(error)") }
+            }
+        }
+        try fixture.client.trackEvent(eventType: "good")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["good"])
+    }
+
+    /// `trackEvent` reads no clock: an event without a timestamp is stamped by the engine thread.
+    func testTheEngineNotTheCallReadsTheClockForAnUnstampedEvent() throws {
+        let clock = ReaderRecordingClock()
+        let fixture = Fixture { $0.clock = clock }
+        fixture.client.start()
+        let caller = Thread.current
+        try fixture.client.trackEvent(eventType: "now")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.timestamp), [clock.inner.wallClockSeconds()])
+        XCTAssertGreaterThan(clock.readers.count, 0, "the engine read the clock to stamp the event")
+        XCTAssertFalse(clock.readers.contains { $0 === caller }, "the calling thread read the clock")
+    }
+
+    /// An engine stamp never comes before its call, even when producers claim slots while the
+    /// engine is taking a batch (the stamp serves only slots claimed before it was read).
+    func testNoEngineStampComesBeforeItsCall() throws {
+        let fixture = Fixture { $0.clock = SystemClock() }
+        fixture.client.start()
+        let clock = SystemClock()
+        let perProducer = 5_000
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            for _ in 0..<perProducer {
+                let calledAt = clock.wallClockSeconds()
+                try? fixture.client.trackEvent(eventType: "e", properties: ["calledAt": .number(calledAt)])
+            }
+        }
+        fixture.settle()
+        let events = fixture.transport.trackedEvents
+        XCTAssertEqual(events.count, 2 * perProducer)
+        let early = events.filter { event in
+            guard case .number(let calledAt)? = event.properties["calledAt"] else { return true }
+            return event.timestamp < calledAt
+        }
+        XCTAssertEqual(early.count, 0, "events stamped before their call")
+    }
+
     func testOnTheSystemClockEventsAreStampedWithTheWallClock() throws {
         let fixture = Fixture { $0.clock = SystemClock() }
         fixture.client.start()
@@ -146,4 +197,21 @@ final class UploadAndLinkTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stamp, before - 1)
         XCTAssertLessThanOrEqual(stamp, after + 1)
     }
+}
+
+/// A manual clock that notes every thread that reads its wall clock.
+private final class ReaderRecordingClock: SegmentsClock {
+    let inner = ManualClock()
+    private let threads = Mutex<[Thread]>([])
+
+    var readers: [Thread] { threads.withLock { $0 } }
+
+    func now() -> SegmentsInstant { inner.now() }
+
+    func wallClockSeconds() -> Double {
+        threads.withLock { $0.append(Thread.current) }
+        return inner.wallClockSeconds()
+    }
+
+    func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) { inner.sleep(until: deadline, wakeup: wakeup) }
 }

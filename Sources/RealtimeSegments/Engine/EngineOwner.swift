@@ -172,7 +172,16 @@ final class EngineOwner {
     @discardableResult
     private func drainRing() -> Int {
         var handled = 0
-        while handled < Self.drainBatch, let item = channels.ring.dequeue() {
+        // Events the app did not stamp get the wall clock read once per batch (see `trackEvent`).
+        // The read comes after a look at how many slots are claimed, and serves only the events
+        // of those slots: each of their calls claimed its slot before the read, so no stamp comes
+        // before its call. An event claimed later gets a read of its own, again for every slot
+        // claimed by then.
+        var stamp = 0.0
+        var stampCovers = Int.min
+        while handled < Self.drainBatch {
+            let position = channels.ring.nextDequeuePosition
+            guard let item = channels.ring.dequeue() else { break }
             handled += 1
             // `consume` moves the payload into engine state. Bound as copies, an event's type and
             // properties were retained and released once more here, on the engine's core: an app
@@ -181,7 +190,14 @@ final class EngineOwner {
             // `trackEvent` with properties was 2.4–2.9× the bare event; with the move, 1.2–1.3× at
             // `20aa13d`).
             switch consume item {
-            case .event(let eventType, let properties, let timestamp):
+            case .event(let eventType, let properties, var timestamp):
+                if timestamp.isNaN {
+                    if position >= stampCovers {
+                        stampCovers = channels.ring.claimedPositions
+                        stamp = clock.wallClockSeconds()
+                    }
+                    timestamp = stamp
+                }
                 uploads.append(.event(TrackedEvent(
                     customerIds: stampingIds, eventType: eventType, timestamp: timestamp, properties: properties)))
             case .identify(let snapshot, let properties, let namedHardId):

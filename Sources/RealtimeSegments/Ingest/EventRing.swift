@@ -231,4 +231,11 @@ public final class EventRing<Element>: @unchecked Sendable {
         let dequeued = dequeuePosition.load(ordering: .acquiring)
         return enqueuePosition.load(ordering: .sequentiallyConsistent) == dequeued
     }
+
+    /// The position the next ``dequeue()`` takes from. Consumer thread only.
+    var nextDequeuePosition: Int { dequeuePosition.load(ordering: .relaxed) }
+
+    /// The position the next producer will claim: every position below it has been claimed
+    /// (a snapshot; producers claim more meanwhile).
+    var claimedPositions: Int { enqueuePosition.load(ordering: .acquiring) }
 }

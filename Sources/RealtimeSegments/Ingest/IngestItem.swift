@@ -2,7 +2,8 @@
 /// identity changes that decide which customer the following events belong to.
 @_spi(Benchmarks)
 public enum IngestItem: Sendable {
-    /// `trackEvent`: the customer ids are stamped by the engine thread, in ring order.
+    /// `trackEvent`: the customer ids are stamped by the engine thread, in ring order, and so is
+    /// the time when `timestamp` is ``stampWhenTaken``.
     case event(eventType: String, properties: [String: JSONValue], timestamp: Double)
     /// `identifyCustomer`: the identity it produced, the properties to upload, and whether it named
     /// a hard id (reload trigger 3).
@@ -12,6 +13,11 @@ public enum IngestItem: Sendable {
 }
 
 extension IngestItem {
+    /// The timestamp of an event the app did not stamp: the engine stamps it when it takes the
+    /// event from the ring. NaN, which `trackEvent` refuses from the app, rather than an optional:
+    /// an optional would make every ring slot a word longer.
+    static let stampWhenTaken = Double.nan
+
     /// Initializes `slot` with a tracked event from its parts.
     ///
     /// The parts come in registers and are stored straight into the slot; an `IngestItem` passed

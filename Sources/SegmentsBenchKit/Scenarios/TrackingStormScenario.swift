@@ -7,7 +7,7 @@ public struct TrackingStormScenario: Scenario {
     public init() {}
     public let name = "tracking-storm"
     public let simulates = "P producer threads calling trackEvent flat out (or at --rate per producer) while the engine uploads and coalesces checks"
-    public let measures = "trackEvent call latency, throughput, allocations per event (engine side), fetches per debounce window, lost events (must be 0)"
+    public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, lost events (must be 0)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let producers = options.producers ?? 2
@@ -57,12 +57,10 @@ public struct TrackingStormScenario: Scenario {
                    unit: "ratio", gate: .latencyRatio,
                    summary: "trackEvent over a fetch-add, one producer, engine on the same CPU, same run (target ≤ 3)"),
             // What the call cannot do without, each timed the same way in the same trials: claiming
-            // a slot is one atomic read-modify-write, keeping the properties is one retain, and the
-            // timestamp is one coarse clock read.
+            // a slot is one atomic read-modify-write, and keeping the properties is one retain.
+            // (The timestamp is the engine's, per batch: see the stamp lag below.)
             Figure(name: "tracking-storm.singleProducer.retainNs", value: single.retain, unit: "ns",
                    summary: "one retain of the shared properties dictionary, batches interleaved with the same-CPU trackEvent ones"),
-            Figure(name: "tracking-storm.singleProducer.coarseClockNs", value: single.clock, unit: "ns",
-                   summary: "one coarse wall-clock read as trackEvent stamps events, batches interleaved with the same-CPU trackEvent ones"),
             Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventNs", value: single.trackBareEvent, unit: "ns",
                    summary: "trackEvent of an event without properties (nothing to retain), same CPU, same trials"),
             Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventToFetchAdd",
@@ -70,7 +68,7 @@ public struct TrackingStormScenario: Scenario {
                    summary: "trackEvent of an event without properties over a fetch-add, same trials (the properties' retain is what it skips; target ≤ 3)"),
             Figure(name: "tracking-storm.singleProducer.trackEventToRequiredWork", value: single.trackEvent / max(single.requiredWork, 0.1),
                    unit: "ratio",
-                   summary: "trackEvent over the sum of one fetch-add, one retain and one coarse clock read (the work it cannot skip), same trials"),
+                   summary: "trackEvent over the sum of one fetch-add and one retain (the work it cannot skip), same trials"),
             Figure(name: "tracking-storm.singleProducer.crossCore.trackEventNs", value: crossCore.trackEvent, unit: "ns",
                    summary: "trackEvent, one producer, engine thread draining on the other core (slot lines move between cores)"),
             Figure(name: "tracking-storm.singleProducer.crossCore.trackEventToFetchAdd",
@@ -127,6 +125,28 @@ public struct TrackingStormScenario: Scenario {
             label: "bursty", who: "two producers at 100,000 events/s each, 100 back to back every millisecond", producers: 2,
             rate: 100_000, burst: 100, seconds: callSeconds, target: "target < 2 µs")
         figures += moderate.figures + steady.figures + steadyStandard.figures + bursty.figures
+
+        // Events tracked without a timestamp are stamped by the engine as it takes them from the
+        // ring: how long after the call, at a rate that keeps the engine looking every millisecond
+        // and at one that lets it sleep between events (woken by each).
+        var stampLags: [LatencySummary] = []
+        for (label, rate) in [("flowing", 10_000.0), ("sparse", 50.0)] {
+            progress.say("one producer at \(Int(rate))/s: how long after the call the engine stamps the event")
+            let lag = try StampLagProbe.measure(rate: rate, seconds: rate < 1_000 ? max(callSeconds, 2) : callSeconds)
+            let summary = lag.lag.summary(
+                "event stamp lag, one producer at \(Int(rate))/s", definition: "the engine's stamp minus the wall clock just before trackEvent")
+            stampLags.append(summary)
+            figures += [
+                Figure(name: "tracking-storm.stampLag.\(label).p50Us", value: Double(summary.p50) / 1000, unit: "µs",
+                       summary: "engine's timestamp minus the call's wall-clock time, p50, one producer at \(Int(rate)) events/s"),
+                Figure(name: "tracking-storm.stampLag.\(label).maxUs", value: Double(summary.max) / 1000, unit: "µs",
+                       summary: "the same, max over \(summary.count) events"),
+                Figure(name: "tracking-storm.stampLag.\(label).stampsBeforeCall", value: Double(lag.stampsBeforeCall), unit: "count",
+                       gate: .zero, summary: "events stamped before their call's clock read (0 unless the wall clock was set back meanwhile)"),
+                Figure(name: "tracking-storm.stampLag.\(label).lostEvents", value: Double(lag.events) - Double(summary.count), unit: "count",
+                       gate: .zero, summary: "events tracked minus stamped events the sink received"),
+            ]
+        }
 
         // The same producers, rates and recorder doing the least a shared write can do: one
         // fetch-add on one counter. Its tail is this machine's (preemption, interrupts, cache lines
@@ -191,9 +211,11 @@ public struct TrackingStormScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor,
-                        engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
-                        engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce")],
+            latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor]
+                + stampLags + [
+                    engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
+                    engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce"),
+                ],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
 
@@ -229,10 +251,9 @@ public struct TrackingStormScenario: Scenario {
         var trackBareEvent: Double
         var fetchAdd: Double
         var retain: Double
-        var clock: Double
         var lost: Int
-        /// One fetch-add, one retain and one coarse clock read.
-        var requiredWork: Double { fetchAdd + retain + clock }
+        /// One fetch-add and one retain.
+        var requiredWork: Double { fetchAdd + retain }
     }
 
     /// Events per timed trackEvent batch. Well under one look period of the engine (it looks at the
@@ -240,8 +261,8 @@ public struct TrackingStormScenario: Scenario {
     /// the same CPU would bill the engine's draining to the call.
     static let singleProducerBatch = 4_096
 
-    /// Median ns per trackEvent (with and without properties), per fetch-add, per retain and per
-    /// coarse clock read, one producer, over `trials` rounds of interleaved batches.
+    /// Median ns per trackEvent (with and without properties), per fetch-add and per retain, one
+    /// producer, over `trials` rounds of interleaved batches.
     ///
     /// The engine drains between rounds: this is the cost of the call itself. What happens when
     /// producers outrun the engine (they wait, nothing is dropped) is the flat-out phase's
@@ -255,12 +276,10 @@ public struct TrackingStormScenario: Scenario {
         var trackBare: [Double] = []
         var add: [Double] = []
         var retain: [Double] = []
-        var clock: [Double] = []
         var tracked = 0
         for trial in 0...trials {
             let addNs = fetchAddBatch(iterations: events)
             let retainNs = retainBatch(of: properties, iterations: events)
-            let clockNs = coarseClockBatch(iterations: events)
             let start = monotonicNanoseconds()
             for _ in 0..<events { try client.trackEvent(eventType: "view_item", properties: properties) }
             let trackNs = Double(monotonicNanoseconds() - start) / Double(events)
@@ -276,11 +295,10 @@ public struct TrackingStormScenario: Scenario {
                 trackBare.append(bareNs)
                 add.append(addNs)
                 retain.append(retainNs)
-                clock.append(clockNs)
             }
         }
         return SingleProducerCosts(
-            trackEvent: median(track), trackBareEvent: median(trackBare), fetchAdd: median(add), retain: median(retain), clock: median(clock),
+            trackEvent: median(track), trackBareEvent: median(trackBare), fetchAdd: median(add), retain: median(retain),
             lost: tracked - sink.eventCount)
     }
 
@@ -292,17 +310,6 @@ public struct TrackingStormScenario: Scenario {
         for _ in 0..<iterations { _ = storage.retain() }
         let elapsed = monotonicNanoseconds() - start
         for _ in 0..<iterations { storage.release() }
-        return Double(elapsed) / Double(iterations)
-    }
-
-    /// Ns per wall-clock read of the system clock as `trackEvent` stamps events, timed as one batch.
-    static func coarseClockBatch(iterations: Int) -> Double {
-        let clock = SystemClock()
-        var sum = 0.0
-        let start = monotonicNanoseconds()
-        for _ in 0..<iterations { sum += clock.wallClockSeconds() }
-        let elapsed = monotonicNanoseconds() - start
-        blackHole(sum)
         return Double(elapsed) / Double(iterations)
     }
 
