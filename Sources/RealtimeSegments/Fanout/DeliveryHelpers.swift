@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import SegmentsCPUHints
 
-
 /// Threads that help parallel deliveries: one per core beyond the first (at most 64), started by
 /// the first parallel delivery and parked between deliveries.
 ///
