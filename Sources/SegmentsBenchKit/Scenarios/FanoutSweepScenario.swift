@@ -45,11 +45,12 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "fan-out time per callback, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).ratioToClosureLoop", value: ratio, unit: "ratio",
                        // From 10,000 callbacks on, the fixed hand-over cost is small against the loop.
-                       // Still, 118 quick runs on one day read 0.46–1.95 (median 0.82): a slow
-                       // stretch of the host can hit the delivery thread's vCPU and not the floor's.
-                       // The gate stops a fan-out twice as slow as the baseline and more (a dispatch
-                       // or an allocation per callback); allocations per check are gated tightly.
-                       gate: size >= 10_000 ? .lowerIsBetter(relative: 1, absolute: 0.5) : size >= 1_000 ? .latencyRatio : nil,
+                       // Still, 118 quick runs on one day read 0.46–1.95 (median 0.82) on an Intel
+                       // VM, and on an AMD one 24 back-to-back quick runs read 0.76–2.52 and a CI
+                       // run 3.22: a slow stretch of the host can hit the delivery thread's vCPU and
+                       // not the floor's. The gate stops what is far outside that: a dispatch per
+                       // callback reads about 50× in `peers`. Allocations per check are gated tightly.
+                       gate: size >= 10_000 ? .lowerIsBetter(relative: 1, absolute: 2) : size >= 1_000 ? .latencyRatio : nil,
                        summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check did not complete or a callback was not called exactly once"),
