@@ -49,7 +49,7 @@ public struct FanoutSweepScenario: Scenario {
                        // VM, and on an AMD one 24 back-to-back quick runs read 0.76–2.52 and a CI
                        // run 3.22: a slow stretch of the host can hit the delivery thread's vCPU and
                        // not the floor's. The gate stops what is far outside that: a dispatch per
-                       // callback reads about 50× in `peers`. Allocations per check are gated tightly.
+                       // callback read 48–131× in `peers`. Allocations per check are gated tightly.
                        gate: size >= 10_000 ? .lowerIsBetter(relative: 1, absolute: 2) : size >= 1_000 ? .latencyRatio : nil,
                        summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
