@@ -24,13 +24,13 @@ final class DeliveryHelpersTests: XCTestCase {
         XCTAssertTrue(callerSeesAHelper(DeliveryHelpers(count: 1)), "a helper thread ran the work while the caller waited in it")
     }
 
-    /// A helper that ``DeliveryHelpers/prepare()`` woke spins until the delivery opens and joins
-    /// it by itself: `run` owes no signal to a helper that is not parked.
-    func testAPreparedHelperJoinsTheDeliveryWithoutASignal() {
-        // The spin outlasts the test's waits, so the helper can only join through the spin.
+    /// A helper that ``DeliveryHelpers/prepare()`` started spins until a delivery opens and joins
+    /// it by watching for it: a spin that never saw the delivery would hold the helper for 60 s,
+    /// past the 10 s the calling thread waits for it. (Whether it joined without a signal is not
+    /// observable here; `run` sends none to a helper that is not parked.)
+    func testAPreparedHelperJoinsTheDeliveryItSpinsFor() {
         let helpers = DeliveryHelpers(count: 1, spinLimit: .seconds(60))
         helpers.prepare()
-        XCTAssertEqual(helpers.parkedCount, 0, "a prepared helper is awake")
         XCTAssertTrue(callerSeesAHelper(helpers), "the spinning helper joined the delivery")
     }
 
@@ -42,11 +42,47 @@ final class DeliveryHelpersTests: XCTestCase {
         XCTAssertTrue(waitUntil { helpers.parkedCount == 1 }, "the helper parked once its spin was over")
         XCTAssertTrue(callerSeesAHelper(helpers), "run woke the parked helper")
         XCTAssertTrue(waitUntil { helpers.parkedCount == 1 }, "the helper parked after the delivery")
+        let wakes = helpers.wakes
         helpers.prepare()
-        XCTAssertEqual(helpers.parkedCount, 0, "prepare took the parked helper's signal")
-        XCTAssertTrue(waitUntil { helpers.parkedCount == 1 }, "woken by prepare, it parked again")
+        XCTAssertTrue(waitUntil { helpers.wakes > wakes && helpers.parkedCount == 1 }, "prepare woke the parked helper, and it parked again")
         XCTAssertTrue(callerSeesAHelper(helpers), "and run woke it once more")
     }
+
+    #if os(Linux)
+    /// Helpers run user callbacks, so they use the default scheduling even when a `SCHED_BATCH`
+    /// thread (the engine thread, by default) starts them: on Linux a new thread inherits its
+    /// creator's policy.
+    func testHelpersStartedFromABatchThreadUseTheDefaultScheduling() {
+        let helpers = DeliveryHelpers(count: 1, spinLimit: .seconds(60))
+        let started = DispatchSemaphore(value: 0)
+        let starterPolicy = Atomic<Int32>(-1)
+        let starter = Thread {
+            var parameters = sched_param()
+            _ = sched_setscheduler(0, Self.schedBatch, &parameters)
+            starterPolicy.store(sched_getscheduler(0), ordering: .relaxed)
+            helpers.prepare()
+            started.signal()
+        }
+        starter.start()
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(starterPolicy.load(ordering: .relaxed), Self.schedBatch, "the starting thread runs under SCHED_BATCH")
+        let caller = pthread_self()
+        let helperRan = DispatchSemaphore(value: 0)
+        let helperPolicy = Atomic<Int32>(-1)
+        XCTAssertTrue(helpers.run {
+            if pthread_equal(pthread_self(), caller) != 0 {
+                _ = helperRan.wait(timeout: .now() + 10)
+            } else {
+                helperPolicy.store(sched_getscheduler(0), ordering: .relaxed)
+                helperRan.signal()
+            }
+        })
+        XCTAssertEqual(helperPolicy.load(ordering: .relaxed), Int32(SCHED_OTHER), "the helper runs under the default policy")
+    }
+
+    /// `SCHED_BATCH` from `<sched.h>` (declared behind `_GNU_SOURCE`, so Swift does not import it).
+    private static let schedBatch: Int32 = 3
+    #endif
 
     /// Runs one delivery whose calling thread waits for a helper to take part; `true` if one did.
     /// The wait is bounded (10 s), so a helper that never comes fails the test instead of hanging.

@@ -1,6 +1,5 @@
 import Foundation
 import RealtimeSegments
-import Synchronization
 import XCTest
 
 /// SPEC §7 and "nothing is lost": link-ids only when hard ids changed; uploads retried, never dropped;
@@ -189,27 +188,32 @@ final class UploadAndLinkTests: XCTestCase {
         fixture.client.start()
         let before = Date().timeIntervalSince1970
         try fixture.client.trackEvent(eventType: "now")
-        let after = Date().timeIntervalSince1970
         fixture.settle()
+        let after = Date().timeIntervalSince1970
         let stamp = try XCTUnwrap(fixture.transport.trackedEvents.first?.timestamp)
-        // The coarse clock ticks every few milliseconds; a second either side tells it from any
-        // other clock (uptime, or zero).
-        XCTAssertGreaterThanOrEqual(stamp, before - 1)
-        XCTAssertLessThanOrEqual(stamp, after + 1)
+        // The engine stamps the event between the call and its upload, with the precise wall
+        // clock. A millisecond either side absorbs the rounding of `Date`; any other clock
+        // (uptime, or zero) is far outside.
+        XCTAssertGreaterThanOrEqual(stamp, before - 0.001)
+        XCTAssertLessThanOrEqual(stamp, after + 0.001)
     }
 }
 
 /// A manual clock that notes every thread that reads its wall clock.
-private final class ReaderRecordingClock: SegmentsClock {
+private final class ReaderRecordingClock: SegmentsClock, @unchecked Sendable {
+    // @unchecked Sendable: `threads` is only read or written while `lock` is held. An `NSLock`
+    // rather than `Synchronization.Mutex`, which ThreadSanitizer cannot see on Linux (this suite
+    // runs under it in CI).
     let inner = ManualClock()
-    private let threads = Mutex<[Thread]>([])
+    private let lock = NSLock()
+    private var threads: [Thread] = []
 
-    var readers: [Thread] { threads.withLock { $0 } }
+    var readers: [Thread] { lock.withLock { threads } }
 
     func now() -> SegmentsInstant { inner.now() }
 
     func wallClockSeconds() -> Double {
-        threads.withLock { $0.append(Thread.current) }
+        lock.withLock { threads.append(Thread.current) }
         return inner.wallClockSeconds()
     }
 

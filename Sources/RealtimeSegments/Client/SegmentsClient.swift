@@ -180,12 +180,13 @@ public final class SegmentsClient: Sendable {
     /// moves into the ring without a retain here and a release in the caller.
     ///
     /// An event without a `timestamp` is stamped by the engine thread, with
-    /// ``SegmentsClock/wallClockSeconds()`` read once per batch of events it takes from the ring,
-    /// rather than by the call: a clock read is the dearest part of the call otherwise (the coarse
+    /// ``SegmentsClock/wallClockSeconds()`` read as it takes events from the ring (once for every
+    /// event already claimed at the read), rather than by the call: a clock read is the dearest part of the call otherwise (the coarse
     /// clock alone was 3.1–3.8× an atomic fetch-add on the benchmark machine). The engine is woken
     /// by the first event after a pause and looks at the ring at least every millisecond while
     /// events flow, so the stamp is normally within a millisecond of the call, and never before
-    /// it; later while the engine thread waits for a core or producers outrun it. `segments-bench`'s
+    /// it by the configured clock (unless that clock is set back); later while the engine thread
+    /// waits for a core or producers outrun it. `segments-bench`'s
     /// `tracking-storm` reports the lag (on the benchmark machine at 10,000 events/s: p50 about
     /// 0.54 ms, the largest of a run 2–8 ms). Events stamped this way keep the order of the calls.
     ///

@@ -8,7 +8,8 @@ public protocol SegmentsClock: Sendable {
     /// Monotonic now; never goes backwards.
     func now() -> SegmentsInstant
     /// Wall-clock time in seconds since 1970, used to stamp tracked events. Called on the engine
-    /// thread, once per batch of events taken from the ring.
+    /// thread as it takes events from the ring: once for the events already claimed when it
+    /// reads, again for events claimed after that.
     func wallClockSeconds() -> Double
     /// Blocks the calling engine thread until `deadline` has passed or `wakeup` is signalled,
     /// whichever comes first. A `nil` deadline waits for the signal only.

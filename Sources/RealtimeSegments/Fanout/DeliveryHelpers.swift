@@ -4,7 +4,9 @@ import Foundation
 import SegmentsCPUHints
 
 /// Threads that help parallel deliveries: one per core beyond the first (at most 64), started by
-/// the first parallel delivery and parked between deliveries.
+/// the first ``prepare()`` or ``run(_:)`` and parked between deliveries. They run user callbacks,
+/// so they are scheduled like any app thread, whatever the thread that started them (the engine
+/// thread, under `SCHED_BATCH` by default on Linux).
 ///
 /// Parallel delivery used `DispatchQueue.concurrentPerform` before. On Linux, libdispatch often
 /// gave it no second thread: in two `fanout-sweep --quick --callbacks 100000` runs on a 2-core AMD
@@ -64,6 +66,8 @@ final class DeliveryHelpers: Sendable {
     /// Signalled once per delivery at most: by the helper that finishes last after the calling
     /// thread has closed the work, which then waits on it (it does not wait when none is left).
     private let allFinished = DispatchSemaphore(value: 0)
+    /// How many times a helper left its semaphore.
+    private let wakeCount = ManagedAtomic<Int>(0)
 
     /// `count` is clamped to 0...64: a share is hundreds of callbacks, so more helpers than that
     /// would find the shares gone before they woke.
@@ -129,6 +133,9 @@ final class DeliveryHelpers: Sendable {
     /// For tests: how many helpers are parked and owed a signal.
     var parkedCount: Int { state.withLock { $0.parked.nonzeroBitCount } }
 
+    /// For tests: how many times a helper has left its semaphore, woken by a signal.
+    var wakes: Int { wakeCount.load(ordering: .relaxed) }
+
     private func signal(_ parked: UInt64) {
         var parked = parked
         while parked != 0 {
@@ -141,10 +148,23 @@ final class DeliveryHelpers: Sendable {
         for index in 0..<count {
             let thread = Thread { [self] in
                 ThreadName.setForCurrentThread("Segments.helper")
+                Self.useStandardScheduling()
                 helperLoop(index)
             }
             thread.start()
         }
+    }
+
+    /// Puts the calling thread under the default policy. On Linux a new thread inherits its
+    /// creator's policy, and the helpers are usually started by the engine thread: under
+    /// `SCHED_BATCH` (see `SegmentsConfiguration.engineScheduling`) they would run user callbacks
+    /// with the policy meant for the engine alone, and which policy they got would depend on the
+    /// thread that happened to start them.
+    private static func useStandardScheduling() {
+        #if os(Linux)
+        var parameters = sched_param()
+        _ = sched_setscheduler(0, SCHED_OTHER, &parameters)
+        #endif
     }
 
     /// A helper's life: awake (just started, or woken), it spins until a delivery it has not
@@ -168,6 +188,7 @@ final class DeliveryHelpers: Sendable {
             }
             guard let work = joined else {
                 wakeups[index].wait()
+                wakeCount.wrappingIncrement(ordering: .relaxed)
                 spin = true
                 continue
             }
