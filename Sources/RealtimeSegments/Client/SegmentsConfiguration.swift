@@ -72,7 +72,8 @@ public enum DeliveryMode: Sendable, Hashable {
     case ordered
     /// The category's callbacks are split across all cores; no order among them. The delivery
     /// thread and one helper thread per other core (`Segments.helper`, shared by every client in
-    /// the process and started by the first parallel delivery) take shares of 256 registrations in
+    /// the process, started with the first parallel delivery and woken when the engine schedules
+    /// each one: they spin up to 250 µs for it to start) take shares of 256 registrations in
     /// turn until none are left, so a helper that starts late or a callback that blocks holds back
     /// only the rest of its own share. One category's delivery uses the helpers at a time; another
     /// that finds them busy runs on its delivery thread alone. On one core, or with fewer than 512
@@ -91,6 +92,8 @@ public enum EngineScheduling: Sendable, Hashable {
     /// or handle a fetch does not interrupt an app thread in the middle of a call (the end of a time
     /// slice still can, as for any thread). On Linux the thread runs under `SCHED_BATCH` (same share
     /// of the CPU, no wake-up preemption); on Apple platforms at `.utility` quality of service.
+    /// It applies to the engine thread alone, which never runs user code: the threads that run
+    /// callbacks keep the default scheduling.
     case yieldsToApp
     /// The engine thread is scheduled like any other thread of the process: on waking it may preempt
     /// whichever thread is running.
