@@ -66,17 +66,8 @@ final class DeliveryHelpersTests: XCTestCase {
         starter.start()
         XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(starterPolicy.load(ordering: .relaxed), Self.schedBatch, "the starting thread runs under SCHED_BATCH")
-        let caller = pthread_self()
-        let helperRan = DispatchSemaphore(value: 0)
         let helperPolicy = Atomic<Int32>(-1)
-        XCTAssertTrue(helpers.run {
-            if pthread_equal(pthread_self(), caller) != 0 {
-                _ = helperRan.wait(timeout: .now() + 10)
-            } else {
-                helperPolicy.store(sched_getscheduler(0), ordering: .relaxed)
-                helperRan.signal()
-            }
-        })
+        XCTAssertTrue(callerSeesAHelper(helpers) { helperPolicy.store(sched_getscheduler(0), ordering: .relaxed) })
         XCTAssertEqual(helperPolicy.load(ordering: .relaxed), Int32(SCHED_OTHER), "the helper runs under the default policy")
     }
 
@@ -84,9 +75,10 @@ final class DeliveryHelpersTests: XCTestCase {
     private static let schedBatch: Int32 = 3
     #endif
 
-    /// Runs one delivery whose calling thread waits for a helper to take part; `true` if one did.
-    /// The wait is bounded (10 s), so a helper that never comes fails the test instead of hanging.
-    private func callerSeesAHelper(_ helpers: DeliveryHelpers) -> Bool {
+    /// Runs one delivery whose calling thread waits for a helper to take part (running `onHelper`
+    /// there); `true` if one did. The wait is bounded (10 s), so a helper that never comes fails
+    /// the test instead of hanging.
+    private func callerSeesAHelper(_ helpers: DeliveryHelpers, onHelper: @escaping @Sendable () -> Void = {}) -> Bool {
         let caller = pthread_self()
         let helperRan = DispatchSemaphore(value: 0)
         let callerSawHelper = Atomic<Bool>(false)
@@ -94,6 +86,7 @@ final class DeliveryHelpersTests: XCTestCase {
             if pthread_equal(pthread_self(), caller) != 0 {
                 callerSawHelper.store(helperRan.wait(timeout: .now() + 10) == .success, ordering: .relaxed)
             } else {
+                onHelper()
                 helperRan.signal()
             }
         }
