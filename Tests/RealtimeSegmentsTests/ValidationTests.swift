@@ -1,3 +1,4 @@
+import Foundation
 import RealtimeSegments
 import XCTest
 
@@ -25,6 +26,36 @@ final class ValidationTests: XCTestCase {
         XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "")) { error in
             XCTAssertEqual(error as? SegmentsError, .invalidArgument("eventType is empty"))
         }
+    }
+
+    func testNumbersJSONCannotCarryAreSentAsNullWithALogLineAndNothingIsHeldBack() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        try fixture.client.trackEvent(
+            eventType: "view",
+            properties: ["price": .number(.nan), "sizes": [1, .number(.infinity)], "cart": ["total": .number(-.infinity)], "ok": 1])
+        try fixture.client.trackEvent(eventType: "next")
+        fixture.settle()
+        let events = fixture.transport.trackedEvents
+        XCTAssertEqual(events.map(\.eventType), ["view", "next"], "the event is kept and does not hold back the next one")
+        XCTAssertEqual(events.first?.properties, ["price": nil, "sizes": [1, nil], "cart": ["total": nil], "ok": 1])
+        XCTAssertNoThrow(try JSONEncoder().encode(events), "what is uploaded can be encoded as JSON")
+        XCTAssertEqual(
+            fixture.logs.count(
+                "Segments: Event \"view\" has numbers JSON cannot carry, sent as null: cart.total (-inf), price (nan), sizes[1] (inf)"),
+            1)
+    }
+
+    func testACustomerPropertyJSONCannotCarryIsRejected() {
+        let fixture = Fixture()
+        fixture.client.start()
+        XCTAssertThrowsError(try fixture.client.identifyCustomer(properties: ["profile": ["score": .number(.nan)]])) { error in
+            XCTAssertEqual(
+                error as? SegmentsError,
+                .invalidArgument("customer property profile.score (nan) is not a finite number, which JSON cannot carry"))
+        }
+        fixture.settle()
+        XCTAssertTrue(fixture.transport.customerUpdates.isEmpty)
     }
 
     func testEmptyCustomerIdsAreRejected() {

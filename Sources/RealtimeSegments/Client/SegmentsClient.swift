@@ -179,6 +179,10 @@ public final class SegmentsClient: Sendable {
     /// The event type and properties are taken over (`consuming`): a dictionary built for the call
     /// moves into the ring without a retain here and a release in the caller.
     ///
+    /// A property number that JSON cannot carry (NaN, an infinity, at any depth) is sent as `null`,
+    /// and the engine logs a `Segments:` error naming the event and the property. The engine checks
+    /// it, not the call, which would otherwise walk the properties on the app's thread.
+    ///
     /// An event without a `timestamp` is stamped by the engine thread, with
     /// ``SegmentsClock/wallClockSeconds()`` read as it takes events from the ring (once for every
     /// event already claimed at the read), rather than by the call: a clock read is the dearest part of the call otherwise (the coarse
@@ -221,7 +225,8 @@ public final class SegmentsClient: Sendable {
     /// (reload trigger 3).
     ///
     /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty key or value, a `cookie` key (the
-    ///   engine owns the cookie; use ``anonymize()``), or a call with neither ids nor properties;
+    ///   engine owns the cookie; use ``anonymize()``), a call with neither ids nor properties, or a
+    ///   property number that JSON cannot carry (NaN, an infinity, at any depth);
     ///   ``SegmentsError/notStarted`` or ``SegmentsError/stopped``.
     public func identifyCustomer(
         customerIds: [String: String] = [:], properties: [String: JSONValue] = [:]
@@ -235,6 +240,9 @@ public final class SegmentsClient: Sendable {
                 throw .invalidArgument("the cookie is managed by the engine; use anonymize() for a new one")
             }
             if value.isEmpty { throw .invalidArgument("customer id \"\(key)\" is empty") }
+        }
+        if let path = JSONValue.firstNonFiniteNumber(in: properties) {
+            throw .invalidArgument("customer property \(path) is not a finite number, which JSON cannot carry")
         }
         try requireStarted()
         let next = identity.update { current in
