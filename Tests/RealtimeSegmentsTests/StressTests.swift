@@ -153,6 +153,32 @@ final class StressTests: XCTestCase {
         XCTAssertEqual(stable.load(ordering: .relaxed) % 200, 0, "every delivery reached all 200 stable callbacks")
         XCTAssertGreaterThanOrEqual(stable.load(ordering: .relaxed), 200 * rounds)
     }
+
+    /// `getSegments` checks that the client runs, then posts to the engine: a `stop()` that runs
+    /// to the end in between used to leave the call waiting forever. Every call must end.
+    func testGetSegmentsRacingStopAlwaysEnds() throws {
+        let rounds = max(50, iterations / 10)
+        let answered = Atomic<Int>(0)
+        let calls = Atomic<Int>(0)
+        for _ in 0..<rounds {
+            let fixture = Fixture { $0.clock = SystemClock() }
+            fixture.client.start()
+            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                if worker == 0 {
+                    for _ in 0..<4 {
+                        calls.add(1, ordering: .relaxed)
+                        fixture.client.getSegments(category: .discovery, force: true) { _ in
+                            answered.add(1, ordering: .relaxed)
+                        }
+                    }
+                } else {
+                    fixture.client.stop()
+                }
+            }
+        }
+        waitUntil(timeout: 30) { answered.load(ordering: .relaxed) == calls.load(ordering: .relaxed) }
+        XCTAssertEqual(answered.load(ordering: .relaxed), calls.load(ordering: .relaxed), "every getSegments call was answered")
+    }
 }
 
 /// `waitUntilIdle` is what tests and the harness trust to mean "everything requested has been done".

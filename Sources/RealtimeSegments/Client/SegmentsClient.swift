@@ -39,7 +39,8 @@ public final class SegmentsClient: Sendable {
     /// ``reportingVisitor(visitorId:)``.
     public let reporting: ReportingSegmentsManager
 
-    private let channels: EngineChannels
+    // Internal rather than private: tests post to it directly, as a call racing `stop()` would.
+    let channels: EngineChannels
     private let identity: IdentityCell
     private let registry: CallbackRegistry
     private let pullCache: PullCache

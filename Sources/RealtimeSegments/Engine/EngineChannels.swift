@@ -19,7 +19,7 @@ import Darwin
 public final class EngineChannels: Sendable {
     let ring: EventRing<IngestItem>
     let wakeup = EngineWakeup()
-    private let inbox = Locked<[ControlMessage]>([])
+    private let inbox = Locked<Inbox>(Inbox())
     private let inboxCount = AtomicCell<Int>(0)
     private let reloadRequested = AtomicCell<Bool>(false)
     /// In the object itself rather than in an ``AtomicCell``: every `trackEvent` reads it, and
@@ -81,12 +81,52 @@ public final class EngineChannels: Sendable {
         if attempt < 32 { sched_yield() } else { usleep(50) }
     }
 
-    /// Sends a control message (counted as outstanding until processed).
+    /// Sends a control message (counted as outstanding until processed). After the engine thread
+    /// has ended (``closeInbox()``) the message is refused instead: a waiting `getSegments` gets
+    /// ``SegmentsError/stopped`` on a background thread, a barrier is signalled. A caller that
+    /// checked "started" just before `stop()` ran to the end would otherwise wait forever.
     func post(_ message: ControlMessage) {
         beginWork()
-        inbox.withLock { $0.append(message) }
+        let accepted = inbox.withLock { inbox in
+            guard !inbox.closed else { return false }
+            inbox.messages.append(message)
+            return true
+        }
+        guard accepted else {
+            refuse(message)
+            return
+        }
         inboxCount.atomic.wrappingAdd(1, ordering: .releasing)
         nudgeEngine()
+    }
+
+    /// Closes the inbox as the engine thread ends, and refuses what is still in it (see
+    /// ``post(_:)``): messages posted between the engine's last look and its end.
+    func closeInbox() {
+        let left = inbox.withLock { inbox in
+            inbox.closed = true
+            inboxCount.atomic.wrappingSubtract(inbox.messages.count, ordering: .releasing)
+            defer { inbox.messages = [] }
+            return inbox.messages
+        }
+        for message in left { refuse(message) }
+    }
+
+    /// Answers a message no engine will handle, and ends the work ``post(_:)`` counted for it.
+    private func refuse(_ message: ControlMessage) {
+        switch message {
+        case .getSegments(_, _, let completion):
+            // On a background thread, as the engine would: never on the caller's.
+            DispatchQueue.global(qos: .utility).async {
+                completion(.failure(.stopped))
+                self.endWork()
+            }
+        case .barrier(let semaphore):
+            endWork()
+            semaphore.signal()
+        case .flush, .stop, .fetchCompleted, .uploadCompleted:
+            endWork()
+        }
     }
 
     /// Asks for a listener check (lock-free, allocation-free).
@@ -135,8 +175,8 @@ public final class EngineChannels: Sendable {
         precondition(messages.isEmpty, "the engine handles every taken message before taking more")
         guard inboxCount.atomic.load(ordering: .acquiring) > 0 else { return }
         inbox.withLock { inbox in
-            inboxCount.atomic.wrappingSubtract(inbox.count, ordering: .releasing)
-            swap(&inbox, &messages)
+            inboxCount.atomic.wrappingSubtract(inbox.messages.count, ordering: .releasing)
+            swap(&inbox.messages, &messages)
         }
     }
 
@@ -178,4 +218,11 @@ public final class EngineChannels: Sendable {
         clock.sleep(until: deadline, wakeup: wakeup)
         sleeping.store(false, ordering: .relaxed)
     }
+}
+
+/// The control inbox: messages for the engine, and whether the engine has ended.
+private struct Inbox {
+    var messages: [ControlMessage] = []
+    /// Set once, by the engine thread as it ends; from then on messages are refused.
+    var closed = false
 }

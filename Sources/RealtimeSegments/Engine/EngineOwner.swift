@@ -139,7 +139,10 @@ final class EngineOwner {
                 barrier.signal()
             }
             barriers.removeAll()
-            if finished { return }
+            if finished {
+                channels.closeInbox()
+                return
+            }
             if drained == Self.drainBatch { continue }  // more is waiting
             let deadline = nextDeadline()
             if emptyLooks < Self.lingerLooks && !stopping && !isDue(deadline) {

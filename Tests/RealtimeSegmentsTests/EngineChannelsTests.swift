@@ -1,0 +1,54 @@
+import Dispatch
+import Foundation
+import XCTest
+
+@_spi(Benchmarks) @testable import RealtimeSegments
+
+/// Messages that reach the inbox when no engine will handle them anymore are answered, not lost.
+final class EngineChannelsTests: XCTestCase {
+    func testAMessagePostedAfterTheEngineEndedIsRefused() {
+        let channels = EngineChannels(ringCapacity: 16)
+        channels.closeInbox()
+        let answered = expectation(description: "getSegments answered")
+        channels.post(.getSegments(category: .discovery, force: false, completion: { result in
+            XCTAssertEqual(result, .failure(.stopped))
+            XCTAssertFalse(Thread.isMainThread, "answered on a background thread, never the caller's (the test's main thread)")
+            answered.fulfill()
+        }))
+        let barrier = DispatchSemaphore(value: 0)
+        channels.post(.barrier(barrier))
+        XCTAssertEqual(barrier.wait(timeout: .now() + 10), .success, "a barrier is signalled")
+        wait(for: [answered], timeout: 10)
+        waitUntil { !channels.hasOutstandingWork }
+    }
+
+    /// The message a `getSegments` posts when `stop()` ran to the end between its "started" check
+    /// and its post (`StressTests.testGetSegmentsRacingStopAlwaysEnds` races for that window).
+    func testTheEngineClosesItsInboxAsItEnds() {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.client.stop()
+        let answered = expectation(description: "getSegments answered")
+        fixture.client.channels.post(.getSegments(category: .discovery, force: true, completion: { result in
+            XCTAssertEqual(result, .failure(.stopped))
+            answered.fulfill()
+        }))
+        wait(for: [answered], timeout: 10)
+    }
+
+    func testMessagesStillInTheInboxWhenTheEngineEndsAreRefused() {
+        let channels = EngineChannels(ringCapacity: 16)
+        let answered = expectation(description: "getSegments answered")
+        channels.post(.getSegments(category: .discovery, force: true, completion: { result in
+            XCTAssertEqual(result, .failure(.stopped))
+            answered.fulfill()
+        }))
+        channels.post(.flush)
+        channels.closeInbox()
+        wait(for: [answered], timeout: 10)
+        waitUntil { !channels.hasOutstandingWork }
+        var taken: [ControlMessage] = []
+        channels.takeMessages(into: &taken)
+        XCTAssertTrue(taken.isEmpty, "nothing is left for an engine")
+    }
+}
