@@ -55,7 +55,13 @@ public final class SegmentsClient: Sendable {
     /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
     /// unsent events) from ``SegmentsConfiguration/stateDirectory``. A corrupt state file is logged
     /// and ignored. Nothing runs until ``start()``.
+    ///
+    /// Configuration values out of range are brought into range, each with a `Segments:` warning:
+    /// negative durations become zero, `ingestCapacity` is kept within 1...1,048,576,
+    /// `maxUploadBatchSize` is at least 1, `maxPullRefetches` at least 0, and retry delays and a
+    /// periodic flush interval are at least 10 ms.
     public init(configuration: SegmentsConfiguration) {
+        let configuration = configuration.withinLimits()
         self.configuration = configuration
         let logger = configuration.logger
         let channels = EngineChannels(ringCapacity: configuration.ingestCapacity)

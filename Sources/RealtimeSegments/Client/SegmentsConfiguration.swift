@@ -115,10 +115,12 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The delay after `failures` consecutive failures (1 → `initial`).
     func delay(afterFailures failures: Int) -> Duration {
-        var delay = initial
+        var delay = max(initial, .zero)
         for _ in 1..<max(1, failures) {
+            // Compared before doubling, so a very large maximum cannot make the delay overflow.
+            if delay >= maximum / 2 { return maximum }
+            if delay == .zero { break }
             delay *= 2
-            if delay >= maximum { return maximum }
         }
         return min(delay, maximum)
     }
