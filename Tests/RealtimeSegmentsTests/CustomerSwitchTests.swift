@@ -1,3 +1,4 @@
+import Foundation
 import RealtimeSegments
 import XCTest
 
@@ -22,6 +23,39 @@ final class CustomerSwitchTests: XCTestCase {
         XCTAssertTrue(fixture.logs.contains("Segments: New data are ignored because were loaded for different customer"))
         XCTAssertNotEqual(fixture.cookie, previousCookie)
     }
+
+    /// The other half of the security property: data already being delivered when the customer
+    /// switches. The switch lands while the first callback runs; the callbacks after it in the
+    /// same delivery must not receive the previous customer's segments.
+    func testASwitchDuringADeliveryStopsItBeforeTheNextCallback() {
+        for switchCustomer in [SwitchKind.anonymize, .identify, .stop] {
+            let fixture = Fixture()
+            fixture.transport.defaultResponse = response([.discovery: [1]])
+            let entered = DispatchSemaphore(value: 0)
+            let proceed = DispatchSemaphore(value: 0)
+            fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
+                entered.signal()
+                proceed.wait()
+            })
+            _ = fixture.register(.discovery, tag: "after")
+            _ = fixture.register(.discovery, tag: "after")
+            fixture.client.start()
+            fixture.settle()
+            fixture.clock.advance(by: .seconds(5))  // the initial check's debounce; it then blocks in the first callback
+            XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "\(switchCustomer): the delivery started")
+            switch switchCustomer {
+            case .anonymize: fixture.client.anonymize()
+            case .identify: XCTAssertNoThrow(try fixture.client.identifyCustomer(customerIds: ["registered": "jane"]))
+            case .stop: fixture.client.stop()
+            }
+            proceed.signal()
+            fixture.settle()
+            XCTAssertEqual(fixture.recorder.count(tag: "after"), 0, "\(switchCustomer): no callback after the switch got the previous customer's data")
+            XCTAssertEqual(fixture.client.statistics.staleDeliveriesDropped, 1, "\(switchCustomer)")
+        }
+    }
+
+    private enum SwitchKind { case anonymize, identify, stop }
 
     func testIdentifyWithNewHardIdsDropsTheInFlightResultAndRefetchesForTheNewCustomer() throws {
         let fixture = Fixture()

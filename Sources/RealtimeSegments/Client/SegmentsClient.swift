@@ -359,11 +359,16 @@ public final class SegmentsClient: Sendable {
     /// retry and flush timers do not count (advance a ``ManualClock`` to fire them). Returns `false`
     /// if that did not happen within `timeout`.
     ///
+    /// After ``stop()`` it waits for what is still running: a delivery that was under way (which
+    /// stops before its next callback) and completions. Before ``start()`` it returns `true` at once.
+    ///
     /// Meant for tests and the benchmark harness. Do not call it from a callback (it would wait for
     /// itself).
     @discardableResult
     public func waitUntilIdle(timeout: Duration = .seconds(10)) -> Bool {
-        guard lifecycle.atomic.load(ordering: .acquiring) == .started else { return true }
+        // After stop the barrier is answered at once (the inbox is closed), so this waits only for
+        // the work still counted as outstanding.
+        guard lifecycle.atomic.load(ordering: .acquiring) != .created else { return true }
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
         while true {
             let barrier = DispatchSemaphore(value: 0)
