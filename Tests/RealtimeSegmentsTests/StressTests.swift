@@ -154,6 +154,36 @@ final class StressTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stable.load(ordering: .relaxed), 200 * rounds)
     }
 
+    /// `anonymize()` publishes the new customer, then queues the switch for the engine. A check the
+    /// engine started in between was for the new customer already; its data must not be delivered
+    /// a second time when the engine then takes the switch (before, it reset the last known state
+    /// it had just stored, and the next check notified every callback again with the same data).
+    func testAnonymizeNeverMakesTheEngineDeliverTheSameCustomersDataTwice() throws {
+        let fixture = Fixture { $0.clock = SystemClock(); $0.debounce = .zero; $0.maxWait = .zero }
+        fixture.transport.setResponder { cookie in response([.discovery: [cookie.hashValue & 0xFF_FFFF]]) }
+        let received = Locked<[[Segment]]>([])
+        fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
+            received.withLock { $0.append(segments) }
+        })
+        fixture.client.segmentation.addCallbacks((0..<5_000).map { _ in
+            SegmentCallbackData(category: .content, isIncludeFirstLoad: false) { _ in }
+        })
+        fixture.client.start()
+        for round in 0..<max(200, iterations / 5) {
+            // A pending first load makes `anonymize()` walk every registration between its two
+            // halves; the wait before it moves that window across the check the upload triggers.
+            fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: true) { _ in })
+            try fixture.client.trackEvent(eventType: "e")
+            let start = DispatchTime.now().uptimeNanoseconds
+            while DispatchTime.now().uptimeNanoseconds - start < UInt64(round % 50) * 3_000 {}
+            fixture.client.anonymize()
+            fixture.settle()
+        }
+        let deliveries = received.withLock { $0 }
+        let repeats = zip(deliveries, deliveries.dropFirst()).filter { $0 == $1 }.count
+        XCTAssertEqual(repeats, 0, "no customer's data was delivered twice in a row (\(deliveries.count) deliveries)")
+    }
+
     /// `getSegments` checks that the client runs, then posts to the engine: a `stop()` that runs
     /// to the end in between used to leave the call waiting forever. Every call must end.
     func testGetSegmentsRacingStopAlwaysEnds() throws {

@@ -216,7 +216,10 @@ final class EngineOwner {
                 if coalescer.cancel() {
                     logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
                 }
-                lastKnown = nil
+                // `anonymize()` publishes the new customer before it queues this item, so a check
+                // started in between already fetched for the new customer, and its data may have
+                // been delivered: that state is kept, or the next check would deliver it again.
+                if lastKnown?.customerIds != snapshot.customerIds { lastKnown = nil }
                 linkedIds = [:]
                 pullCache.clear()
                 stateDirty = true
