@@ -43,6 +43,33 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments, ReportingSegments(source: "ads"))
     }
 
+    func testAFailedWriteIsLoggedAndTheVisitorIsWrittenByTheNextFlush() throws {
+        // A file where the directory should be: creating the directory fails.
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: reportingDirectory.path, contents: Data("x".utf8)))
+        let writer = Fixture(stateDirectory: directory)
+        try writer.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["source": "ads"])
+        writer.client.reporting.flush()
+        // The setter's own background write fails too; each failure is one line.
+        XCTAssertGreaterThanOrEqual(writer.logs.count(prefix: "Segments: Cannot create reporting segments directory"), 1)
+        XCTAssertEqual(writer.client.reporting.persistedWrites.files, 0)
+
+        try FileManager.default.removeItem(at: reportingDirectory)
+        writer.client.reporting.flush()
+        XCTAssertEqual(writer.client.reporting.persistedWrites.files, 1, "the visitor was kept and written by the next flush")
+        let reader = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments, ReportingSegments(source: "ads"))
+    }
+
+    func testADirectoryThatCannotBeReadIsLoggedAtRestore() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: reportingDirectory.path, contents: Data("x".utf8)))
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        XCTAssertEqual(fixture.client.reporting.visitorCount, 0)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Cannot read reporting segments directory"), 1)
+    }
+
     func testRestoredSegmentsKeepMergingAndAppending() throws {
         try persist(["v-1": ReportingSegments(country: "DE", customSegments: ["a"])])
         let fixture = Fixture(stateDirectory: directory)

@@ -22,10 +22,12 @@ struct ReportingFileStore: Sendable {
         var segments: ReportingSegments
     }
 
-    /// Cost of one ``write(_:)`` batch.
+    /// Cost of one ``write(_:)`` batch, and the visitors whose write failed.
     struct WriteOutcome: Sendable {
         var files = 0
         var bytes = 0
+        /// Visitors whose file was not replaced (logged); their previous file is unchanged.
+        var failed: [String] = []
     }
 
     let directory: URL
@@ -52,7 +54,10 @@ struct ReportingFileStore: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            // No directory yet: nothing was ever persisted.
+            // No directory yet: nothing was ever persisted. Any other failure is reported.
+            if FileManager.default.fileExists(atPath: directory.path) {
+                logger.error("Segments: Cannot read reporting segments directory \(directory.path): \(error); nothing restored")
+            }
             return []
         }
         let decoder = JSONDecoder()
@@ -83,7 +88,8 @@ struct ReportingFileStore: Sendable {
     }
 
     /// Replaces the file of every visitor in `entries`, then syncs the directory once. A failed
-    /// write is logged as a `Segments:` error and leaves that visitor's previous file.
+    /// write is logged as a `Segments:` error, leaves that visitor's previous file, and is listed
+    /// in ``WriteOutcome/failed``.
     func write(_ entries: [(visitorId: String, segments: ReportingSegments)]) -> WriteOutcome {
         var outcome = WriteOutcome()
         guard !entries.isEmpty else { return outcome }
@@ -91,6 +97,7 @@ struct ReportingFileStore: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
             logger.error("Segments: Cannot create reporting segments directory \(directory.path): \(error)")
+            outcome.failed = entries.map(\.visitorId)
             return outcome
         }
         let encoder = JSONEncoder()
@@ -104,6 +111,7 @@ struct ReportingFileStore: Sendable {
                 outcome.bytes += data.count
             } catch {
                 logger.error("Segments: Failed to persist reporting segments of visitor \(visitorId): \(error)")
+                outcome.failed.append(visitorId)
             }
         }
         DurableFile.syncDirectory(directory)

@@ -24,7 +24,8 @@ import Logging
 /// writes coalesce, the latest wins) and replaced atomically, so a crash leaves each visitor's old
 /// or new state, never a corrupt one, and loses at most the changes not yet written (the last
 /// batch of the write-behind queue). ``flush()`` and ``SegmentsClient/stop(timeout:)`` make every earlier change
-/// durable. Persisted visitors are restored by ``SegmentsClient/start()``, or by the first
+/// durable, unless the write fails: that is logged, and the visitor is written again at the next
+/// drain. Persisted visitors are restored by ``SegmentsClient/start()``, or by the first
 /// ``SegmentsClient/reportingVisitor(visitorId:)`` if that comes first. A corrupt file is logged as
 /// a `Segments:` error and skipped. Without a state directory everything stays in memory.
 ///
@@ -79,8 +80,10 @@ public final class ReportingSegmentsManager: Sendable {
 
     // MARK: Persistence
 
-    /// Blocks until every change made before this call is on disk (a no-op without a state
-    /// directory). Not from a handler.
+    /// Blocks until every change made before this call has been written (a no-op without a state
+    /// directory). Not from a handler. A write that fails (a full disk, a directory that cannot be
+    /// created) is logged as a `Segments:` error and its visitor is kept for the next write, which
+    /// the next change of any visitor or the next `flush()` starts.
     public func flush() {
         writer?.flush()
     }

@@ -54,6 +54,15 @@ final class ReportingSegmentsStore: Sendable {
         }
     }
 
+    /// Marks visitors dirty again after their write failed, so the next ``takeDirty()`` retries
+    /// them with their latest value.
+    func markDirty(_ visitorIds: [String]) {
+        guard tracksDirty else { return }
+        for visitorId in visitorIds {
+            stripe(visitorId).withLock { _ = $0.dirty.insert(visitorId) }
+        }
+    }
+
     /// Stores restored segments (not marked dirty: they are already on disk).
     func restore(_ entries: [(visitorId: String, segments: ReportingSegments)]) {
         for entry in entries {

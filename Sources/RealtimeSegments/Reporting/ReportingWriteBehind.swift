@@ -61,5 +61,8 @@ final class ReportingWriteBehind: Sendable {
         let outcome = fileStore.write(store.takeDirty())
         filesWritten.wrappingIncrement(by: outcome.files, ordering: .relaxed)
         bytesWritten.wrappingIncrement(by: outcome.bytes, ordering: .relaxed)
+        // Kept for the next drain (the next change or flush), so a failed write loses nothing
+        // while the process runs; not retried here, where a disk that keeps failing would spin.
+        store.markDirty(outcome.failed)
     }
 }
