@@ -86,6 +86,12 @@ final class ValidationTests: XCTestCase {
         }
     }
 
+    func testFlushBeforeStartIsLoggedNotIgnoredSilently() {
+        let fixture = Fixture()
+        fixture.client.flush()
+        XCTAssertTrue(fixture.logs.contains("Segments: flush() ignored: the client is not running"))
+    }
+
     func testAnonymizeBeforeStartIsLoggedNotIgnoredSilently() {
         let fixture = Fixture()
         let cookie = fixture.cookie

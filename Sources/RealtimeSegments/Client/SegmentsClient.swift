@@ -23,9 +23,11 @@ import Synchronization
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
 /// and uploads run as tasks. Call ``stop()`` to end the engine thread.
 ///
-/// Errors: invalid arguments and calls before ``start()`` or after ``stop()`` throw
-/// ``SegmentsError``; network failures are logged as `Segments:` lines, failed uploads are retried and
-/// never dropped, and `getSegments` reports them to its caller.
+/// Errors: invalid arguments throw ``SegmentsError``. Before ``start()`` or after ``stop()``,
+/// `trackEvent`, `identifyCustomer` and the `async` `getSegments` throw it; `anonymize` and `flush`
+/// do nothing but log a `Segments:` error, and the completion form of `getSegments` is called with
+/// `[]` and a `Segments:` warning. Network failures are logged as `Segments:` lines, failed uploads
+/// are retried and never dropped, and `getSegments` reports them to its caller.
 public final class SegmentsClient: Sendable {
     private enum Lifecycle: Int, AtomicRepresentable {
         case created, started, stopped
@@ -280,9 +282,14 @@ public final class SegmentsClient: Sendable {
     /// The current customer ids, cookie included.
     public var customerIds: [String: String] { identity.load().customerIds }
 
-    /// Uploads every buffered event now, whatever the flushing mode. Returns at once.
+    /// Uploads every buffered event now, whatever the flushing mode. Returns at once. Before
+    /// ``start()`` or after ``stop()`` it does nothing but log a `Segments:` error (``stop()``
+    /// makes its own last upload attempt).
     public func flush() {
-        guard lifecycle.atomic.load(ordering: .relaxed) == .started else { return }
+        guard lifecycle.atomic.load(ordering: .relaxed) == .started else {
+            configuration.logger.error("Segments: flush() ignored: the client is not running")
+            return
+        }
         channels.post(.flush)
     }
 

@@ -17,12 +17,15 @@ public final class ManualClock: SegmentsClock {
     private let state: Locked<State>
 
     /// Creates a clock at `start` (monotonic) and `wallClockSeconds` (wall clock).
+    /// Creates a clock standing at `start`, with the wall clock at `wallClockSeconds` since 1970.
     public init(start: SegmentsInstant = SegmentsInstant(nanoseconds: 1_000_000_000), wallClockSeconds: Double = 1_700_000_000) {
         state = Locked(State(now: start, wallClock: wallClockSeconds))
     }
 
+    /// The current instant; moves only with ``advance(by:)``.
     public func now() -> SegmentsInstant { state.withLock { $0.now } }
 
+    /// The wall clock; moves only with ``advance(by:)``.
     public func wallClockSeconds() -> Double { state.withLock { $0.wallClock } }
 
     /// Moves both clocks forward by `duration` and wakes the engine threads whose deadline passed.
@@ -38,6 +41,8 @@ public final class ManualClock: SegmentsClock {
         for wakeup in due { wakeup.signal() }
     }
 
+    /// Returns once ``advance(by:)`` reaches `deadline` (at once if it has passed), or when
+    /// `wakeup` is signalled; without a deadline, only when signalled.
     public func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
         if let deadline {
             let alreadyDue = state.withLock { state in

@@ -12,6 +12,7 @@ public struct SystemClock: SegmentsClock {
     /// Creates the system clock.
     public init() {}
 
+    /// Monotonic uptime: never jumps when the wall clock is set.
     public func now() -> SegmentsInstant {
         SegmentsInstant(nanoseconds: DispatchTime.now().uptimeNanoseconds)
     }
@@ -25,6 +26,8 @@ public struct SystemClock: SegmentsClock {
         return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
     }
 
+    /// Waits until `deadline` in uptime or until `wakeup` is signalled; without a deadline, only
+    /// until signalled.
     public func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
         if let deadline {
             wakeup.wait(untilUptimeNanoseconds: deadline.nanoseconds)

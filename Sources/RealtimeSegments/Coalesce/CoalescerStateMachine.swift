@@ -21,6 +21,7 @@ public struct CoalescerStateMachine: Sendable {
         /// Longest time from the first request of a burst to the start of its check.
         var maxWait: Duration
 
+        /// Creates the timing: `debounce` of quiet before a check, `maxWait` at most after the first request.
         @_spi(Benchmarks)
         public init(debounce: Duration, maxWait: Duration) {
             self.debounce = debounce
@@ -57,6 +58,7 @@ public struct CoalescerStateMachine: Sendable {
     let timing: Timing
     private(set) var state: State = .idle
 
+    /// Creates an idle state machine.
     @_spi(Benchmarks)
     public init(timing: Timing) {
         self.timing = timing

@@ -11,6 +11,7 @@ public struct LastKnownState: Sendable {
     /// Segments per category, in the order the server listed them.
     var categories: [SegmentCategory: [Segment]]
 
+    /// The state of `customerIds` after `response`.
     @_spi(Benchmarks)
     public init(customerIds: [String: String], response: SegmentsResponse) {
         self.customerIds = customerIds

@@ -35,6 +35,7 @@ public final class EngineChannels: Sendable {
     /// Times a producer found the ring full and had to wait.
     let producerStalls = AtomicCell<Int>(0)
 
+    /// Creates the channels with a ring of at least `ringCapacity` events.
     @_spi(Benchmarks)
     public init(ringCapacity: Int) {
         ring = EventRing(minimumCapacity: ringCapacity)

@@ -19,12 +19,23 @@ import Synchronization
 public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmentsTransport {
     /// The endpoints, for scripting failures.
     public enum Endpoint: Sendable, Hashable, CaseIterable {
-        case trackEvents, identifyCustomer, linkCustomerIds, fetchSegments, fetchQualifiedSegments
+        /// ``InMemorySegmentsTransport/trackEvents(_:context:)``.
+        case trackEvents
+        /// ``InMemorySegmentsTransport/identifyCustomer(_:context:)``.
+        case identifyCustomer
+        /// ``InMemorySegmentsTransport/linkCustomerIds(cookie:externalIds:context:)``.
+        case linkCustomerIds
+        /// ``InMemorySegmentsTransport/fetchSegments(cookie:context:)``.
+        case fetchSegments
+        /// ``InMemorySegmentsTransport/fetchQualifiedSegments(_:apiKey:)``.
+        case fetchQualifiedSegments
     }
 
     /// A recorded link-ids call.
     public struct LinkCall: Sendable, Hashable {
+        /// The cookie the ids were linked to.
         public var cookie: String
+        /// The hard ids sent (every id but the cookie).
         public var externalIds: [String: String]
 
         /// Creates a record.
@@ -148,6 +159,7 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
 
     // MARK: SegmentsTransport
 
+    /// Records `events` (``trackedEvents``), or fails with a scripted error or a wrong token.
     public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
         try state.withLock { state throws(SegmentsError) in
             try Self.admit(&state, .trackEvents, context, expectedProjectToken)
@@ -156,6 +168,7 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         }
     }
 
+    /// Records `update` (``customerUpdates``), or fails with a scripted error or a wrong token.
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
         try state.withLock { state throws(SegmentsError) in
             try Self.admit(&state, .identifyCustomer, context, expectedProjectToken)
@@ -163,6 +176,7 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         }
     }
 
+    /// Records the call (``linkCalls``), or fails with a scripted error or a wrong token.
     public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
         async throws(SegmentsError)
     {
@@ -172,6 +186,8 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         }
     }
 
+    /// The response set for `cookie` (or the responder's, or ``defaultResponse``); waits while
+    /// fetches are held; fails with a scripted error or a wrong token.
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
         -> SegmentsResponse
     {
@@ -189,6 +205,8 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
 
     // MARK: QualifiedSegmentsTransport
 
+    /// The qualified segments set for the query's user among those it asks about; waits while
+    /// qualified fetches are held; fails with a scripted error.
     public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
         -> [String]
     {

@@ -2,13 +2,20 @@
 ///
 /// Literals work directly: `["price": 9.99, "sku": "A-1", "tags": ["x"], "gift": true]`.
 public enum JSONValue: Hashable, Sendable, Codable {
+    /// A string.
     case string(String)
+    /// A number. It must be finite to be sent: see ``SegmentsClient/trackEvent(eventType:properties:timestamp:)``.
     case number(Double)
+    /// `true` or `false`.
     case bool(Bool)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
+    /// `null`.
     case null
 
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -26,6 +33,7 @@ public enum JSONValue: Hashable, Sendable, Codable {
         }
     }
 
+    /// Encodes the value as JSON; throws for a number that is not finite.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -42,13 +50,20 @@ public enum JSONValue: Hashable, Sendable, Codable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// `"text"` is `.string("text")`.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `9.99` is `.number(9.99)`.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// `3` is `.number(3)`.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// `true` is `.bool(true)`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `[1, "a"]` is `.array([.number(1), .string("a")])`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `["k": 1]` is `.object(["k": .number(1)])`; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `nil` is `.null`.
     public init(nilLiteral: ()) { self = .null }
 }

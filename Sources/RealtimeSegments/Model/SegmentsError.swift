@@ -39,6 +39,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A sentence for logs and error messages.
     public var description: String {
         switch self {
         case .invalidArgument(let reason): "invalid argument: \(reason)"

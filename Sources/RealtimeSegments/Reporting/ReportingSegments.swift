@@ -63,6 +63,7 @@ public struct ReportingSegments: Codable, Sendable, Hashable {
         case country, browser, devices, source, campaign, visitorType, customSegments
     }
 
+    /// Decodes the stored form; a missing key reads as `nil` (custom segments as `[]`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         country = try container.decodeIfPresent(String.self, forKey: .country)
