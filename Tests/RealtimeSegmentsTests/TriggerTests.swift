@@ -39,6 +39,20 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 2)
     }
 
+    func testIdentifyNamingTheSameHardIdAgainStillRequestsACheck() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "trigger 3 is naming a hard id, changed or not")
+    }
+
     func testIdentifyWithPropertiesOnlyDoesNotRequestACheck() throws {
         let fixture = Fixture { $0.flushingMode = .manual }
         _ = fixture.register(.discovery)
@@ -103,6 +117,39 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 1)
         fixture.advance(.seconds(1))
         XCTAssertEqual(fixture.transport.fetchCount, 2, "one fetch, 5 s after the last request")
+    }
+
+    func testAFailedUploadRequestsNoCheck() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        fixture.transport.failNext(.trackEvents, with: .serverError(status: 503), count: 1_000)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        for _ in 0..<6 { fixture.advance(.seconds(5)) }  // retries keep failing
+        XCTAssertTrue(fixture.transport.trackedEvents.isEmpty)
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "trigger 4 is a successful upload")
+    }
+
+    func testTheDefaultMaxWaitIsThirtySeconds() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        // A request every 4 s keeps the 5 s debounce from ever ending.
+        for _ in 0..<7 {
+            try fixture.client.trackEvent(eventType: "view")
+            fixture.settle()
+            fixture.advance(.seconds(4))
+        }
+        // First request of the stream at t = 0; now t = 28.
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "t = 29")
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "t = 30: the max-wait")
     }
 
     func testMaxWaitStopsASteadyStreamFromPostponingTheCheckForever() throws {
