@@ -41,6 +41,8 @@ final class ListenerTests: XCTestCase {
         fixture.client.segmentation.removeCallback(callbackData: removed)
         fixture.startAndRunInitialCheck()
         XCTAssertEqual(fixture.recorder.tags, ["kept"])
+        // Its first load went with it: the initial check found none pending.
+        XCTAssertEqual(fixture.logs.count("Segments: Skipping initial segments update process as is not required"), 1)
     }
 
     func testRemovingACallbackFromInsideItsOwnOnNewDataStopsFurtherNotifications() {
@@ -105,20 +107,25 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(client.segmentation.callbackCount(for: .content), 1)
     }
 
-    func testASlowCallbackDoesNotStallOtherCategoriesOrIngestion() throws {
+    func testASlowCallbackDoesNotStallOtherCategoriesIngestionOrFetching() throws {
         let fixture = Fixture()
+        // Categories are scheduled in name order: the blocked one ("content") comes first, so a
+        // delivery that waited for it would hold back "discovery".
         let release = DispatchSemaphore(value: 0)
         fixture.client.segmentation.addCallback(
-            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in release.wait() })
-        let contentDelivered = DispatchSemaphore(value: 0)
+            callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: true) { _ in release.wait() })
+        let discoveryDelivered = DispatchSemaphore(value: 0)
         fixture.client.segmentation.addCallback(
-            callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: true) { _ in contentDelivered.signal() })
+            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in discoveryDelivered.signal() })
         fixture.client.start()
         XCTAssertTrue(fixture.client.waitUntilIdle())
         fixture.clock.advance(by: .seconds(5))
-        XCTAssertEqual(contentDelivered.wait(timeout: .now() + 10), .success, "content delivered while discovery is blocked")
+        XCTAssertEqual(discoveryDelivered.wait(timeout: .now() + 10), .success, "discovery delivered while content is blocked")
         for index in 0..<100 { try fixture.client.trackEvent(eventType: "e\(index)") }
         waitUntil { fixture.transport.trackedEvents.count == 100 }
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        fixture.clock.advance(by: .seconds(5))  // the check the uploads requested
+        waitUntil { fixture.transport.fetchCount == 2 }
         release.signal()
         fixture.settle()
     }
