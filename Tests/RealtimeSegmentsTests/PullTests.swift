@@ -113,6 +113,57 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(onMain.withLock { $0 }, false)
     }
 
+    #if os(Linux)
+    /// On a miss and on a cache hit alike: never inline on the calling thread (which waits for the
+    /// answer here, so an inline call would show as the same thread), never on the engine thread.
+    func testTheCompletionRunsNeitherOnTheCallersThreadNorOnTheEngineThread() {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        for attempt in ["miss", "cache hit"] {
+            let seen = Locked<(caller: pthread_t, completion: pthread_t, name: String)?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            let client = fixture.client
+            Thread.detachNewThread {
+                let caller = pthread_self()
+                client.getSegments(category: .discovery) { _ in
+                    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                    seen.withLock { $0 = (caller, pthread_self(), name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    done.signal()
+                }
+                _ = done.wait(timeout: .now() + 10)
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success, attempt)
+            let observed = seen.withLock { $0 }
+            XCTAssertNotNil(observed, attempt)
+            if let observed {
+                XCTAssertNotEqual(observed.caller, observed.completion, "\(attempt): not on the caller's thread")
+                XCTAssertNotEqual(observed.name, "Segments.engine", "\(attempt): not on the engine thread")
+            }
+        }
+        XCTAssertEqual(fixture.client.statistics.pullCacheHits, 1)
+    }
+    #endif
+
+    func testALinkFailureFailsTheCallWithTheMergeLineAndSkipsTheFetch() async throws {
+        let fixture = startedFixture(response([.discovery: [1]]))
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.transport.failNext(.linkCustomerIds, with: .serverError(status: 502))
+        do {
+            _ = try await fixture.client.getSegments(category: .discovery)
+            XCTFail("a failed link fails the call")
+        } catch {
+            XCTAssertEqual(error, .serverError(status: 502))
+        }
+        XCTAssertEqual(fixture.transport.fetchCount, 0, "no fetch before the ids are linked")
+        XCTAssertEqual(
+            fixture.logs.count(prefix: "Segments: Customer IDs {cookie=\(fixture.cookie), registered=jane} merge failed, unable to fetch segments"),
+            1)
+        let segments = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(segments, [segment(1)], "the next call links and fetches")
+        XCTAssertEqual(fixture.transport.linkCalls.count, 2)
+    }
+
     func testACustomerChangeMidFlightRefetchesForTheCurrentCustomer() async throws {
         let fixture = startedFixture(response([:]))
         fixture.transport.setResponder { cookie in
