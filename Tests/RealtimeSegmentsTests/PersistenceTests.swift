@@ -28,6 +28,23 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(second.client.customerIds, ids)
     }
 
+    func testLinkedIdsSurviveARestartSoUnchangedIdsAreNotLinkedAgain() throws {
+        let first = Fixture(stateDirectory: directory)
+        _ = first.register(.discovery)
+        first.client.start()
+        try first.client.identifyCustomer(customerIds: ["registered": "jane"])
+        first.settle()
+        first.advance(.seconds(5))
+        XCTAssertEqual(first.transport.linkCalls.count, 1)
+        first.client.stop()
+
+        let second = Fixture(stateDirectory: directory)
+        _ = second.register(.discovery)
+        second.startAndRunInitialCheck()
+        XCTAssertEqual(second.transport.fetchCount, 1)
+        XCTAssertTrue(second.transport.linkCalls.isEmpty, "the ids were linked before the restart")
+    }
+
     func testTheLastKnownStateSurvivesARestartSoUnchangedDataNotifiesNobody() {
         let first = Fixture(stateDirectory: directory)
         first.transport.defaultResponse = response([.discovery: [1]])
