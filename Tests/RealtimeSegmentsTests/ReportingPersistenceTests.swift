@@ -35,6 +35,15 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "v-1").segments, saved)
     }
 
+    func testStartRestoresThePersistedVisitorsBeforeAnyoneAsks() throws {
+        try persist(["v-1": ReportingSegments(country: "DE")])
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertFalse(fixture.client.reporting.hasRestored)
+        fixture.client.start()
+        XCTAssertTrue(fixture.client.reporting.hasRestored, "restored by start(), not only on first use")
+        XCTAssertTrue(fixture.logs.contains("Segments: Restored reporting segments of 1 visitors"))
+    }
+
     func testFlushMakesChangesDurableWithoutStop() throws {
         let writer = Fixture(stateDirectory: directory)
         try writer.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["source": "ads"])

@@ -98,6 +98,10 @@ public final class ReportingSegmentsManager: Sendable {
         return store.visitorCount
     }
 
+    /// Whether the persisted visitors have been loaded: read by tests, which cannot ask through
+    /// the public API without loading them.
+    var hasRestored: Bool { restored.load(ordering: .acquiring) }
+
     /// Loads the persisted visitors once; later calls return at once.
     func restoreIfNeeded() {
         if restored.load(ordering: .acquiring) { return }
