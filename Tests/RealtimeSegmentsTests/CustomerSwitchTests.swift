@@ -166,7 +166,8 @@ final class CustomerSwitchTests: XCTestCase {
         waitUntil { fixture.transport.heldFetchCount == 1 }
         fixture.client.stop()
         fixture.transport.releaseHeldFetches()
-        usleep(50_000)
+        // After stop, settling waits for the released fetch's task: its result is refused.
+        fixture.settle()
         XCTAssertEqual(fixture.recorder.count, 0)
     }
 }

@@ -45,6 +45,35 @@ final class PersistenceTests: XCTestCase {
         XCTAssertTrue(second.transport.linkCalls.isEmpty, "the ids were linked before the restart")
     }
 
+    /// SPEC §5: a response for the previous customer never updates the state, and anonymize clears
+    /// it. Callbacks cannot show either (a new cookie makes every category changed anyway); the
+    /// state file can.
+    func testAStaleResponseNeverBecomesTheStateAndAnonymizeClearsIt() throws {
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(try lastKnownCookie(), fixture.cookie, "the first check's state is stored")
+        fixture.transport.holdFetches()
+        fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.content))  // requests a check
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.client.anonymize()
+        fixture.transport.releaseHeldFetches(keepHolding: true)
+        fixture.settle()
+        fixture.client.stop()
+        XCTAssertEqual(fixture.client.statistics.staleResultsDropped, 1)
+        XCTAssertNil(try lastKnownCookie(), "neither the stale response nor the previous customer's state was kept")
+    }
+
+    /// The cookie of the last known state in the state file, `nil` if there is none.
+    private func lastKnownCookie() throws -> String? {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any]
+        let lastKnown = object?["lastKnown"] as? [String: Any]
+        return (lastKnown?["customerIds"] as? [String: String])?["cookie"]
+    }
+
     func testTheLastKnownStateSurvivesARestartSoUnchangedDataNotifiesNobody() {
         let first = Fixture(stateDirectory: directory)
         first.transport.defaultResponse = response([.discovery: [1]])
