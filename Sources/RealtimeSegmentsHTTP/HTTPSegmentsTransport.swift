@@ -14,11 +14,11 @@ import RealtimeSegments
 /// ```
 ///
 /// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 429 → `rateLimited`,
-/// 5xx → `serverError`, other non-2xx → `unexpectedStatus`; a deadline → `timeout`; no connection or
-/// a reset before the response → `connectionFailed`; a body that is cut short, too large or not of
-/// the documented shape → `malformedResponse`. The engine logs fetch failures as
-/// `Segments: Fetch of segments failed: …` and retries failed uploads with backoff, never dropping
-/// events; the transport itself does not retry.
+/// 5xx → `serverError`, other non-2xx → `unexpectedStatus`, whether or not its body arrives whole;
+/// a deadline → `timeout`; no connection or a reset before the response → `connectionFailed`; a 2xx
+/// body that is cut short, too large or not of the documented shape → `malformedResponse`. The
+/// engine logs fetch failures as `Segments: Fetch of segments failed: …` and retries failed
+/// uploads with backoff, never dropping events; the transport itself does not retry.
 ///
 /// It also answers qualified segments (SPEC §9, ``QualifiedSegmentsTransport``): see
 /// `HTTPSegmentsTransport+Qualified.swift`.
@@ -113,9 +113,11 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
                 let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
                 logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
                 throw mapped
-            case .body(let failure, _):
-                let mapped = HTTPStatusMapping.error(forBodyFailure: failure)
-                logger.debug("Segments: HTTP \(method) \(path) body failed: \(mapped)")
+            case .body(let failure, let status):
+                // The status decides first: a 401 or 503 whose body is cut short is still that
+                // status; only a 2xx response is judged by what happened to its body.
+                let mapped = HTTPStatusMapping.error(forStatus: status) ?? HTTPStatusMapping.error(forBodyFailure: failure)
+                logger.debug("Segments: HTTP \(method) \(path) → \(status), body failed: \(failure)")
                 throw mapped
             }
         }

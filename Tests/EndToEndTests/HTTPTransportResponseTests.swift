@@ -1,0 +1,48 @@
+import Foundation
+import RealtimeSegments
+import RealtimeSegmentsHTTP
+import XCTest
+
+/// How `HTTPSegmentsTransport` maps what a server answers to a ``SegmentsError``, against a canned
+/// loopback server: the status decides first, even when the body never arrives whole.
+final class HTTPTransportResponseTests: XCTestCase {
+    private let context = SegmentsRequestContext(projectToken: "p", authorization: .token("k"))
+    private let errorBody = #"{"error":"a body long enough to be cut in half before it ends"}"#
+
+    private func transport(_ server: CannedHTTPServer, requestTimeout: Duration = .seconds(10)) throws -> HTTPSegmentsTransport {
+        var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
+        configuration.requestTimeout = requestTimeout
+        return HTTPSegmentsTransport(configuration: configuration)
+    }
+
+    /// The outcome of one fetch through `transport`.
+    private func fetch(_ transport: HTTPSegmentsTransport) async -> Result<SegmentsResponse, SegmentsError> {
+        do { return .success(try await transport.fetchSegments(cookie: "c1", context: context)) } catch {
+            return .failure(error)
+        }
+    }
+
+    func testAnErrorStatusWhoseBodyIsCutShortIsMappedByItsStatus() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 401, body: errorBody, delivery: .truncated),
+            .init(status: 503, body: errorBody, delivery: .truncated),
+            .init(status: 404, body: errorBody, delivery: .truncated),
+        ])
+        defer { server.stop() }
+        let transport = try transport(server)
+        var outcomes: [Result<SegmentsResponse, SegmentsError>] = []
+        for _ in 0..<3 { outcomes.append(await fetch(transport)) }
+        XCTAssertEqual(outcomes, [.failure(.unauthorized(status: 401)), .failure(.serverError(status: 503)), .failure(.notFound)])
+    }
+
+    func testASuccessWhoseBodyIsCutShortIsMalformed() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 200, body: #"{"discovery":[],"content":[],"merchandising":[]}"#, delivery: .truncated),
+        ])
+        defer { server.stop() }
+        let outcome = await fetch(try transport(server))
+        guard case .failure(.malformedResponse) = outcome else {
+            return XCTFail("a 2xx body cut short must be a malformed response")
+        }
+    }
+}
