@@ -103,6 +103,27 @@ final class QualifiedHTTPTransportTests: XCTestCase {
         ])
     }
 
+    func testANonSuccessStatusWhoseBodyIsCutShortFailsWithTheStatus() async throws {
+        let body = #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}}"#
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 300, body: body, delivery: .truncated),
+            .init(status: 503, body: body, delivery: .truncated),
+            .init(status: 200, body: body, delivery: .truncated),
+        ])
+        defer { server.stop() }
+        let transport = HTTPSegmentsTransport(configuration: try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)"))
+        var outcomes: [Result<[String], SegmentsError>] = []
+        for _ in 0..<3 {
+            do { outcomes.append(.success(try await transport.fetchQualifiedSegments(query, apiKey: "k"))) } catch {
+                outcomes.append(.failure(error))
+            }
+        }
+        XCTAssertEqual(outcomes, [
+            .failure(.fetchSegmentsFailed("300")), .failure(.fetchSegmentsFailed("503")),
+            .failure(.fetchSegmentsFailed("network error")),
+        ])
+    }
+
     func testSequentialFetchesReuseOneKeepAliveConnection() async throws {
         let server = try CannedHTTPServer(responses: [(200, #"{"data":{"customer":{"audiences":{"edges":[]}}}}"#)])
         defer { server.stop() }
