@@ -33,11 +33,21 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
 
     /// Creates a transport on `httpClient` (default: the process-wide shared client, which needs
     /// no shutdown). A client you pass in stays yours to shut down.
+    ///
+    /// A negative ``HTTPTransportConfiguration/maxResponseBytes`` is clamped to 0 (every non-empty
+    /// body is then refused as too large) with a `Segments:` warning on `logger`; it never reaches
+    /// NIO, whose body reader traps on a negative limit. ``configuration`` holds the clamped value.
     public init(
         configuration: HTTPTransportConfiguration,
         httpClient: HTTPClient = .shared,
         logger: Logger = Logger(label: "RealtimeSegments.HTTP")
     ) {
+        var configuration = configuration
+        if configuration.maxResponseBytes < 0 {
+            logger.warning(
+                "Segments: HTTPTransportConfiguration.maxResponseBytes is \(configuration.maxResponseBytes), below 0; using 0, so every non-empty response body is refused")
+            configuration.maxResponseBytes = 0
+        }
         self.configuration = configuration
         self.httpClient = httpClient
         self.logger = logger

@@ -45,4 +45,20 @@ final class HTTPTransportResponseTests: XCTestCase {
             return XCTFail("a 2xx body cut short must be a malformed response")
         }
     }
+
+    func testANegativeMaxResponseBytesIsClampedToZeroWithAWarning() async throws {
+        let server = try CannedHTTPServer(responses: [(200, "{}")])
+        defer { server.stop() }
+        var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
+        configuration.maxResponseBytes = -1
+        let logs = LogLines()
+        let transport = HTTPSegmentsTransport(configuration: configuration, logger: logs.logger)
+        XCTAssertEqual(transport.configuration.maxResponseBytes, 0)
+        XCTAssertEqual(logs.count(prefix: "Segments: HTTPTransportConfiguration.maxResponseBytes is -1, below 0; using 0"), 1)
+        guard transport.configuration.maxResponseBytes >= 0 else {
+            return XCTFail("a negative limit reaches NIO's collect(upTo:), which traps")
+        }
+        let outcome = await fetch(transport)
+        XCTAssertEqual(outcome, .failure(.malformedResponse("response body too large")))
+    }
 }
