@@ -16,9 +16,10 @@ import RealtimeSegments
 /// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 429 → `rateLimited`,
 /// 5xx → `serverError`, other non-2xx → `unexpectedStatus`, whether or not its body arrives whole;
 /// a deadline → `timeout`; no connection or a reset before the response → `connectionFailed`; a 2xx
-/// body that is cut short, too large or not of the documented shape → `malformedResponse`. The
-/// engine logs fetch failures as `Segments: Fetch of segments failed: …` and retries failed
-/// uploads with backoff, never dropping events; the transport itself does not retry.
+/// body that is cut short, too large or not of the documented shape → `malformedResponse`, a 2xx
+/// body still arriving at the deadline → `timeout`. The engine logs fetch failures as
+/// `Segments: Fetch of segments failed: …` and retries failed uploads with backoff, never dropping
+/// events; the transport itself does not retry.
 ///
 /// It also answers qualified segments (SPEC §9, ``QualifiedSegmentsTransport``): see
 /// `HTTPSegmentsTransport+Qualified.swift`.
@@ -149,7 +150,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     }
 
     /// Executes `request` on the pooled client and reads its whole body, whatever the status (a
-    /// response read to its end keeps the connection reusable).
+    /// response read to its end keeps the connection reusable), all before `deadline`.
     func perform(_ request: HTTPClientRequest, deadline: NIODeadline) async throws(ExchangeFailure)
         -> (status: Int, body: ByteBuffer)
     {
@@ -161,9 +162,34 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
         let status = Int(response.status.code)
         do {
-            return (status, try await response.body.collect(upTo: configuration.maxResponseBytes))
+            return (status, try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline))
         } catch {
             throw .body(error, status: status)
+        }
+    }
+
+    /// Reads `body` whole, at most `maxBytes` of it, before `deadline`.
+    ///
+    /// AsyncHTTPClient's deadline ends when the response head arrives; without this a body that
+    /// stalls after its head would wait for the client's read timeout (90 s on the shared client).
+    /// At the deadline the read is cancelled (AsyncHTTPClient then closes the connection) and this
+    /// throws `HTTPClientError.deadlineExceeded`; otherwise it throws what the read threw.
+    static func collect(_ body: HTTPClientResponse.Body, upTo maxBytes: Int, before deadline: NIODeadline)
+        async throws -> ByteBuffer
+    {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: maxBytes) }
+            group.addTask {
+                let remaining = deadline - NIODeadline.now()
+                try await Task.sleep(nanoseconds: UInt64(max(0, remaining.nanoseconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            // The first child to finish decides: the body, the read's error, or the deadline (nil).
+            guard let first = try await group.next(), let buffer = first else {
+                throw HTTPClientError.deadlineExceeded
+            }
+            return buffer
         }
     }
 

@@ -46,6 +46,26 @@ final class HTTPTransportResponseTests: XCTestCase {
         }
     }
 
+    func testAnErrorStatusWhoseBodyIsStillArrivingAtTheDeadlineIsMappedByItsStatus() async throws {
+        let server = try CannedHTTPServer(scripted: [.init(status: 503, body: errorBody, delivery: .stalled)])
+        defer { server.stop() }
+        let outcome = await fetch(try transport(server, requestTimeout: .milliseconds(300)))
+        XCTAssertEqual(outcome, .failure(.serverError(status: 503)))
+    }
+
+    func testASuccessWhoseBodyIsStillArrivingAtTheDeadlineIsATimeout() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 200, body: #"{"discovery":[],"content":[],"merchandising":[]}"#, delivery: .stalled),
+        ])
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let outcome = await fetch(try transport(server, requestTimeout: .milliseconds(300)))
+        XCTAssertEqual(outcome, .failure(.timeout))
+        // The deadline covers the body too, not only the head: without it the read would wait for
+        // the shared client's 90 s read timeout.
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
+    }
+
     func testANegativeMaxResponseBytesIsClampedToZeroWithAWarning() async throws {
         let server = try CannedHTTPServer(responses: [(200, "{}")])
         defer { server.stop() }

@@ -58,6 +58,19 @@ final class QualifiedHTTPTransportTests: XCTestCase {
         await assertNetworkError(transport)
     }
 
+    func testABodyStillArrivingAtTheDeadlineIsANetworkErrorAtTheDeadline() async throws {
+        let body = #"{"data":{"customer":{"audiences":{"edges":[]}}}}"#
+        let server = try CannedHTTPServer(scripted: [.init(status: 200, body: body, delivery: .stalled)])
+        defer { server.stop() }
+        var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
+        configuration.qualifiedSegmentsTimeout = .milliseconds(300)
+        let started = ContinuousClock.now
+        await assertNetworkError(HTTPSegmentsTransport(configuration: configuration))
+        // The deadline covers the body too, not only the head: without it the read would wait for
+        // the shared client's 90 s read timeout.
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(10))
+    }
+
     // MARK: Round trips against a canned loopback server
 
     func testRequestIsAPostToV3GraphqlWithTheApiKeyTheContentTypeAndTheWireBody() async throws {
