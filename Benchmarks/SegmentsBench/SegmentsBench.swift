@@ -54,16 +54,29 @@ extension BenchOptions.Transport: ExpressibleByArgument {}
 /// Output options.
 struct OutputOptions: ParsableArguments {
     @Option(help: "Report directory.") var out: String = "Reports/latest"
-    @Flag(help: "Print the report as JSON on standard output (progress stays on standard error).") var json = false
+    @Flag(help: "Print the report as one JSON document on standard output (progress stays on standard error).")
+    var json = false
 }
 
-/// Runs scenarios, writes the report, prints a summary.
+/// What ``runAndReport(_:options:out:printing:)`` prints on standard output.
+enum ReportPrinting {
+    /// The console summary and where the report is.
+    case summary
+    /// The report as JSON.
+    case json
+    /// Nothing: the caller prints (`ci --json` prints the report and the gate as one document).
+    case nothing
+}
+
+/// Runs scenarios, writes the report, prints a summary (or the JSON).
 func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: OutputOptions) throws -> BenchReport {
-    try runAndReport(scenarios, options: options, out: output.out, json: output.json)
+    try runAndReport(scenarios, options: options, out: output.out, printing: output.json ? .json : .summary)
 }
 
-/// Runs scenarios, writes the report into `out`, prints a summary (or the JSON).
-func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, out: String, json: Bool) throws -> BenchReport {
+/// Runs scenarios, writes the report into `out`, prints as `printing` says.
+func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, out: String, printing: ReportPrinting) throws
+    -> BenchReport
+{
     let command = (["segments-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
     if !AllocationProbe.isAvailable {
         FileHandle.standardError.write(Data("note: \(AllocationProbe.unavailableNote)\n".utf8))
@@ -71,13 +84,14 @@ func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, out: Strin
     let report = SuiteRunner.run(scenarios, options: options, progress: Progress(enabled: true), command: command)
     let directory = URL(fileURLWithPath: out, isDirectory: true)
     let files = try ReportWriter(directory: directory).write(report)
-    if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
-    } else {
+    switch printing {
+    case .summary:
         print(ConsoleSummary.render(report))
         print("Report: \(directory.appendingPathComponent("index.html").path) (\(files.count) files)")
+    case .json:
+        print(String(decoding: try ReportWriter.makeJSONEncoder().encode(report), as: UTF8.self))
+    case .nothing:
+        break
     }
     return report
 }
@@ -166,7 +180,7 @@ struct BaselineCommand: ParsableCommand {
             } else {
                 var options = BenchOptions()
                 options.quick = true
-                report = try runAndReport(ScenarioCatalog.all, options: options, out: out, json: false)
+                report = try runAndReport(ScenarioCatalog.all, options: options, out: out, printing: .summary)
             }
             let baseline = Baseline(from: report)
             try baseline.write(to: URL(fileURLWithPath: to))
@@ -177,15 +191,22 @@ struct BaselineCommand: ParsableCommand {
 
 struct CICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ci", abstract: "The quick regression gate: run every scenario with --quick, write the report, check it against the baseline.")
+        commandName: "ci", abstract: "The quick regression gate: run every scenario with --quick, write the report, check it against the baseline.",
+        discussion: "With --json, standard output is one JSON document: {\"report\": <report.json>, \"gate\": {\"passed\": …, \"rows\": […]}}.")
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         var options = BenchOptions()
         options.quick = true
-        let report = try runAndReport(ScenarioCatalog.all, options: options, output: output)
+        let report = try runAndReport(
+            ScenarioCatalog.all, options: options, out: output.out, printing: output.json ? .nothing : .summary)
         let check = GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baseline)))
-        try printAndExit(check, json: output.json)
+        if output.json {
+            print(try GatedReport(report: report, check: check).jsonText())
+            if !check.passed { throw ExitCode(1) }
+        } else {
+            try printAndExit(check, json: false)
+        }
     }
 }

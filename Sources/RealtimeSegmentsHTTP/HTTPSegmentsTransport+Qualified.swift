@@ -14,8 +14,9 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
     ///
     /// Errors: no connection, a connection lost before the response, or the deadline →
     /// `fetchSegmentsFailed("network error")`; everything else as
-    /// ``QualifiedSegmentsWire/decodeResponse(status:body:)`` maps it (`"<status>"` for ≥ 400,
-    /// `"decode error"`, the error classification, ``SegmentsError/invalidSegmentIdentifier``).
+    /// ``QualifiedSegmentsWire/decodeResponse(status:body:)`` maps it (`"<status>"` for any non-2xx
+    /// status, even when its body is cut short; `"decode error"`; the error's classification or
+    /// message; ``SegmentsError/invalidSegmentIdentifier``).
     ///
     /// Threading: may be called concurrently from any task.
     public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
@@ -39,7 +40,8 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
                 throw .fetchSegmentsFailed("network error")
             case .body(let failure, let status):
                 logger.debug("Segments: HTTP POST \(url) body failed: \(failure)")
-                if status >= 400 { throw .fetchSegmentsFailed(String(status)) }
+                // Any non-2xx status fails with the status, as a whole body would (SPEC §9).
+                if !(200..<300).contains(status) { throw .fetchSegmentsFailed(String(status)) }
                 // A body too large to accept is not of the documented shape; any other failure
                 // means the response never fully arrived.
                 throw .fetchSegmentsFailed(failure is NIOTooManyBytesError ? "decode error" : "network error")

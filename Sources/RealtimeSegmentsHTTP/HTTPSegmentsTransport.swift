@@ -14,9 +14,10 @@ import RealtimeSegments
 /// ```
 ///
 /// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 429 → `rateLimited`,
-/// 5xx → `serverError`, other non-2xx → `unexpectedStatus`; a deadline → `timeout`; no connection or
-/// a reset before the response → `connectionFailed`; a body that is cut short, too large or not of
-/// the documented shape → `malformedResponse`. The engine logs fetch failures as
+/// 5xx → `serverError`, other non-2xx → `unexpectedStatus`, whether or not its body arrives whole;
+/// a deadline → `timeout`; no connection or a reset before the response → `connectionFailed`; a 2xx
+/// body that is cut short, too large or not of the documented shape → `malformedResponse`, a 2xx
+/// body still arriving at the deadline → `timeout`. The engine logs fetch failures as
 /// `Segments: Fetch of segments failed: …` and retries failed uploads with backoff, never dropping
 /// events; the transport itself does not retry.
 ///
@@ -33,11 +34,21 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
 
     /// Creates a transport on `httpClient` (default: the process-wide shared client, which needs
     /// no shutdown). A client you pass in stays yours to shut down.
+    ///
+    /// A negative ``HTTPTransportConfiguration/maxResponseBytes`` is clamped to 0 (every non-empty
+    /// body is then refused as too large) with a `Segments:` warning on `logger`; it never reaches
+    /// NIO, whose body reader traps on a negative limit. ``configuration`` holds the clamped value.
     public init(
         configuration: HTTPTransportConfiguration,
         httpClient: HTTPClient = .shared,
         logger: Logger = Logger(label: "RealtimeSegments.HTTP")
     ) {
+        var configuration = configuration
+        if configuration.maxResponseBytes < 0 {
+            logger.warning(
+                "Segments: HTTPTransportConfiguration.maxResponseBytes is \(configuration.maxResponseBytes), below 0; using 0, so every non-empty response body is refused")
+            configuration.maxResponseBytes = 0
+        }
         self.configuration = configuration
         self.httpClient = httpClient
         self.logger = logger
@@ -113,9 +124,11 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
                 let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
                 logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
                 throw mapped
-            case .body(let failure, _):
-                let mapped = HTTPStatusMapping.error(forBodyFailure: failure)
-                logger.debug("Segments: HTTP \(method) \(path) body failed: \(mapped)")
+            case .body(let failure, let status):
+                // The status decides first: a 401 or 503 whose body is cut short is still that
+                // status; only a 2xx response is judged by what happened to its body.
+                let mapped = HTTPStatusMapping.error(forStatus: status) ?? HTTPStatusMapping.error(forBodyFailure: failure)
+                logger.debug("Segments: HTTP \(method) \(path) → \(status), body failed: \(failure)")
                 throw mapped
             }
         }
@@ -137,7 +150,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     }
 
     /// Executes `request` on the pooled client and reads its whole body, whatever the status (a
-    /// response read to its end keeps the connection reusable).
+    /// response read to its end keeps the connection reusable), all before `deadline`.
     func perform(_ request: HTTPClientRequest, deadline: NIODeadline) async throws(ExchangeFailure)
         -> (status: Int, body: ByteBuffer)
     {
@@ -149,9 +162,34 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
         let status = Int(response.status.code)
         do {
-            return (status, try await response.body.collect(upTo: configuration.maxResponseBytes))
+            return (status, try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline))
         } catch {
             throw .body(error, status: status)
+        }
+    }
+
+    /// Reads `body` whole, at most `maxBytes` of it, before `deadline`.
+    ///
+    /// AsyncHTTPClient's deadline ends when the response head arrives; without this a body that
+    /// stalls after its head would wait for the client's read timeout (90 s on the shared client).
+    /// At the deadline the read is cancelled (AsyncHTTPClient then closes the connection) and this
+    /// throws `HTTPClientError.deadlineExceeded`; otherwise it throws what the read threw.
+    static func collect(_ body: HTTPClientResponse.Body, upTo maxBytes: Int, before deadline: NIODeadline)
+        async throws -> ByteBuffer
+    {
+        try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+            group.addTask { try await body.collect(upTo: maxBytes) }
+            group.addTask {
+                let remaining = deadline - NIODeadline.now()
+                try await Task.sleep(nanoseconds: UInt64(max(0, remaining.nanoseconds)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            // The first child to finish decides: the body, the read's error, or the deadline (nil).
+            guard let first = try await group.next(), let buffer = first else {
+                throw HTTPClientError.deadlineExceeded
+            }
+            return buffer
         }
     }
 

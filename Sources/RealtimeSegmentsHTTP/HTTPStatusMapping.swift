@@ -30,7 +30,9 @@ enum HTTPStatusMapping {
         return .connectionFailed("\(error)")
     }
 
-    /// A failure while reading the body of a response whose head said success.
+    /// A failure while reading the body of a 2xx response. The transport maps a response with any
+    /// other status by ``error(forStatus:)`` whatever happened to its body, so this only decides
+    /// between a deadline (`timeout`) and a body cut short or too large (`malformedResponse`).
     static func error(forBodyFailure error: any Error) -> SegmentsError {
         if let error = error as? HTTPClientError {
             switch error {

@@ -7,7 +7,9 @@ public struct HTTPTransportConfiguration: Sendable {
     public var baseURL: URL
     /// Deadline of one request, from sending it to the last byte of the response (default 10 s).
     public var requestTimeout: Duration = .seconds(10)
-    /// Largest response body accepted (default 8 MiB); a larger one is a malformed response.
+    /// Largest response body accepted (default 8 MiB); a larger one is a malformed response. A
+    /// negative value is clamped to 0 when the transport is created, with a `Segments:` warning on
+    /// its logger (0 refuses every non-empty body).
     public var maxResponseBytes: Int = 8 << 20
     /// Upload events through the batch endpoint (`POST /track/v2/projects/{token}/batch`, one
     /// request per upload). `false` sends one `customers/events` request per event, in order.

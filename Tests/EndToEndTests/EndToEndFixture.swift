@@ -21,6 +21,8 @@ final class EndToEndFixture: Sendable {
         authorization: SegmentsAuthorization? = .token(EndToEndFixture.project.apiKey),
         projectToken: String = EndToEndFixture.project.token,
         requestTimeout: Duration = .seconds(10),
+        useBatchEndpoint: Bool = true,
+        flushingMode: FlushingMode = .immediate,
         qualifiedSegments: QualifiedSegmentsConfiguration? = nil
     ) throws {
         server = SegmentsMockHTTPServer(backend: backend, faults: faults)
@@ -28,10 +30,12 @@ final class EndToEndFixture: Sendable {
         try runBlocking { try await server.start() }
         var transportConfiguration = try HTTPTransportConfiguration(baseURL: server.baseURL)
         transportConfiguration.requestTimeout = requestTimeout
+        transportConfiguration.useBatchEndpoint = useBatchEndpoint
         var configuration = SegmentsConfiguration(
             projectToken: projectToken, authorization: authorization,
             transport: HTTPSegmentsTransport(configuration: transportConfiguration))
         configuration.clock = clock
+        configuration.flushingMode = flushingMode
         configuration.logger = logs.logger
         configuration.qualifiedSegments = qualifiedSegments
         client = SegmentsClient(configuration: configuration)

@@ -48,6 +48,23 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(customer?.properties["plan"], "gold")
     }
 
+    func testWithoutTheBatchEndpointEachEventIsPostedToCustomersEventsInOrder() throws {
+        let e2e = try EndToEndFixture(useBatchEndpoint: false, flushingMode: .manual)
+        e2e.client.start()
+        let types = ["view", "cart", "purchase", "refund"]
+        for (index, type) in types.enumerated() {
+            try e2e.client.trackEvent(eventType: type, properties: ["step": .number(Double(index))])
+        }
+        e2e.client.flush()
+        e2e.settle()
+        XCTAssertEqual(e2e.backend.requestCount(.trackEvent), types.count, "one customers/events request per event")
+        XCTAssertEqual(e2e.backend.requestCount(.trackBatch), 0)
+        let stored = e2e.backend.events(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
+        XCTAssertEqual(stored.map(\.eventType), types, "uploaded in the order tracked")
+        XCTAssertEqual(stored.map { $0.properties["step"] }, (0..<types.count).map { .number(Double($0)) })
+        XCTAssertEqual(Set(stored.map { $0.customerIds["cookie"] }), [e2e.cookie])
+    }
+
     func testAWrongKeyIsUnauthorizedWithTheFetchFailedLine() throws {
         let e2e = try EndToEndFixture(authorization: .token("wrong"))
         e2e.client.start()

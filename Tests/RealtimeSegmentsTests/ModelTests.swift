@@ -62,11 +62,18 @@ final class ModelTests: XCTestCase {
     }
 
     func testTrackedEventUsesWireKeys() throws {
-        let event = TrackedEvent(customerIds: ["cookie": "c"], eventType: "view", timestamp: 12.5, properties: ["a": 1])
-        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as? [String: Any]
-        XCTAssertNotNil(object?["customer_ids"])
-        XCTAssertEqual(object?["event_type"] as? String, "view")
-        XCTAssertEqual(object?["timestamp"] as? Double, 12.5)
+        let event = TrackedEvent(
+            customerIds: ["cookie": "c"], eventType: "view", timestamp: 12.5, properties: ["a": 1, "b": "x", "c": true])
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as? [String: Any])
+        XCTAssertEqual(Set(object.keys), ["customer_ids", "event_type", "timestamp", "properties"])
+        XCTAssertEqual(object["customer_ids"] as? [String: String], ["cookie": "c"])
+        XCTAssertEqual(object["event_type"] as? String, "view")
+        XCTAssertEqual(object["timestamp"] as? Double, 12.5)
+        let properties = try XCTUnwrap(object["properties"] as? [String: Any])
+        XCTAssertEqual(Set(properties.keys), ["a", "b", "c"])
+        XCTAssertEqual(properties["a"] as? Double, 1)
+        XCTAssertEqual(properties["b"] as? String, "x")
+        XCTAssertEqual(properties["c"] as? Bool, true)
     }
 
     func testJSONValueRoundTrips() throws {

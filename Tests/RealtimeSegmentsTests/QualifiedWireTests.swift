@@ -59,6 +59,23 @@ final class QualifiedWireTests: XCTestCase {
         XCTAssertEqual(decode("", status: 500), .failure(.fetchSegmentsFailed("500")))
     }
 
+    func testRedirectStatusFailsWithTheStatusEvenWithAValidBody() {
+        let valid = #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}}"#
+        XCTAssertEqual(decode(valid, status: 302), .failure(.fetchSegmentsFailed("302")))
+        XCTAssertEqual(decode(valid, status: 304), .failure(.fetchSegmentsFailed("304")))
+        XCTAssertEqual(decode(valid, status: 300), .failure(.fetchSegmentsFailed("300")))
+    }
+
+    func testEveryStatusOutsideTwoHundredsFailsAndEveryTwoHundredIsRead() {
+        let valid = #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}}"#
+        for status in [100, 199, 300, 399, 400, 599] {
+            XCTAssertEqual(decode(valid, status: status), .failure(.fetchSegmentsFailed(String(status))), "\(status)")
+        }
+        for status in [200, 204, 299] {
+            XCTAssertEqual(decode(valid, status: status), .success(["a"]), "\(status)")
+        }
+    }
+
     func testBodyThatIsNotJSONIsADecodeError() {
         XCTAssertEqual(decode("not json"), .failure(.fetchSegmentsFailed("decode error")))
         XCTAssertEqual(decode(""), .failure(.fetchSegmentsFailed("decode error")))
@@ -89,13 +106,35 @@ final class QualifiedWireTests: XCTestCase {
         XCTAssertEqual(decode(body), .failure(.fetchSegmentsFailed("First")))
     }
 
-    func testErrorWithoutClassificationFallsThroughToTheData() {
+    func testErrorWithoutClassificationFailsWithItsMessageEvenWithData() {
         XCTAssertEqual(
             decode(#"{"errors":[{"message":"x","extensions":{}}],"data":{"customer":null}}"#),
-            .failure(.fetchSegmentsFailed("decode error")))
+            .failure(.fetchSegmentsFailed("x")))
         XCTAssertEqual(
-            decode(#"{"errors":[{"message":"x"}],"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}}"#),
-            .success(["a"]))
+            decode(#"{"errors":[{"message":"rate limit exceeded"}],"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}}"#),
+            .failure(.fetchSegmentsFailed("rate limit exceeded")))
+        XCTAssertEqual(
+            decode(#"{"errors":[{"message":"y","extensions":{"code":"UNAUTHENTICATED"}}],"data":{"customer":{"audiences":{"edges":[]}}}}"#),
+            .failure(.fetchSegmentsFailed("y")))
+    }
+
+    func testErrorWithNeitherClassificationNorMessageFailsWithTheUnclassifiedReason() {
+        let data = #""data":{"customer":{"audiences":{"edges":[]}}}"#
+        XCTAssertEqual(decode(#"{"errors":[{}],\#(data)}"#), .failure(.fetchSegmentsFailed("graphql error")))
+        XCTAssertEqual(decode(#"{"errors":[{"message":""}],\#(data)}"#), .failure(.fetchSegmentsFailed("graphql error")))
+        XCTAssertEqual(QualifiedSegmentsWire.unclassifiedErrorReason, "graphql error")
+    }
+
+    func testErrorsThatAreNotAnArrayOfObjectsAreADecodeError() {
+        let data = #""data":{"customer":{"audiences":{"edges":[]}}}"#
+        XCTAssertEqual(decode(#"{"errors":"boom",\#(data)}"#), .failure(.fetchSegmentsFailed("decode error")))
+        XCTAssertEqual(decode(#"{"errors":["boom"],\#(data)}"#), .failure(.fetchSegmentsFailed("decode error")))
+    }
+
+    func testEmptyOrNullErrorsAreNoError() {
+        let edges = #"{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}"#
+        XCTAssertEqual(decode(#"{"errors":[],"data":\#(edges)}"#), .success(["a"]))
+        XCTAssertEqual(decode(#"{"errors":null,"data":\#(edges)}"#), .success(["a"]))
     }
 
     func testMissingEdgesIsADecodeError() {

@@ -133,7 +133,7 @@ final class ReportWriterTests: XCTestCase {
 
     func testWritesEveryExpectedFileAndReturnsThem() throws {
         let written = try ReportWriter(directory: directory).write(SyntheticReport.report())
-        XCTAssertEqual(try filesInDirectory(), Self.expectedFiles)
+        XCTAssertEqual(try filesInDirectory(), Self.expectedFiles.union(["report-files.txt"]))
         XCTAssertEqual(Set(written.map(\.lastPathComponent)), Self.expectedFiles)
         XCTAssertEqual(written.first?.lastPathComponent, "report.json")
         XCTAssertEqual(written.last?.lastPathComponent, "index.html")
@@ -284,9 +284,63 @@ final class ReportWriterTests: XCTestCase {
         let expected: Set<String> = [
             "report.json", "summary.md", "index.html", "allocations.svg", "customer-switch.json",
             "customer-switch.percentiles.svg", "customer-switch.server-change-to-callback.hgrm", "peers.svg",
-            "notes.txt", "baseline.csv", "archive.json",
+            "report-files.txt", "notes.txt", "baseline.csv", "archive.json",
         ]
         XCTAssertEqual(try filesInDirectory(), expected)
+    }
+
+    func testTheManifestListsTheReportsFilesInOrder() throws {
+        let written = try ReportWriter(directory: directory).write(SyntheticReport.report())
+        XCTAssertEqual(try read("report-files.txt"), written.map { $0.lastPathComponent + "\n" }.joined())
+    }
+
+    func testFilesOfTheKindsTheWriterProducesThatNoReportWroteSurvive() throws {
+        // `--out .` in a checkout, `--out Reports` next to the baseline: same kinds, not the writer's.
+        let foreign = ["README.md", "baseline.json", "logo.svg", "old.hgrm", "CHANGELOG.md"]
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for name in foreign { try Data("keep \(name)".utf8).write(to: directory.appendingPathComponent(name)) }
+
+        let writer = ReportWriter(directory: directory)
+        try writer.write(SyntheticReport.report())
+        try writer.write(SyntheticReport.report([SyntheticReport.customerSwitch]))
+
+        for name in foreign {
+            XCTAssertEqual(try read(name), "keep \(name)", "\(name) was removed or changed")
+        }
+        XCTAssertFalse(try filesInDirectory().contains("tracking-storm.json"), "the earlier report's stale file stays")
+    }
+
+    func testAStaleFileOfAnEarlierReportIsRemoved() throws {
+        let writer = ReportWriter(directory: directory)
+        try writer.write(SyntheticReport.report())
+        XCTAssertTrue(try filesInDirectory().contains("tracking-storm.trackevent-call.hgrm"))
+
+        try writer.write(SyntheticReport.report([SyntheticReport.customerSwitch]))
+        let files = try filesInDirectory()
+        for stale in ["tracking-storm.json", "tracking-storm.percentiles.svg", "tracking-storm.trackevent-call.hgrm",
+                      "tracking-storm.fetch-round-trip.hgrm", "fanout-latency.svg"] {
+            XCTAssertFalse(files.contains(stale), "\(stale) of the earlier report was left behind")
+        }
+        XCTAssertEqual(try read("report-files.txt").split(separator: "\n").count, 8)
+    }
+
+    func testManifestEntriesThatAreNotPlainFileNamesAreNeverRemoved() throws {
+        let fileManager = FileManager.default
+        let sub = directory.appendingPathComponent("sub")
+        try fileManager.createDirectory(at: sub, withIntermediateDirectories: true)
+        let outside = directory.deletingLastPathComponent().appendingPathComponent("outside-\(UUID().uuidString).json")
+        defer { try? fileManager.removeItem(at: outside) }
+        try Data("keep".utf8).write(to: outside)
+        try Data("keep".utf8).write(to: sub.appendingPathComponent("inner.json"))
+        try fileManager.createDirectory(at: directory.appendingPathComponent("folder.json"), withIntermediateDirectories: true)
+        let manifest = ["../\(outside.lastPathComponent)", "sub/inner.json", "sub", "folder.json", "..", ".", ""]
+        try Data(manifest.joined(separator: "\n").utf8).write(to: directory.appendingPathComponent("report-files.txt"))
+
+        try ReportWriter(directory: directory).write(SyntheticReport.report())
+
+        XCTAssertTrue(fileManager.fileExists(atPath: outside.path))
+        XCTAssertTrue(fileManager.fileExists(atPath: sub.appendingPathComponent("inner.json").path))
+        XCTAssertTrue(fileManager.fileExists(atPath: directory.appendingPathComponent("folder.json").path))
     }
 
     func testWritingTheSameReportTwiceGivesTheSameBytes() throws {

@@ -27,8 +27,9 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Qualified segments (SPEC §9): the server does not know the user id
     /// (`extensions.code == "INVALID_IDENTIFIER_EXCEPTION"`).
     case invalidSegmentIdentifier
-    /// Qualified segments (SPEC §9): the fetch failed; the reason is `"network error"`, an HTTP
-    /// status such as `"503"`, `"decode error"`, or the server error's classification.
+    /// Qualified segments (SPEC §9): the fetch failed; the reason is `"network error"`, a non-2xx
+    /// HTTP status such as `"503"`, `"decode error"`, or the server error's classification (its
+    /// message when it has none).
     case fetchSegmentsFailed(String)
 
     /// `true` for failures that a retry may fix (network, timeout, 429, 5xx).

@@ -39,8 +39,9 @@ public struct QualifiedSegmentsQuery: Sendable, Hashable {
 /// Threading: called concurrently from any task. Errors: exactly the two SPEC §9 errors —
 /// ``SegmentsError/invalidSegmentIdentifier`` when the server says the user is unknown, and
 /// ``SegmentsError/fetchSegmentsFailed(_:)`` for everything else, with the reason strings of the
-/// reference SDK: `"network error"` (connection failures and timeouts), `"<status>"` for a status
-/// ≥ 400, `"decode error"` for a body of the wrong shape, or the error's `classification`.
+/// reference SDK: `"network error"` (connection failures and timeouts), `"<status>"` for any
+/// non-2xx status, `"decode error"` for a body of the wrong shape, or the GraphQL error's
+/// `classification` (its `message` when it has none; see ``QualifiedSegmentsWire``).
 public protocol QualifiedSegmentsTransport: Sendable {
     /// Returns the names of the audiences in `query.segmentsToCheck` whose state is `qualified`,
     /// in server order. `apiKey` goes in the `x-api-key` header.

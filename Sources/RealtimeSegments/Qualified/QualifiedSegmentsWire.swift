@@ -35,35 +35,34 @@ public enum QualifiedSegmentsWire {
         return (try? encoder.encode(body)) ?? Data()
     }
 
+    /// The reason of ``SegmentsError/fetchSegmentsFailed(_:)`` for a GraphQL error that has neither
+    /// an `extensions.classification` nor a non-empty `message`.
+    public static let unclassifiedErrorReason = "graphql error"
+
     /// The qualified segment names of a response, in server order.
     ///
-    /// Evaluated in this order (the reference SDK's table):
-    /// 1. status ≥ 400 → ``SegmentsError/fetchSegmentsFailed(_:)`` with the status, e.g. `"403"`;
+    /// Evaluated in this order (the reference SDK's table, made strict where SPEC §9 says any
+    /// other error fails):
+    /// 1. a status outside 200–299 (a 3xx included, whatever its body) →
+    ///    ``SegmentsError/fetchSegmentsFailed(_:)`` with the status, e.g. `"403"` or `"302"`;
     /// 2. a body that is not a JSON object → `"decode error"`;
-    /// 3. `errors[0].extensions`: `code == "INVALID_IDENTIFIER_EXCEPTION"` (or the legacy
-    ///    `classification == "InvalidIdentifierException"`) → ``SegmentsError/invalidSegmentIdentifier``;
-    ///    another `classification` → `fetchSegmentsFailed(<classification>)`; no classification →
-    ///    go on with the data;
+    /// 3. `errors`, when present, not `null` and not empty: only its first element counts.
+    ///    `extensions.code == "INVALID_IDENTIFIER_EXCEPTION"` (or the legacy
+    ///    `extensions.classification == "InvalidIdentifierException"`) →
+    ///    ``SegmentsError/invalidSegmentIdentifier``; any other error fails, even when `data` is
+    ///    there too: with its `extensions.classification`, else its `message` (GraphQL requires
+    ///    one), else ``unclassifiedErrorReason``. `errors` that is not an array, or an element
+    ///    that is not an object → `"decode error"`;
     /// 4. `data.customer.audiences.edges` missing or not an array of objects → `"decode error"`;
     /// 5. every `edges[].node` with a string `name` and a string `state` is read (others are
     ///    skipped) and the names whose state is exactly `"qualified"` are returned. Empty edges → `[]`.
     public static func decodeResponse(status: Int, body: some DataProtocol) throws(SegmentsError) -> [String] {
-        if status >= 400 { throw .fetchSegmentsFailed(String(status)) }
+        guard (200..<300).contains(status) else { throw .fetchSegmentsFailed(String(status)) }
         let decodeError = SegmentsError.fetchSegmentsFailed("decode error")
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             throw decodeError
         }
-        if let errors = root["errors"] as? [Any], let first = errors.first as? [String: Any],
-           let extensions = first["extensions"] as? [String: Any]
-        {
-            let classification = extensions["classification"] as? String
-            if extensions["code"] as? String == invalidIdentifierCode
-                || classification == legacyInvalidIdentifierClassification
-            {
-                throw .invalidSegmentIdentifier
-            }
-            if let classification { throw .fetchSegmentsFailed(classification) }
-        }
+        if let failure = failure(reportedBy: root["errors"]) { throw failure }
         guard let data = root["data"] as? [String: Any], let customer = data["customer"] as? [String: Any],
               let audiences = customer["audiences"] as? [String: Any],
               let edges = audiences["edges"] as? [[String: Any]]
@@ -75,6 +74,23 @@ public enum QualifiedSegmentsWire {
             else { return nil }
             return name
         }
+    }
+
+    /// The error that a response's `errors` member reports (rule 3 of
+    /// ``decodeResponse(status:body:)``), or `nil` when it reports none.
+    private static func failure(reportedBy errors: Any?) -> SegmentsError? {
+        guard let errors, !(errors is NSNull) else { return nil }
+        guard let list = errors as? [Any] else { return .fetchSegmentsFailed("decode error") }
+        guard let first = list.first else { return nil }
+        guard let error = first as? [String: Any] else { return .fetchSegmentsFailed("decode error") }
+        let extensions = error["extensions"] as? [String: Any] ?? [:]
+        let classification = extensions["classification"] as? String
+        if extensions["code"] as? String == invalidIdentifierCode || classification == legacyInvalidIdentifierClassification {
+            return .invalidSegmentIdentifier
+        }
+        if let classification { return .fetchSegmentsFailed(classification) }
+        if let message = error["message"] as? String, !message.isEmpty { return .fetchSegmentsFailed(message) }
+        return .fetchSegmentsFailed(unclassifiedErrorReason)
     }
 
     private struct RequestBody: Encodable {

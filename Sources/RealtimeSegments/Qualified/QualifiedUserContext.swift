@@ -70,8 +70,9 @@ public final class QualifiedUserContext: Sendable {
     /// Errors: ``SegmentsError/invalidSegmentIdentifier`` when the server does not know the user;
     /// ``SegmentsError/fetchSegmentsFailed(_:)`` with `"apiKey/apiHost not defined"`,
     /// `"transport does not support qualified segments"`, `"network error"`, an HTTP status,
-    /// `"decode error"` or the server error's classification. Failures are also logged as
-    /// `Segments:` lines. Cancelling the calling task does not cancel the request.
+    /// `"decode error"` or the server error's classification (its message when it has none).
+    /// Failures are also logged as `Segments:` lines. Cancelling the calling task does not cancel
+    /// the request.
     public func fetchQualifiedSegments(options: [QualifiedSegmentOption] = []) async throws(SegmentsError) {
         let ticket = takeTicket()
         let result = await fetcher.fetch(user, options: options)

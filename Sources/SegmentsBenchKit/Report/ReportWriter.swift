@@ -10,17 +10,19 @@ import Foundation
 /// - `<scenario>.percentiles.svg`: the scenario's latencies by percentile; `<chart>.svg`: one chart
 ///   per distinct ``ChartSeries/chart``; `allocations.svg`: every figure counted in `allocs…`.
 /// - `index.html`: a self-contained page with all of the above.
+/// - `report-files.txt`: the manifest, the names of the files above, one per line.
 ///
 /// ```swift
 /// let files = try ReportWriter(directory: URL(fileURLWithPath: "Reports/latest")).write(report)
 /// ```
 ///
 /// Every file is rendered before the first is written, so a report that cannot be encoded leaves
-/// the previous one untouched. After writing, files of the kinds the writer produces (`*.json`,
-/// `*.md`, `*.hgrm`, `*.svg`, `index.html`) that this report did not write are removed, so the
-/// directory never mixes two runs (a scenario dropped since the last run leaves no stale files).
-/// Anything else in the directory, and its subdirectories, stay. Output is deterministic: the same
-/// report gives the same bytes.
+/// the previous one untouched. After writing, the files that the previous manifest lists and this
+/// report did not write are removed, so the directory never mixes two runs (a scenario dropped
+/// since the last run leaves no stale files). Nothing the manifest does not list is ever removed:
+/// with `--out .` the checkout's `README.md` stays, with `--out Reports` so does
+/// `Reports/baseline.json`, as do subdirectories and files that a report written before the
+/// manifest existed left behind. Output is deterministic: the same report gives the same bytes.
 public struct ReportWriter: Sendable {
     /// Where the files go; created if missing.
     public let directory: URL
@@ -30,8 +32,12 @@ public struct ReportWriter: Sendable {
         self.directory = directory
     }
 
-    /// Writes every file of `report`, removes files of earlier reports, and returns the written
-    /// files in a stable order (`report.json` first, `summary.md` and `index.html` last).
+    /// The manifest's name: the files the last report wrote into the directory, one name a line.
+    static let manifestName = "report-files.txt"
+
+    /// Writes every file of `report`, removes the files of the previous report that this one did
+    /// not write, writes the manifest, and returns the report's files (the manifest aside) in a
+    /// stable order (`report.json` first, `summary.md` and `index.html` last).
     ///
     /// - Throws: encoding errors (before anything is written) and file system errors.
     @discardableResult
@@ -39,13 +45,17 @@ public struct ReportWriter: Sendable {
         let files = try render(report)
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
+        let previous = previousReportFiles()
         var written: [URL] = []
         for (name, contents) in files {
             let url = directory.appendingPathComponent(name)
             try contents.write(to: url, options: .atomic)
             written.append(url)
         }
-        try removeStaleFiles(keeping: Set(files.map(\.name)))
+        let names = files.map(\.name)
+        try removeFiles(previous.subtracting(names))
+        let manifest = names.map { $0 + "\n" }.joined()
+        try Data(manifest.utf8).write(to: directory.appendingPathComponent(Self.manifestName), options: .atomic)
         return written
     }
 
@@ -81,26 +91,27 @@ public struct ReportWriter: Sendable {
         return files
     }
 
-    /// Removes the writer's kinds of files that are not in `keeping`. Only regular, visible files
-    /// directly in the directory: the writer never created anything else.
-    private func removeStaleFiles(keeping: Set<String>) throws {
-        let fileManager = FileManager.default
-        let contents = try fileManager.contentsOfDirectory(
-            at: directory, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles])
-        for url in contents {
-            let name = url.lastPathComponent
-            guard !keeping.contains(name), Self.isWriterOutput(name),
-                (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
-            else { continue }
-            try fileManager.removeItem(at: url)
-        }
+    /// The names the previous manifest lists; none without a readable manifest. A line that is not
+    /// a plain file name (empty, `.`, `..`, or with a `/`) is skipped: the writer only ever writes
+    /// directly into its directory.
+    private func previousReportFiles() -> Set<String> {
+        let url = directory.appendingPathComponent(Self.manifestName)
+        guard let data = try? Data(contentsOf: url) else { return [] }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true)
+        return Set(lines.map(String.init).filter { name in
+            name != "." && name != ".." && name != Self.manifestName && !name.contains("/") && !name.contains("\0")
+        })
     }
 
-    /// Whether a file called `name` is of a kind the writer produces.
-    static func isWriterOutput(_ name: String) -> Bool {
-        if name == ReportLayout.index { return true }
-        let fileExtension = (name as NSString).pathExtension
-        return ["json", "md", "hgrm", "svg"].contains(fileExtension)
+    /// Removes the regular files called `names` directly in the directory; a name that is missing
+    /// or no longer a regular file (the user replaced it with a directory) is left alone.
+    private func removeFiles(_ names: Set<String>) throws {
+        let fileManager = FileManager.default
+        for name in names.sorted() {
+            let url = directory.appendingPathComponent(name)
+            guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            try fileManager.removeItem(at: url)
+        }
     }
 
     /// The encoder of `report.json` and `<scenario>.json`: sorted keys, pretty printed. Non-finite

@@ -1,0 +1,171 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A one-connection-at-a-time HTTP/1.1 server on a blocking socket thread: answers each request
+/// with the next scripted response (the last one repeats) and records what it received.
+///
+/// A response can also be cut short (``Response/Delivery``): its head promises the whole body,
+/// then half of it is sent and the connection is closed, or held open until the client gives up.
+final class CannedHTTPServer: Sendable {
+    /// One request as received.
+    struct Request: Sendable {
+        var line: String
+        /// Every header field in the order received, names lowercased.
+        var fields: [(name: String, value: String)]
+        var body: Data
+
+        /// The header fields by lowercased name (the last one of a repeated name).
+        var headers: [String: String] {
+            Dictionary(fields.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        }
+
+        /// Every value of the header `name` (lowercased), in order.
+        func values(of name: String) -> [String] {
+            fields.filter { $0.name == name }.map(\.value)
+        }
+    }
+
+    /// One scripted answer.
+    struct Response: Sendable {
+        /// How the body is sent.
+        enum Delivery: Sendable {
+            /// The whole body.
+            case whole
+            /// `content-length` of the whole body, then its first half, then the connection closes.
+            case truncated
+            /// `content-length` of the whole body, then its first half; the connection stays open
+            /// until the client closes it (for example at its deadline).
+            case stalled
+        }
+
+        var status: Int
+        var body: String
+        var delivery: Delivery = .whole
+    }
+
+    private struct State {
+        var responses: [Response]
+        var requests: [Request] = []
+        var connections = 0
+        /// The connection being served, so that ``stop()`` can end a stalled one.
+        var current: Int32?
+        var stopped = false
+    }
+
+    private let listener: SilentListener
+    private let state: LockBox<State>
+    var port: Int { listener.port }
+
+    /// A server answering with `responses` as (status, whole body).
+    convenience init(responses: [(Int, String)]) throws {
+        try self.init(scripted: responses.map { Response(status: $0.0, body: $0.1) })
+    }
+
+    /// A server answering with `responses`.
+    init(scripted responses: [Response]) throws {
+        precondition(!responses.isEmpty, "script at least one response")
+        listener = try SilentListener()
+        state = LockBox(State(responses: responses))
+        let listener = listener
+        let state = state
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(listener.descriptor, nil, nil)
+                let open = state.withLock { state in
+                    guard connection >= 0, !state.stopped else { return false }
+                    state.connections += 1
+                    state.current = connection
+                    return true
+                }
+                if !open {
+                    if connection >= 0 { _ = Self.closeDescriptor(connection) }
+                    return
+                }
+                Self.serve(connection, state: state)
+                // Closed under the lock, so stop() never shuts down a descriptor reused meanwhile.
+                state.withLock { state in
+                    state.current = nil
+                    _ = Self.closeDescriptor(connection)
+                }
+            }
+        }
+    }
+
+    var requests: [Request] { state.withLock { $0.requests } }
+    var connectionCount: Int { state.withLock { $0.connections } }
+
+    func stop() {
+        state.withLock { state in
+            state.stopped = true
+            if let current = state.current { _ = shutdown(current, Int32(SHUT_RDWR)) }
+        }
+        _ = shutdown(listener.descriptor, Int32(SHUT_RDWR))
+        listener.close()
+    }
+
+    private static func serve(_ connection: Int32, state: LockBox<State>) {
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            // Read a head, then Content-Length bytes of body.
+            while buffer.range(of: Data("\r\n\r\n".utf8)) == nil {
+                let count = recv(connection, &chunk, chunk.count, 0)
+                if count <= 0 { return }
+                buffer.append(contentsOf: chunk[0..<count])
+            }
+            let headEnd = buffer.range(of: Data("\r\n\r\n".utf8))!
+            let head = String(decoding: buffer[buffer.startIndex..<headEnd.lowerBound], as: UTF8.self)
+            var lines = head.components(separatedBy: "\r\n")
+            let requestLine = lines.removeFirst()
+            var fields: [(name: String, value: String)] = []
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                fields.append((
+                    name: line[..<colon].lowercased(),
+                    value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            }
+            let request = Request(line: requestLine, fields: fields, body: Data())
+            let length = Int(request.headers["content-length"] ?? "0") ?? 0
+            buffer = Data(buffer[headEnd.upperBound...])
+            while buffer.count < length {
+                let count = recv(connection, &chunk, chunk.count, 0)
+                if count <= 0 { return }
+                buffer.append(contentsOf: chunk[0..<count])
+            }
+            let body = Data(buffer.prefix(length))
+            buffer = Data(buffer.dropFirst(length))
+            let response = state.withLock { state in
+                state.requests.append(Request(line: requestLine, fields: fields, body: body))
+                return state.responses.count > 1 ? state.responses.removeFirst() : state.responses[0]
+            }
+            let payload = Data(response.body.utf8)
+            let text = "HTTP/1.1 \(response.status) Status\r\ncontent-type: application/json\r\ncontent-length: \(payload.count)\r\n\r\n"
+            let sentBody = response.delivery == .whole ? payload : payload.prefix(payload.count / 2)
+            let bytes = Data(text.utf8) + sentBody
+            let sent = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent != bytes.count { return }
+            switch response.delivery {
+            case .whole:
+                continue
+            case .truncated:
+                return
+            case .stalled:
+                // Nothing more will be sent: wait for the client to close (or for stop()).
+                while recv(connection, &chunk, chunk.count, 0) > 0 {}
+                return
+            }
+        }
+    }
+
+    private static func closeDescriptor(_ descriptor: Int32) -> Int32 {
+        #if canImport(Glibc)
+        Glibc.close(descriptor)
+        #else
+        Darwin.close(descriptor)
+        #endif
+    }
+}
