@@ -30,7 +30,6 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     public let configuration: HTTPTransportConfiguration
     let httpClient: HTTPClient
     let logger: Logger
-    private let encoder: JSONEncoder
 
     /// Creates a transport on `httpClient` (default: the process-wide shared client, which needs
     /// no shutdown). A client you pass in stays yours to shut down.
@@ -52,9 +51,6 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         self.configuration = configuration
         self.httpClient = httpClient
         self.logger = logger
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        self.encoder = encoder
     }
 
     // MARK: SegmentsTransport
@@ -105,10 +101,20 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
         if let body {
             let data: Data
+            // An encoder per request: `userInfo` carries this request's collector.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let replaced = NonFiniteNumbers()
+            encoder.userInfo[JSONValue.nonFiniteNumbersKey] = replaced
             do {
                 data = try encoder.encode(body)
             } catch {
                 throw .invalidArgument("request body cannot be encoded: \(error)")
+            }
+            let replacedPaths = replaced.recorded
+            if !replacedPaths.isEmpty {
+                logger.error(
+                    "Segments: \(method) \(path) carries numbers JSON cannot carry, sent as null: \(replacedPaths.joined(separator: ", "))")
             }
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: data))

@@ -33,7 +33,7 @@ final class EndToEndFixture: Sendable {
         transportConfiguration.useBatchEndpoint = useBatchEndpoint
         var configuration = SegmentsConfiguration(
             projectToken: projectToken, authorization: authorization,
-            transport: HTTPSegmentsTransport(configuration: transportConfiguration))
+            transport: HTTPSegmentsTransport(configuration: transportConfiguration, logger: logs.logger))
         configuration.clock = clock
         configuration.flushingMode = flushingMode
         configuration.logger = logs.logger

@@ -65,6 +65,24 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(Set(stored.map { $0.customerIds["cookie"] }), [e2e.cookie])
     }
 
+    /// JSON has no NaN or infinity: such a property goes out as null with a `Segments:` error, and
+    /// the upload neither fails nor holds back the events behind it.
+    func testANumberJSONCannotCarryIsSentAsNullAndHoldsNothingBack() throws {
+        let e2e = try EndToEndFixture(flushingMode: .manual)
+        e2e.client.start()
+        try e2e.client.trackEvent(eventType: "view", properties: ["price": .number(.nan), "qty": 2])
+        try e2e.client.trackEvent(eventType: "cart")
+        e2e.client.flush()
+        e2e.settle()
+        let stored = e2e.backend.events(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
+        XCTAssertEqual(stored.map(\.eventType), ["view", "cart"])
+        XCTAssertEqual(stored.first?.properties, ["price": nil, "qty": 2])
+        XCTAssertEqual(e2e.client.statistics.uploadFailures, 0)
+        XCTAssertEqual(
+            e2e.logs.count(prefix: "Segments: POST /track/v2/projects/\(EndToEndFixture.project.token)/batch carries numbers JSON cannot carry, sent as null: commands[0].data.properties.price (nan)"),
+            1, "\(e2e.logs.all)")
+    }
+
     func testAWrongKeyIsUnauthorizedWithTheFetchFailedLine() throws {
         let e2e = try EndToEndFixture(authorization: .token("wrong"))
         e2e.client.start()

@@ -136,6 +136,24 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["kept-1", "kept-2"])
     }
 
+    func testAnUnsentEventWithANumberJSONCannotCarryIsSavedWithNullAndLogged() throws {
+        let fixture = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        fixture.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "view", properties: ["price": .number(.infinity)])
+        fixture.settle()
+        fixture.client.stop()
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Could not save state"), 0)
+        let saved = fixture.logs.messages.filter { $0.hasPrefix("Segments: State saved with numbers JSON cannot carry written as null: pendingUploads[0]") }
+        XCTAssertFalse(saved.isEmpty, "\(fixture.logs.messages)")
+        XCTAssertTrue(saved.allSatisfy { $0.hasSuffix(".properties.price (inf)") }, "\(saved)")
+        let restarted = Fixture(stateDirectory: directory)
+        restarted.client.start()
+        restarted.client.flush()
+        restarted.settle()
+        XCTAssertEqual(restarted.transport.trackedEvents.map(\.properties), [["price": nil]], "restored and uploaded")
+    }
+
     func testWithoutAStateDirectoryUnsentEventsAtStopAreReportedNotSilentlyLost() throws {
         let fixture = Fixture { $0.flushingMode = .manual }
         fixture.transport.failNext(.trackEvents, with: .connectionFailed("offline"))

@@ -28,22 +28,19 @@ final class ValidationTests: XCTestCase {
         }
     }
 
-    func testNumbersJSONCannotCarryAreSentAsNullWithALogLineAndNothingIsHeldBack() throws {
-        let fixture = Fixture()
-        fixture.client.start()
-        try fixture.client.trackEvent(
-            eventType: "view",
+    func testNumbersJSONCannotCarryEncodeAsNullAndTheEncoderLearnsWhere() throws {
+        let event = TrackedEvent(
+            customerIds: ["cookie": "c"], eventType: "view", timestamp: 1,
             properties: ["price": .number(.nan), "sizes": [1, .number(.infinity)], "cart": ["total": .number(-.infinity)], "ok": 1])
-        try fixture.client.trackEvent(eventType: "next")
-        fixture.settle()
-        let events = fixture.transport.trackedEvents
-        XCTAssertEqual(events.map(\.eventType), ["view", "next"], "the event is kept and does not hold back the next one")
-        XCTAssertEqual(events.first?.properties, ["price": nil, "sizes": [1, nil], "cart": ["total": nil], "ok": 1])
-        XCTAssertNoThrow(try JSONEncoder().encode(events), "what is uploaded can be encoded as JSON")
-        XCTAssertEqual(
-            fixture.logs.count(
-                "Segments: Event \"view\" has numbers JSON cannot carry, sent as null: cart.total (-inf), price (nan), sizes[1] (inf)"),
-            1)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let replaced = NonFiniteNumbers()
+        encoder.userInfo[JSONValue.nonFiniteNumbersKey] = replaced
+        let data = try encoder.encode([event])
+        let decoded = try JSONDecoder().decode([TrackedEvent].self, from: data)
+        XCTAssertEqual(decoded.first?.properties, ["price": nil, "sizes": [1, nil], "cart": ["total": nil], "ok": 1])
+        XCTAssertEqual(replaced.recorded.sorted(), ["[0].properties.cart.total (-inf)", "[0].properties.price (nan)", "[0].properties.sizes[1] (inf)"])
+        XCTAssertNoThrow(try JSONEncoder().encode(event), "without a collector too")
     }
 
     func testACustomerPropertyJSONCannotCarryIsRejected() {

@@ -189,8 +189,9 @@ public final class SegmentsClient: Sendable {
     /// moves into the ring without a retain here and a release in the caller.
     ///
     /// A property number that JSON cannot carry (NaN, an infinity, at any depth) is sent as `null`,
-    /// and the engine logs a `Segments:` error naming the event and the property. The engine checks
-    /// it, not the call, which would otherwise walk the properties on the app's thread.
+    /// with a `Segments:` error naming it from the JSON transport (and the state file). It is
+    /// found while encoding, not in this call, which would otherwise walk the properties on the
+    /// app's thread.
     ///
     /// An event without a `timestamp` is stamped by the engine thread, with
     /// ``SegmentsClock/wallClockSeconds()`` read as it takes events from the ring (once for every

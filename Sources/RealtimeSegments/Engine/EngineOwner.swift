@@ -193,10 +193,7 @@ final class EngineOwner {
             // `trackEvent` with properties was 2.4–2.9× the bare event; with the move, 1.2–1.3× at
             // `20aa13d`).
             switch consume item {
-            case .event(let eventType, var properties, var timestamp):
-                if properties.values.contains(where: \.holdsNonFiniteNumber) {
-                    properties = encodable(properties, of: eventType)
-                }
+            case .event(let eventType, let properties, var timestamp):
                 if timestamp.isNaN {
                     if position >= stampCovers {
                         stampCovers = channels.ring.claimedPositions
@@ -228,18 +225,6 @@ final class EngineOwner {
             }
         }
         return handled
-    }
-
-    /// `properties` with every number JSON cannot carry (NaN, an infinity) sent as `null`, and a
-    /// `Segments:` error naming them. Checked here rather than in `trackEvent`, so the app's call
-    /// pays nothing for it; without it, the upload of such an event would fail on every retry and
-    /// hold back every event behind it.
-    private func encodable(_ properties: [String: JSONValue], of eventType: String) -> [String: JSONValue] {
-        var paths: [String] = []
-        let replaced = properties.replacingNonFiniteNumbers(under: "", recordingIn: &paths)
-        logger.error(
-            "Segments: Event \"\(eventType)\" has numbers JSON cannot carry, sent as null: \(paths.sorted().joined(separator: ", "))")
-        return replaced
     }
 
     // MARK: Control messages
@@ -587,7 +572,10 @@ final class EngineOwner {
             },
             pendingUploads: Array(uploads))
         do {
-            try store.save(state)
+            let replaced = try store.save(state)
+            if !replaced.isEmpty {
+                logger.error("Segments: State saved with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
+            }
         } catch {
             logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
         }

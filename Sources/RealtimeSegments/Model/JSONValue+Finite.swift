@@ -1,52 +1,53 @@
-/// JSON has no NaN or infinity: a `JSONValue.number` that is not finite cannot be encoded, and an
-/// upload carrying one would fail on every retry and hold back every event behind it.
+/// JSON has no NaN or infinity. A ``JSONValue/number(_:)`` that is not finite encodes as `null`
+/// (an encoder would otherwise throw, and an upload or state file carrying one would fail on every
+/// retry and hold back everything behind it), and an encoder that carries a ``NonFiniteNumbers``
+/// in its `userInfo` learns where, so that its owner can log it.
+///
+/// The check costs nothing until something is encoded: not in `trackEvent`, where it would walk
+/// the properties on the app's thread, nor on the engine thread, where reading a dictionary the
+/// app keeps passing would pull its reference count's cache line across cores on every event.
 extension JSONValue {
-    /// `true` if this value is, or contains at any depth, a number that is not finite.
-    var holdsNonFiniteNumber: Bool {
-        switch self {
-        case .number(let value): !value.isFinite
-        case .array(let elements): elements.contains { $0.holdsNonFiniteNumber }
-        case .object(let members): members.values.contains { $0.holdsNonFiniteNumber }
-        case .string, .bool, .null: false
-        }
-    }
+    /// The `userInfo` key for a ``NonFiniteNumbers`` collector.
+    package static let nonFiniteNumbersKey = CodingUserInfoKey(rawValue: "RealtimeSegments.nonFiniteNumbers")!
 
-    /// This value with every number that is not finite replaced by `.null`; the path of each one
-    /// replaced (`price`, `items[2].weight`) is appended to `paths`.
-    func replacingNonFiniteNumbers(at path: String, recordingIn paths: inout [String]) -> JSONValue {
-        switch self {
-        case .number(let value) where !value.isFinite:
-            paths.append("\(path) (\(value))")
-            return .null
-        case .array(let elements):
-            return .array(elements.enumerated().map { index, element in
-                element.replacingNonFiniteNumbers(at: "\(path)[\(index)]", recordingIn: &paths)
-            })
-        case .object(let members):
-            return .object(members.replacingNonFiniteNumbers(under: path, recordingIn: &paths))
-        default:
-            return self
-        }
-    }
-
-    /// The path of the first number in `properties` that is not finite, with its value, or `nil`.
+    /// The path of the first number in `properties` that is not finite (`price (nan)`,
+    /// `items[2].weight (inf)`), or `nil`. For arguments checked at the call.
     static func firstNonFiniteNumber(in properties: [String: JSONValue]) -> String? {
-        guard properties.values.contains(where: \.holdsNonFiniteNumber) else { return nil }
-        var paths: [String] = []
-        _ = properties.replacingNonFiniteNumbers(under: "", recordingIn: &paths)
-        return paths.min()
+        properties.keys.sorted().lazy.compactMap { key in properties[key]?.firstNonFiniteNumber(at: key) }.first
+    }
+
+    private func firstNonFiniteNumber(at path: String) -> String? {
+        switch self {
+        case .number(let value): value.isFinite ? nil : "\(path) (\(value))"
+        case .array(let elements):
+            elements.indices.lazy.compactMap { elements[$0].firstNonFiniteNumber(at: "\(path)[\($0)]") }.first
+        case .object(let members):
+            members.keys.sorted().lazy.compactMap { key in members[key]?.firstNonFiniteNumber(at: "\(path).\(key)") }.first
+        case .string, .bool, .null: nil
+        }
     }
 }
 
-extension [String: JSONValue] {
-    /// These members with every number that is not finite replaced by `.null` (see
-    /// ``JSONValue/replacingNonFiniteNumbers(at:recordingIn:)``). Paths are recorded in
-    /// dictionary order; sort them to show them.
-    func replacingNonFiniteNumbers(under path: String, recordingIn paths: inout [String]) -> [String: JSONValue] {
-        var result = self
-        for (key, value) in self where value.holdsNonFiniteNumber {
-            result[key] = value.replacingNonFiniteNumbers(at: path.isEmpty ? key : "\(path).\(key)", recordingIn: &paths)
+/// Where an encoding replaced numbers that JSON cannot carry with `null` (see
+/// ``JSONValue/nonFiniteNumbersKey``). Threading: any thread.
+package final class NonFiniteNumbers: Sendable {
+    private let paths = Locked<[String]>([])
+
+    package init() {}
+
+    /// Each replaced number as its coding path and value (`events[0].properties.price (nan)`),
+    /// in encoding order.
+    package var recorded: [String] { paths.withLock { $0 } }
+
+    func record(_ value: Double, at codingPath: [any CodingKey]) {
+        var path = ""
+        for key in codingPath {
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
         }
-        return result
+        paths.withLock { $0.append("\(path) (\(value))") }
     }
 }

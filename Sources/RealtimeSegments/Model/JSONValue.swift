@@ -4,7 +4,7 @@
 public enum JSONValue: Hashable, Sendable, Codable {
     /// A string.
     case string(String)
-    /// A number. It must be finite to be sent: see ``SegmentsClient/trackEvent(eventType:properties:timestamp:)``.
+    /// A number. One that is not finite is sent as `null` (see ``encode(to:)``).
     case number(Double)
     /// `true` or `false`.
     case bool(Bool)
@@ -33,11 +33,16 @@ public enum JSONValue: Hashable, Sendable, Codable {
         }
     }
 
-    /// Encodes the value as JSON; throws for a number that is not finite.
+    /// Encodes the value as JSON. A number that is not finite (NaN, an infinity), which JSON cannot
+    /// carry, is encoded as `null`; the HTTP transport and the state file log a `Segments:` error
+    /// naming where.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let value): try container.encode(value)
+        case .number(let value) where !value.isFinite:
+            (encoder.userInfo[Self.nonFiniteNumbersKey] as? NonFiniteNumbers)?.record(value, at: encoder.codingPath)
+            try container.encodeNil()
         case .number(let value): try container.encode(value)
         case .bool(let value): try container.encode(value)
         case .array(let value): try container.encode(value)

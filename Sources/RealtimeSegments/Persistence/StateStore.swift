@@ -39,13 +39,18 @@ struct StateStore: Sendable {
         }
     }
 
-    func save(_ state: PersistedState) throws {
+    /// Writes `state` atomically. Returns where numbers JSON cannot carry were written as `null`
+    /// (see ``JSONValue/encode(to:)``), for the caller to log.
+    func save(_ state: PersistedState) throws -> [String] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let replaced = NonFiniteNumbers()
+        encoder.userInfo[JSONValue.nonFiniteNumbersKey] = replaced
         let data = try encoder.encode(state)
         let temporary = directory.appendingPathComponent(".segments-state.json.\(ProcessInfo.processInfo.processIdentifier).tmp")
         try DurableFile.replace(fileURL, with: data, temporary: temporary)
         DurableFile.syncDirectory(directory)
+        return replaced.recorded
     }
 }
