@@ -132,19 +132,28 @@ final class NotifyRuleTests: XCTestCase {
     func testFirstLoadStaysPendingAcrossAFailedCheck() {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery, tag: "plain")
+        fixture.startAndRunInitialCheck()
+        // The data is known and will not change: only a pending first load can bring it to "d".
         fixture.transport.failNext(.fetchSegments, with: .serverError(status: 503))
         _ = fixture.register(.discovery, firstLoad: true, tag: "d")
-        fixture.startAndRunInitialCheck()
-        XCTAssertEqual(fixture.recorder.count, 0)
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "the second check ran, and failed")
+        XCTAssertEqual(fixture.recorder.count(tag: "d"), 0)
         _ = fixture.register(.content)
+        fixture.settle()
         fixture.advance(.seconds(5))
         XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+        XCTAssertEqual(fixture.recorder.count(tag: "plain"), 1, "unchanged: nobody else notified")
     }
 
     func testFirstLoadStaysPendingAcrossACheckCancelledByACustomerChange() throws {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])
-        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        // On a category the response leaves out: for the new customer it is not "changed", so
+        // only a first load still pending brings it `[]`.
+        _ = fixture.register(.content, firstLoad: true, tag: "c")
         fixture.client.start()
         fixture.settle()
         fixture.transport.holdFetches()
@@ -155,6 +164,6 @@ final class NotifyRuleTests: XCTestCase {
         fixture.settle()
         XCTAssertEqual(fixture.recorder.count, 0, "the result for the previous ids is dropped")
         fixture.advance(.seconds(5))
-        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "served by the next check")
+        XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[]], "served by the next check")
     }
 }
