@@ -6,8 +6,11 @@ import XCTest
 /// cache small enough to evict constantly. Run under ThreadSanitizer.
 final class QualifiedStressTests: XCTestCase {
     func testConcurrentFetchesAssignmentsAndReadsAcrossUsersStayConsistent() {
-        let fixture = QualifiedFixture(cacheSize: 3, cacheTimeout: .seconds(1))
-        let answers = (0..<8).map { Array(["a", "b"].suffix($0 % 3)) }
+        // Every user's answer is its own ("own-u3" for u3, with "a" and "b" in some), so an answer
+        // that reached the wrong user shows.
+        let answers = (0..<8).map { Array(["a", "b"].suffix($0 % 3)) + ["own-u\($0)"] }
+        let fixture = QualifiedFixture(
+            segmentsToCheck: ["a", "b"] + (0..<8).map { "own-u\($0)" }, cacheSize: 3, cacheTimeout: .seconds(1))
         for index in 0..<8 { fixture.transport.setQualifiedSegments(answers[index], forUser: "u\(index)") }
         let users = (0..<8).map { fixture.user("u\($0)") }
         let completions = Locked<[XCTestExpectation]>([])
@@ -36,7 +39,8 @@ final class QualifiedStressTests: XCTestCase {
                     _ = user.isQualifiedFor(segment: "a")
                 default:
                     if let segments = user.qualifiedSegments {
-                        XCTAssertTrue(segments == ["x"] || Set(segments).isSubset(of: ["a", "b"]), "\(segments)")
+                        let index = (worker * 7 + step) % users.count
+                        XCTAssertTrue(segments == ["x"] || Set(segments) == Set(answers[index]), "u\(index) got \(segments)")
                     }
                 }
             }
