@@ -153,9 +153,9 @@ struct CheckCommand: ParsableCommand {
 
 func printAndExit(_ check: GateCheck, json: Bool) throws {
     if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(check.rows), as: UTF8.self))
+        // The report's encoder: a figure that is not a number (NaN) is written as a string
+        // rather than making the encoding throw.
+        print(String(decoding: try ReportWriter.makeJSONEncoder().encode(check.rows), as: UTF8.self))
     } else {
         print(check.renderTable())
     }
