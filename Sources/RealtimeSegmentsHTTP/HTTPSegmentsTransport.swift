@@ -101,17 +101,12 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
         if let body {
             let data: Data
-            // An encoder per request: `userInfo` carries this request's collector.
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let replaced = NonFiniteNumbers()
-            encoder.userInfo[JSONValue.nonFiniteNumbersKey] = replaced
+            let replacedPaths: [String]
             do {
-                data = try encoder.encode(body)
+                (data, replacedPaths) = try NonFiniteNumbers.encode(body)
             } catch {
                 throw .invalidArgument("request body cannot be encoded: \(error)")
             }
-            let replacedPaths = replaced.recorded
             if !replacedPaths.isEmpty {
                 logger.error(
                     "Segments: \(method) \(path) carries numbers JSON cannot carry, sent as null: \(replacedPaths.joined(separator: ", "))")

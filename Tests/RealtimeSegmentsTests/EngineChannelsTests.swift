@@ -36,6 +36,21 @@ final class EngineChannelsTests: XCTestCase {
         wait(for: [answered], timeout: 10)
     }
 
+    func testWaitingForIdleAfterAStopWithoutStartEndsAtOnce() {
+        let fixture = Fixture()
+        fixture.client.stop()
+        XCTAssertTrue(fixture.client.waitUntilIdle(timeout: .seconds(10)), "the barrier was answered")
+    }
+
+    func testWaitingForIdleAfterStopIgnoresWhatNoEngineWillTake() {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.client.stop()
+        // What a `trackEvent` racing `stop()` leaves behind.
+        fixture.client.channels.ingest(.anonymize(IdentitySnapshot(customerIds: ["cookie": "late"], generation: 9)))
+        XCTAssertTrue(fixture.client.waitUntilIdle(timeout: .seconds(10)))
+    }
+
     func testMessagesStillInTheInboxWhenTheEngineEndsAreRefused() {
         let channels = EngineChannels(ringCapacity: 16)
         let answered = expectation(description: "getSegments answered")

@@ -120,19 +120,21 @@ final class PullTests: XCTestCase {
         let fixture = startedFixture(response([.discovery: [1]]))
         for attempt in ["miss", "cache hit"] {
             let seen = Locked<(caller: pthread_t, completion: pthread_t, name: String)?>(nil)
-            let done = DispatchSemaphore(value: 0)
+            let answered = DispatchSemaphore(value: 0)
+            let callerMayEnd = DispatchSemaphore(value: 0)
             let client = fixture.client
             Thread.detachNewThread {
                 let caller = pthread_self()
                 client.getSegments(category: .discovery) { _ in
                     let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
                     seen.withLock { $0 = (caller, pthread_self(), name.trimmingCharacters(in: .whitespacesAndNewlines)) }
-                    done.signal()
+                    answered.signal()
                 }
-                _ = done.wait(timeout: .now() + 10)
-                done.signal()
+                // The caller's thread stays alive until the answer is in.
+                _ = callerMayEnd.wait(timeout: .now() + 10)
             }
-            XCTAssertEqual(done.wait(timeout: .now() + 10), .success, attempt)
+            XCTAssertEqual(answered.wait(timeout: .now() + 10), .success, attempt)
+            callerMayEnd.signal()
             let observed = seen.withLock { $0 }
             XCTAssertNotNil(observed, attempt)
             if let observed {

@@ -160,7 +160,16 @@ final class StressTests: XCTestCase {
     /// it had just stored, and the next check notified every callback again with the same data).
     func testAnonymizeNeverMakesTheEngineDeliverTheSameCustomersDataTwice() throws {
         let fixture = Fixture { $0.clock = SystemClock(); $0.debounce = .zero; $0.maxWait = .zero }
-        fixture.transport.setResponder { cookie in response([.discovery: [cookie.hashValue & 0xFF_FFFF]]) }
+        // Each customer's segment is its own number, so equal data means the same customer.
+        let numbers = Locked<[String: Int]>([:])
+        fixture.transport.setResponder { cookie in
+            let number = numbers.withLock { numbers in
+                if let known = numbers[cookie] { return known }
+                numbers[cookie] = numbers.count
+                return numbers.count - 1
+            }
+            return response([.discovery: [number]])
+        }
         let received = Locked<[[Segment]]>([])
         fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
             received.withLock { $0.append(segments) }

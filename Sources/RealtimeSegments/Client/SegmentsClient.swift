@@ -33,7 +33,8 @@ public final class SegmentsClient: Sendable {
         case created, started, stopped
     }
 
-    /// The configuration the client was created with.
+    /// The configuration the client was created with, with values out of range brought into
+    /// range (see ``init(configuration:)``).
     public let configuration: SegmentsConfiguration
     /// Where callbacks are registered and removed.
     public let segmentation: SegmentationManager
@@ -158,15 +159,29 @@ public final class SegmentsClient: Sendable {
     /// upload buffered events, and persists what could not be sent and every reporting segments
     /// change (if a state directory is set).
     /// Blocks until the engine thread has ended or `timeout` passed. The client cannot be restarted.
-    /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted.
+    /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted; one
+    /// whose call was still running when the engine ended is dropped with a `Segments:` error.
     public func stop(timeout: Duration = .seconds(30)) {
         reporting.flush()
         let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
-        guard previous == .started else { return }
+        guard previous == .started else {
+            // No engine ever ran: answer what reaches the inbox from now on (`waitUntilIdle`'s
+            // barrier among them) as an ended engine would.
+            if previous == .created { channels.closeInbox() }
+            return
+        }
         identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
         channels.post(.stop)
         if engineFinished.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
             configuration.logger.warning("Segments: stop() timed out waiting for the final upload")
+            return
+        }
+        // The engine has ended, so this thread may take from the ring: items that calls racing
+        // this stop put there after the engine's last look.
+        var late = 0
+        while channels.ring.dequeue() != nil { late += 1 }
+        if late > 0 {
+            configuration.logger.error("Segments: \(late) events or customer changes tracked while stop() ran were dropped")
         }
     }
 
@@ -188,10 +203,11 @@ public final class SegmentsClient: Sendable {
     /// The event type and properties are taken over (`consuming`): a dictionary built for the call
     /// moves into the ring without a retain here and a release in the caller.
     ///
-    /// A property number that JSON cannot carry (NaN, an infinity, at any depth) is sent as `null`,
-    /// with a `Segments:` error naming it from the JSON transport (and the state file). It is
-    /// found while encoding, not in this call, which would otherwise walk the properties on the
-    /// app's thread.
+    /// A property number that JSON cannot carry (NaN, an infinity, at any depth) is encoded as
+    /// `null`: the HTTP transport and the state file log a `Segments:` error naming it (a transport
+    /// of your own learns where through ``NonFiniteNumbers``; the in-memory transport receives the
+    /// number as it is). It is found while encoding, not in this call, which would otherwise walk
+    /// the properties on the app's thread.
     ///
     /// An event without a `timestamp` is stamped by the engine thread, with
     /// ``SegmentsClock/wallClockSeconds()`` read as it takes events from the ring (once for every
@@ -266,7 +282,8 @@ public final class SegmentsClient: Sendable {
     }
 
     /// Switches to a new anonymous customer: mints a new cookie, drops hard ids, cancels any pending
-    /// check, clears pending first loads and the last known state. Registered callbacks stay.
+    /// check, clears pending first loads and the previous customer's last known state. Registered
+    /// callbacks stay.
     /// Lock-free. Before ``start()`` or after ``stop()`` it does nothing but log a `Segments:` error.
     public func anonymize() {
         guard lifecycle.atomic.load(ordering: .relaxed) == .started else {
@@ -330,11 +347,11 @@ public final class SegmentsClient: Sendable {
             guard category.isValid else { throw .invalidArgument("the category name is empty") }
             try requireStarted()
         } catch {
-            runInBackground { complete(.failure(error)) }
+            channels.runInBackground { complete(.failure(error)) }
             return
         }
         if !force, let cached = cachedSegments(category) {
-            runInBackground { complete(.success(cached)) }
+            channels.runInBackground { complete(.success(cached)) }
             return
         }
         channels.post(.getSegments(category: category, force: force, completion: complete))
@@ -344,15 +361,6 @@ public final class SegmentsClient: Sendable {
         let hit = pullCache.lookup(category, generation: identity.generation, now: configuration.clock.now())
         if hit != nil { counters.pullCacheHits.wrappingIncrement(ordering: .relaxed) }
         return hit
-    }
-
-    private func runInBackground(_ work: @escaping @Sendable () -> Void) {
-        let channels = channels
-        channels.beginWork()
-        DispatchQueue.global(qos: .utility).async {
-            work()
-            channels.endWork()
-        }
     }
 
     // MARK: Observation
@@ -368,7 +376,9 @@ public final class SegmentsClient: Sendable {
     /// if that did not happen within `timeout`.
     ///
     /// After ``stop()`` it waits for what is still running: a delivery that was under way (which
-    /// stops before its next callback) and completions. Before ``start()`` it returns `true` at once.
+    /// stops before its next callback), completions, and fetch and upload tasks still in flight
+    /// (their results are no longer handled; a fetch lasts at most the transport's timeout).
+    /// Before ``start()`` it returns `true` at once.
     ///
     /// Meant for tests and the benchmark harness. Do not call it from a callback (it would wait for
     /// itself).
@@ -382,7 +392,10 @@ public final class SegmentsClient: Sendable {
             let barrier = DispatchSemaphore(value: 0)
             channels.post(.barrier(barrier))
             if barrier.wait(timeout: deadline) == .timedOut { return false }
-            if !channels.hasOutstandingWork && channels.ring.isEmpty { return true }
+            // After stop the ring no longer counts: nothing will take from it.
+            if !channels.hasOutstandingWork && (channels.ring.isEmpty || lifecycle.atomic.load(ordering: .acquiring) == .stopped) {
+                return true
+            }
             if DispatchTime.now() >= deadline { return false }
             usleep(100)
         }

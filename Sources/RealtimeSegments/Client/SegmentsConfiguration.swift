@@ -115,11 +115,11 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The delay after `failures` consecutive failures (1 → `initial`).
     func delay(afterFailures failures: Int) -> Duration {
-        var delay = max(initial, .zero)
+        // The client's policy starts at 10 ms or more (``SegmentsConfiguration/withinLimits()``).
+        var delay = initial
         for _ in 1..<max(1, failures) {
             // Compared before doubling, so a very large maximum cannot make the delay overflow.
             if delay >= maximum / 2 { return maximum }
-            if delay == .zero { break }
             delay *= 2
         }
         return min(delay, maximum)

@@ -16,7 +16,6 @@ public final class ManualClock: SegmentsClock {
 
     private let state: Locked<State>
 
-    /// Creates a clock at `start` (monotonic) and `wallClockSeconds` (wall clock).
     /// Creates a clock standing at `start`, with the wall clock at `wallClockSeconds` since 1970.
     public init(start: SegmentsInstant = SegmentsInstant(nanoseconds: 1_000_000_000), wallClockSeconds: Double = 1_700_000_000) {
         state = Locked(State(now: start, wallClock: wallClockSeconds))

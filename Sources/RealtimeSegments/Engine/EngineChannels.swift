@@ -104,24 +104,31 @@ public final class EngineChannels: Sendable {
     /// Closes the inbox as the engine thread ends, and refuses what is still in it (see
     /// ``post(_:)``): messages posted between the engine's last look and its end.
     func closeInbox() {
-        let left = inbox.withLock { inbox in
+        var left: [ControlMessage] = []
+        inbox.withLock { inbox in
             inbox.closed = true
             inboxCount.atomic.wrappingSubtract(inbox.messages.count, ordering: .releasing)
-            defer { inbox.messages = [] }
-            return inbox.messages
+            swap(&inbox.messages, &left)
         }
         for message in left { refuse(message) }
+    }
+
+    /// Runs `work` on a background thread, counted as outstanding work until it returns: how
+    /// `getSegments` completions reach app code, never on the caller's thread nor the engine's.
+    func runInBackground(_ work: @escaping @Sendable () -> Void) {
+        beginWork()
+        DispatchQueue.global(qos: .utility).async {
+            work()
+            self.endWork()
+        }
     }
 
     /// Answers a message no engine will handle, and ends the work ``post(_:)`` counted for it.
     private func refuse(_ message: ControlMessage) {
         switch message {
         case .getSegments(_, _, let completion):
-            // On a background thread, as the engine would: never on the caller's.
-            DispatchQueue.global(qos: .utility).async {
-                completion(.failure(.stopped))
-                self.endWork()
-            }
+            runInBackground { completion(.failure(.stopped)) }
+            endWork()
         case .barrier(let semaphore):
             endWork()
             semaphore.signal()

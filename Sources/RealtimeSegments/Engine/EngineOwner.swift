@@ -443,12 +443,7 @@ final class EngineOwner {
     }
 
     private func complete(_ completion: @escaping PullCompletion, with result: Result<[Segment], SegmentsError>) {
-        let channels = channels
-        channels.beginWork()
-        DispatchQueue.global(qos: .utility).async {
-            completion(result.map { $0.spelledOut() })
-            channels.endWork()
-        }
+        channels.runInBackground { completion(result.map { $0.spelledOut() }) }
     }
 
     // MARK: Uploads

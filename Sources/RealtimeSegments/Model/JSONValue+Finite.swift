@@ -1,3 +1,5 @@
+import Foundation
+
 /// JSON has no NaN or infinity. A ``JSONValue/number(_:)`` that is not finite encodes as `null`
 /// (an encoder would otherwise throw, and an upload or state file carrying one would fail on every
 /// retry and hold back everything behind it), and an encoder that carries a ``NonFiniteNumbers``
@@ -7,8 +9,9 @@
 /// the properties on the app's thread, nor on the engine thread, where reading a dictionary the
 /// app keeps passing would pull its reference count's cache line across cores on every event.
 extension JSONValue {
-    /// The `userInfo` key for a ``NonFiniteNumbers`` collector.
-    package static let nonFiniteNumbersKey = CodingUserInfoKey(rawValue: "RealtimeSegments.nonFiniteNumbers")!
+    /// The `userInfo` key for a ``NonFiniteNumbers`` collector: for a transport of your own that
+    /// encodes JSON and wants to log what was sent as `null` (or use ``NonFiniteNumbers/encode(_:)``).
+    public static let nonFiniteNumbersKey = CodingUserInfoKey(rawValue: "RealtimeSegments.nonFiniteNumbers")!
 
     /// The path of the first number in `properties` that is not finite (`price (nan)`,
     /// `items[2].weight (inf)`), or `nil`. For arguments checked at the call.
@@ -30,14 +33,28 @@ extension JSONValue {
 
 /// Where an encoding replaced numbers that JSON cannot carry with `null` (see
 /// ``JSONValue/nonFiniteNumbersKey``). Threading: any thread.
-package final class NonFiniteNumbers: Sendable {
+public final class NonFiniteNumbers: Sendable {
     private let paths = Locked<[String]>([])
 
-    package init() {}
+    /// Creates an empty collector.
+    public init() {}
 
     /// Each replaced number as its coding path and value (`events[0].properties.price (nan)`),
     /// in encoding order.
-    package var recorded: [String] { paths.withLock { $0 } }
+    public var recorded: [String] { paths.withLock { $0 } }
+
+    /// Encodes `value` as JSON with sorted keys, as the HTTP transport and the state file do, and
+    /// returns where numbers JSON cannot carry were written as `null`, for the caller to log.
+    ///
+    /// - Throws: what `JSONEncoder` throws for values other than ``JSONValue`` numbers.
+    public static func encode(_ value: some Encodable) throws -> (data: Data, replaced: [String]) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let collector = NonFiniteNumbers()
+        encoder.userInfo[JSONValue.nonFiniteNumbersKey] = collector
+        let data = try encoder.encode(value)
+        return (data, collector.recorded)
+    }
 
     func record(_ value: Double, at codingPath: [any CodingKey]) {
         var path = ""

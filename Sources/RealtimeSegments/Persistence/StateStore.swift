@@ -43,14 +43,10 @@ struct StateStore: Sendable {
     /// (see ``JSONValue/encode(to:)``), for the caller to log.
     func save(_ state: PersistedState) throws -> [String] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let replaced = NonFiniteNumbers()
-        encoder.userInfo[JSONValue.nonFiniteNumbersKey] = replaced
-        let data = try encoder.encode(state)
+        let (data, replaced) = try NonFiniteNumbers.encode(state)
         let temporary = directory.appendingPathComponent(".segments-state.json.\(ProcessInfo.processInfo.processIdentifier).tmp")
         try DurableFile.replace(fileURL, with: data, temporary: temporary)
         DurableFile.syncDirectory(directory)
-        return replaced.recorded
+        return replaced
     }
 }

@@ -38,8 +38,8 @@ public struct QualifiedSegmentsQuery: Sendable, Hashable {
 ///
 /// Threading: called concurrently from any task. Errors: exactly the two SPEC §9 errors —
 /// ``SegmentsError/invalidSegmentIdentifier`` when the server says the user is unknown, and
-/// ``SegmentsError/fetchSegmentsFailed(_:)`` for everything else, with the reason strings of the
-/// reference SDK: `"network error"` (connection failures and timeouts), `"<status>"` for any
+/// ``SegmentsError/fetchSegmentsFailed(_:)`` for everything else, with the reference SDK's reason
+/// strings where it has one: `"network error"` (connection failures and timeouts), `"<status>"` for any
 /// non-2xx status, `"decode error"` for a body of the wrong shape, or the GraphQL error's
 /// `classification` (its `message` when it has none; see ``QualifiedSegmentsWire``).
 public protocol QualifiedSegmentsTransport: Sendable {

@@ -11,7 +11,8 @@ import Dispatch
 /// place: those after the last completed file replace of their visitor (in practice the last batch,
 /// a few milliseconds per dirty visitor, since every replace costs an fsync). A durable setter
 /// would cost that fsync (about 5 ms here) on every call instead of a few microseconds, hence
-/// write-behind. ``flush()`` is the barrier that makes everything set before it durable.
+/// write-behind. ``flush()`` is the barrier that makes everything set before it durable; a write
+/// that fails is logged and its visitor is kept for the next drain, not retried in a loop.
 ///
 /// Threading: every method may be called from any thread; ``flush()`` blocks.
 final class ReportingWriteBehind: Sendable {

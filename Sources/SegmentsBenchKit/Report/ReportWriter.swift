@@ -46,17 +46,25 @@ public struct ReportWriter: Sendable {
         let fileManager = FileManager.default
         try fileManager.createDirectory(at: directory, withIntermediateDirectories: true)
         let previous = previousReportFiles()
+        let names = files.map(\.name)
+        // The manifest names every file this writer may leave behind at each step: first the old
+        // ones and the new ones (so a run that stops half-way leaves nothing unlisted), after the
+        // stale ones are gone only the new ones.
+        try writeManifest(previous.union(names).sorted())
         var written: [URL] = []
         for (name, contents) in files {
             let url = directory.appendingPathComponent(name)
             try contents.write(to: url, options: .atomic)
             written.append(url)
         }
-        let names = files.map(\.name)
         try removeFiles(previous.subtracting(names))
+        try writeManifest(names)
+        return written
+    }
+
+    private func writeManifest(_ names: [String]) throws {
         let manifest = names.map { $0 + "\n" }.joined()
         try Data(manifest.utf8).write(to: directory.appendingPathComponent(Self.manifestName), options: .atomic)
-        return written
     }
 
     /// The report's files as (name, contents), in the order ``write(_:)`` returns them.
