@@ -16,6 +16,12 @@ final class ReportingPersistenceTests: XCTestCase {
 
     private var reportingDirectory: URL { directory.appendingPathComponent("reporting-segments") }
 
+    /// Puts a file where the reporting directory goes: creating or reading the directory fails.
+    private func blockReportingDirectory() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: reportingDirectory.path, contents: Data("x".utf8)))
+    }
+
     private func persist(_ segments: [String: ReportingSegments]) throws {
         let fixture = Fixture(stateDirectory: directory)
         for (visitorId, value) in segments {
@@ -53,9 +59,7 @@ final class ReportingPersistenceTests: XCTestCase {
     }
 
     func testAFailedWriteIsLoggedAndTheVisitorIsWrittenByTheNextFlush() throws {
-        // A file where the directory should be: creating the directory fails.
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        XCTAssertTrue(FileManager.default.createFile(atPath: reportingDirectory.path, contents: Data("x".utf8)))
+        try blockReportingDirectory()
         let writer = Fixture(stateDirectory: directory)
         try writer.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["source": "ads"])
         writer.client.reporting.flush()
@@ -71,8 +75,7 @@ final class ReportingPersistenceTests: XCTestCase {
     }
 
     func testADirectoryThatCannotBeReadIsLoggedAtRestore() throws {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        XCTAssertTrue(FileManager.default.createFile(atPath: reportingDirectory.path, contents: Data("x".utf8)))
+        try blockReportingDirectory()
         let fixture = Fixture(stateDirectory: directory)
         fixture.client.start()
         XCTAssertEqual(fixture.client.reporting.visitorCount, 0)

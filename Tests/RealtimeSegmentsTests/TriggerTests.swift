@@ -108,9 +108,7 @@ final class TriggerTests: XCTestCase {
         fixture.startAndRunInitialCheck()
         // 20 requests one second apart: within the 30 s max-wait, so only the debounce applies.
         for _ in 0..<20 {
-            try fixture.client.trackEvent(eventType: "view")
-            fixture.settle()
-            fixture.advance(.seconds(1))
+            try fixture.trackThenAdvance(.seconds(1))
         }
         XCTAssertEqual(fixture.transport.fetchCount, 1, "the burst keeps postponing the check")
         fixture.advance(.seconds(3))
@@ -138,15 +136,11 @@ final class TriggerTests: XCTestCase {
         fixture.startAndRunInitialCheck()
         // A request every 4 s keeps the 5 s debounce from ever ending.
         for _ in 0..<7 {
-            try fixture.client.trackEvent(eventType: "view")
-            fixture.settle()
-            fixture.advance(.seconds(4))
+            try fixture.trackThenAdvance(.seconds(4))
         }
         // First request of the stream at t = 0; now t = 28.
         XCTAssertEqual(fixture.transport.fetchCount, 1)
-        try fixture.client.trackEvent(eventType: "view")
-        fixture.settle()
-        fixture.advance(.seconds(1))
+        try fixture.trackThenAdvance(.seconds(1))
         XCTAssertEqual(fixture.transport.fetchCount, 1, "t = 29")
         fixture.advance(.seconds(1))
         XCTAssertEqual(fixture.transport.fetchCount, 2, "t = 30: the max-wait")
@@ -157,14 +151,10 @@ final class TriggerTests: XCTestCase {
         _ = fixture.register(.discovery)
         fixture.startAndRunInitialCheck()
         for _ in 0..<11 {
-            try fixture.client.trackEvent(eventType: "view")
-            fixture.settle()
-            fixture.advance(.seconds(1))
+            try fixture.trackThenAdvance(.seconds(1))
         }
         XCTAssertEqual(fixture.transport.fetchCount, 1)
-        try fixture.client.trackEvent(eventType: "view")
-        fixture.settle()
-        fixture.advance(.seconds(1))
+        try fixture.trackThenAdvance(.seconds(1))
         XCTAssertEqual(fixture.transport.fetchCount, 2, "12 s after the first request of the stream")
     }
 
@@ -221,5 +211,15 @@ final class TriggerTests: XCTestCase {
         fixture.startAndRunInitialCheck()
         XCTAssertTrue(fixture.logs.contains("Segments: Skipping initial segments update process as is not required"))
         XCTAssertEqual(fixture.transport.fetchCount, 1, "the check itself still runs")
+    }
+}
+
+private extension Fixture {
+    /// Tracks an event (its successful upload is reload trigger 4), lets the engine take it and the
+    /// upload, then moves the clock by `duration`.
+    func trackThenAdvance(_ duration: Duration, file: StaticString = #filePath, line: UInt = #line) throws {
+        try client.trackEvent(eventType: "view")
+        settle(file: file, line: line)
+        advance(duration, file: file, line: line)
     }
 }
