@@ -14,6 +14,8 @@ enum ControlMessage: Sendable {
     case uploadCompleted(UploadOutcome)
     /// Signal `semaphore` once everything before it has been processed and timers re-evaluated.
     case barrier(DispatchSemaphore)
+    /// Run one step of a transport call on the engine thread (see ``EngineTaskExecutor``).
+    case runJob(UnownedJob, on: UnownedTaskExecutor)
 }
 
 /// Receives the result of a `getSegments` call.

@@ -132,6 +132,10 @@ public final class EngineChannels: Sendable {
         case .barrier(let semaphore):
             endWork()
             semaphore.signal()
+        case .runJob(let job, let executor):
+            // The engine has ended: the step runs elsewhere, so the call (and its `endWork`) finishes.
+            runInBackground { job.runSynchronously(on: executor) }
+            endWork()
         case .flush, .stop, .fetchCompleted, .uploadCompleted:
             endWork()
         }

@@ -36,6 +36,8 @@ final class EngineOwner {
     private let logger: Logger
     private let store: StateStore?
     private let delivery: DeliveryExecutor
+    /// Where transport calls run: on this thread (see ``EngineTaskExecutor``).
+    private let transportExecutor: EngineTaskExecutor
 
     private var coalescer: CoalescerStateMachine
     private var lastKnown: LastKnownState?
@@ -86,6 +88,7 @@ final class EngineOwner {
         self.clock = configuration.clock
         self.logger = configuration.logger
         self.store = configuration.stateDirectory.map(StateStore.init(directory:))
+        self.transportExecutor = EngineTaskExecutor(channels: channels)
         self.delivery = DeliveryExecutor(
             registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
             logger: configuration.logger, counters: counters)
@@ -249,6 +252,8 @@ final class EngineOwner {
             }
         case .uploadCompleted(let outcome):
             handleUploadCompleted(outcome)
+        case .runJob(let job, let executor):
+            job.runSynchronously(on: executor)
         }
         return true
     }
@@ -303,7 +308,7 @@ final class EngineOwner {
         let counters = counters
         let link = mustLink ? hardIds : nil
         channels.beginWork()
-        Task { @Sendable in
+        Task(executorPreference: transportExecutor) { @Sendable in
             let outcome = await performFetch(
                 purpose, identity: identity, link: link, transport: transport,
                 context: context, counters: counters)
@@ -485,7 +490,7 @@ final class EngineOwner {
         let channels = channels
         channels.beginWork()
         if let customer {
-            Task {
+            Task(executorPreference: transportExecutor) {
                 var failure: SegmentsError?
                 do throws(SegmentsError) { try await transport.identifyCustomer(customer, context: context) } catch { failure = error }
                 channels.post(.uploadCompleted(UploadOutcome(count: 1, wereEvents: false, error: failure)))
@@ -493,7 +498,7 @@ final class EngineOwner {
             }
         } else {
             let events = batch
-            Task {
+            Task(executorPreference: transportExecutor) {
                 var failure: SegmentsError?
                 do throws(SegmentsError) { try await transport.trackEvents(events, context: context) } catch { failure = error }
                 channels.post(.uploadCompleted(UploadOutcome(count: events.count, wereEvents: true, error: failure)))

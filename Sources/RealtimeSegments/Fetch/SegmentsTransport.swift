@@ -34,8 +34,11 @@ public enum SegmentsAuthorization: Sendable, Hashable {
 /// Implementations: the HTTP transport for production, ``InMemorySegmentsTransport`` for tests, and
 /// the mock server's in-process transport for the benchmark harness.
 ///
-/// Threading: methods are called concurrently from the engine's tasks (at most one listener check,
-/// one pull fetch and one upload at a time). They must not call back into the client synchronously.
+/// Threading: methods are called from the engine's tasks (at most one listener check, one pull
+/// fetch and one upload at a time, interleaved at their suspension points). Those tasks prefer the
+/// engine thread as their executor, so the synchronous steps of a call run there: a method must not
+/// block its thread (no semaphores, sleeps or synchronous I/O; suspend instead) and must not call
+/// back into the client synchronously, or the engine stops taking events while it waits.
 /// Errors: every failure is a ``SegmentsError``; a body that is not of the documented shape is
 /// ``SegmentsError/malformedResponse(_:)``, never an empty success.
 public protocol SegmentsTransport: Sendable {
