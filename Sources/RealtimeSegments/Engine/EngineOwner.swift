@@ -376,6 +376,7 @@ final class EngineOwner {
                 generation: snapshot.generation))
             scheduled += 1
         }
+        if scheduled > 0 { delivery.yieldToDeliveries() }
         logger.debug("Segments: Check done, changed categories: [\(changed.map(\.name).sorted().joined(separator: ", "))], delivering \(scheduled) categories")
     }
 
