@@ -157,8 +157,11 @@ final class CustomerSwitchTests: XCTestCase {
     }
 
     /// What remains after `stop()`: a fetch that completes later is refused (the engine has
-    /// ended) and reaches no callback, and waiting for idle ends. The fetch-time generation check
-    /// itself is exercised by the switch tests above; `stop()` returns only once the engine ended.
+    /// ended) and reaches no callback, and waiting for idle ends. The fetch's task resumes on the
+    /// engine's executor, which can no longer run it on the engine thread: its step runs on a
+    /// background thread instead, or the task would stay suspended and idle would never come.
+    /// The fetch-time generation check itself is exercised by the switch tests above; `stop()`
+    /// returns only once the engine ended.
     func testAResultArrivingAfterStopReachesNoCallback() {
         let fixture = Fixture()
         _ = fixture.register(.discovery, firstLoad: true)
