@@ -79,6 +79,9 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         _ = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
     }
 
+    /// `true`: every call suspends on AsyncHTTPClient, and no lock is held across a wait.
+    public var neverBlocks: Bool { true }
+
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
         -> SegmentsResponse
     {

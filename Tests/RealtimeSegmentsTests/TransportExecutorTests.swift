@@ -2,17 +2,79 @@ import Foundation
 @testable import RealtimeSegments
 import XCTest
 
-/// Where the engine's transport calls run: on the engine thread (a task executor of its own), so a
-/// response reaches the diff without waking another thread first. (Once the engine has ended, a
-/// call that resumes late runs on a background thread: `CustomerSwitchTests`'
+/// Where the engine's transport calls run. A transport that declares `neverBlocks` has its fetches
+/// and links run on the engine thread (a task executor of the engine's own), including the steps
+/// after a suspension, so a response reaches the diff without waking another thread first; its
+/// uploads, and every call of a transport that does not declare it, run on Swift's pool. (Once the
+/// engine has ended, a call that resumes late runs on a background thread: `CustomerSwitchTests`'
 /// `testAResultArrivingAfterStopReachesNoCallback`.)
 final class TransportExecutorTests: XCTestCase {
-    /// Every kind of call: the customer update and the tracked events (uploads), the link, the
-    /// listener check's fetch and a forced `getSegments` fetch.
-    func testTransportCallsRunOnTheEngineThread() async throws {
+    func testFetchesAndLinksOfANonBlockingTransportRunOnTheEngineThread() async throws {
+        let (fixture, transport, inner) = try await exerciseEveryCall(neverBlocks: true)
+        XCTAssertGreaterThanOrEqual(fixture.client.statistics.checksSucceeded, 2)
+        let calls = transport.calls
+        XCTAssertEqual(
+            Set(calls.map(\.call)),
+            ["identifyCustomer", "trackEvents", "linkCustomerIds", "fetchSegments", "fetchSegments resumed"], "\(calls)")
+        XCTAssertGreaterThanOrEqual(calls.filter { $0.call == "fetchSegments" }.count, 3, "initial check, tracked-event check, pull")
+        for call in calls {
+            if ["fetchSegments", "fetchSegments resumed", "linkCustomerIds"].contains(call.call) {
+                XCTAssertEqual(call.thread, "Segments.engine", "\(call)")
+            } else {
+                XCTAssertNotEqual(call.thread, "Segments.engine", "uploads stay off the engine: \(call)")
+            }
+        }
+        XCTAssertEqual(inner.heldFetchCount, 0)
+    }
+
+    func testATransportThatMayBlockRunsOffTheEngineThread() async throws {
+        let (fixture, transport, _) = try await exerciseEveryCall(neverBlocks: false)
+        XCTAssertGreaterThanOrEqual(fixture.client.statistics.checksSucceeded, 2)
+        let calls = transport.calls
+        XCTAssertEqual(Set(calls.map(\.call)).count, 5, "\(calls)")
+        for call in calls {
+            XCTAssertNotEqual(call.thread, "Segments.engine", "\(call)")
+        }
+    }
+
+    /// `stop()` racing the release of a fetch held in the transport: the fetch's next step reaches
+    /// the engine's inbox before it closes (run there, or refused with the inbox's leftovers) or
+    /// after (refused at once); either way it runs, the task ends, and nothing stays outstanding.
+    func testStopRacingAResumingFetchLeavesNothingOutstanding() {
+        let rounds = max(20, (ProcessInfo.processInfo.environment["RS_STRESS_ITERATIONS"].flatMap(Int.init) ?? 3_000) / 25)
+        for round in 0..<rounds {
+            let fixture = Fixture()
+            fixture.transport.defaultResponse = response([.discovery: [round]])
+            _ = fixture.register(.discovery, firstLoad: true)
+            fixture.client.start()
+            fixture.settle()
+            fixture.transport.holdFetches()
+            fixture.clock.advance(by: .seconds(5))
+            waitUntil { fixture.transport.heldFetchCount == 1 }
+            let released = DispatchSemaphore(value: 0)
+            let transport = fixture.transport
+            DispatchQueue.global().async {
+                transport.releaseHeldFetches()
+                released.signal()
+            }
+            fixture.client.stop()
+            XCTAssertEqual(released.wait(timeout: .now() + 10), .success, "round \(round)")
+            guard fixture.client.waitUntilIdle(timeout: .seconds(10)) else {
+                return XCTFail("round \(round): the fetch's task did not end")
+            }
+            XCTAssertLessThanOrEqual(fixture.recorder.count, 1, "round \(round)")
+        }
+    }
+
+    /// Makes every kind of call: the customer update and the tracked events (uploads), the link,
+    /// the listener checks' fetches, and a forced `getSegments` fetch held in the transport and
+    /// released from this thread, so that its second step runs where a resumed call runs.
+    private func exerciseEveryCall(neverBlocks: Bool) async throws
+        -> (Fixture, ThreadRecordingTransport, InMemorySegmentsTransport)
+    {
         let inner = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
         inner.defaultResponse = response([.discovery: [1]])
-        let transport = ThreadRecordingTransport(inner)
+        let transport = ThreadRecordingTransport(inner, neverBlocks: neverBlocks)
         let fixture = Fixture { $0.transport = transport }
         _ = fixture.register(.discovery, firstLoad: true)
         fixture.startAndRunInitialCheck()
@@ -21,15 +83,14 @@ final class TransportExecutorTests: XCTestCase {
         try fixture.client.trackEvent(eventType: "view_item")
         fixture.settle()
         fixture.advance(.seconds(5))
-        _ = try await fixture.client.getSegments(category: .discovery, force: true)
+        inner.holdFetches()
+        let client = fixture.client
+        let pull = Task { try await client.getSegments(category: .discovery, force: true) }
+        waitUntil { inner.heldFetchCount == 1 }
+        inner.releaseHeldFetches()
+        _ = try await pull.value
         fixture.settle()
-
-        let calls = transport.calls
-        XCTAssertEqual(Set(calls.map(\.call)), ["identifyCustomer", "trackEvents", "linkCustomerIds", "fetchSegments"], "\(calls)")
-        XCTAssertGreaterThanOrEqual(calls.filter { $0.call == "fetchSegments" }.count, 3, "initial check, tracked-event check, forced pull")
-        for call in calls {
-            XCTAssertEqual(call.thread, "Segments.engine", "\(call.call) ran on \(call.thread)")
-        }
+        return (fixture, transport, inner)
     }
 }
 
@@ -43,9 +104,11 @@ private final class ThreadRecordingTransport: SegmentsTransport {
 
     private let inner: InMemorySegmentsTransport
     private let recorded = Locked<[Call]>([])
+    let neverBlocks: Bool
 
-    init(_ inner: InMemorySegmentsTransport) {
+    init(_ inner: InMemorySegmentsTransport, neverBlocks: Bool) {
         self.inner = inner
+        self.neverBlocks = neverBlocks
     }
 
     var calls: [Call] { recorded.withLock { $0 } }
@@ -83,6 +146,8 @@ private final class ThreadRecordingTransport: SegmentsTransport {
 
     func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
         record("fetchSegments")
-        return try await inner.fetchSegments(cookie: cookie, context: context)
+        let response = try await inner.fetchSegments(cookie: cookie, context: context)
+        record("fetchSegments resumed")
+        return response
     }
 }

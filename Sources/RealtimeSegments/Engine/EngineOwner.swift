@@ -9,7 +9,9 @@ import Logging
 /// drives the coalescer, runs checks and pull fetches through the transport, diffs results against
 /// the last known state, persists, and hands deliveries to the ``DeliveryExecutor``. Nothing else
 /// mutates this state, so none of it is locked. Transport calls run in tasks and report back through
-/// the control inbox; the thread itself never waits on the network or on user code.
+/// the control inbox; the thread itself never waits on the network and never runs callbacks. The
+/// fetches and links of a transport that declares ``SegmentsTransport/neverBlocks`` run their
+/// steps on this thread (``EngineTaskExecutor``), between its other work.
 final class EngineOwner {
     /// What the owner starts from (loaded by the client before the thread starts).
     struct Initial: Sendable {
@@ -36,8 +38,9 @@ final class EngineOwner {
     private let logger: Logger
     private let store: StateStore?
     private let delivery: DeliveryExecutor
-    /// Where transport calls run: on this thread (see ``EngineTaskExecutor``).
-    private let transportExecutor: EngineTaskExecutor
+    /// Where fetches and links run: on this thread (see ``EngineTaskExecutor``) if the transport
+    /// never blocks, else `nil` (Swift's cooperative pool).
+    private let fetchExecutor: EngineTaskExecutor?
 
     private var coalescer: CoalescerStateMachine
     private var lastKnown: LastKnownState?
@@ -67,6 +70,8 @@ final class EngineOwner {
 
     /// Ring items handled per loop turn before control messages get a turn.
     private static let drainBatch = 4096
+    /// Passes over the inbox per turn while steps of transport calls keep posting more.
+    private static let messagePassesPerTurn = 4
     /// While events flow, the engine looks at the ring this often instead of being woken per event
     /// (``EngineChannels/linger(nanoseconds:)``). Events wait at most this long before they are
     /// stamped and queued for upload, which is far below any debounce or flush interval.
@@ -88,7 +93,7 @@ final class EngineOwner {
         self.clock = configuration.clock
         self.logger = configuration.logger
         self.store = configuration.stateDirectory.map(StateStore.init(directory:))
-        self.transportExecutor = EngineTaskExecutor(channels: channels)
+        self.fetchExecutor = configuration.transport.neverBlocks ? EngineTaskExecutor(channels: channels) : nil
         self.delivery = DeliveryExecutor(
             registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
             logger: configuration.logger, counters: counters)
@@ -114,12 +119,23 @@ final class EngineOwner {
             let drained = drainRing()
             emptyLooks = drained > 0 ? 0 : emptyLooks + 1
             var handledMessages = 0
-            channels.takeMessages(into: &messages)
-            for message in messages {
-                if handle(message) { handledMessages += 1 }
-            }
-            // After the loop, which held the buffer: emptied in place, so the capacity is kept.
-            messages.removeAll(keepingCapacity: true)
+            // A step of a fetch run here may post more (the fetch's result): taken in this same turn,
+            // so a response is diffed without another turn (another drain of the ring, a persist) in
+            // between. Still before the timers are evaluated, so a barrier keeps its meaning. Bounded,
+            // against a task that keeps re-enqueuing itself.
+            var passes = 0
+            var ranJob = false
+            repeat {
+                ranJob = false
+                channels.takeMessages(into: &messages)
+                for message in messages {
+                    if case .runJob = message { ranJob = true }
+                    if handle(message) { handledMessages += 1 }
+                }
+                // After the loop, which held the buffer: emptied in place, so the capacity is kept.
+                messages.removeAll(keepingCapacity: true)
+                passes += 1
+            } while ranJob && passes < Self.messagePassesPerTurn
             if channels.takeReloadRequest() {
                 requestCheck(.registration)
             }
@@ -308,7 +324,7 @@ final class EngineOwner {
         let counters = counters
         let link = mustLink ? hardIds : nil
         channels.beginWork()
-        Task(executorPreference: transportExecutor) { @Sendable in
+        Task(executorPreference: fetchExecutor) { @Sendable in
             let outcome = await performFetch(
                 purpose, identity: identity, link: link, transport: transport,
                 context: context, counters: counters)
@@ -491,7 +507,7 @@ final class EngineOwner {
         let channels = channels
         channels.beginWork()
         if let customer {
-            Task(executorPreference: transportExecutor) {
+            Task {
                 var failure: SegmentsError?
                 do throws(SegmentsError) { try await transport.identifyCustomer(customer, context: context) } catch { failure = error }
                 channels.post(.uploadCompleted(UploadOutcome(count: 1, wereEvents: false, error: failure)))
@@ -499,7 +515,7 @@ final class EngineOwner {
             }
         } else {
             let events = batch
-            Task(executorPreference: transportExecutor) {
+            Task {
                 var failure: SegmentsError?
                 do throws(SegmentsError) { try await transport.trackEvents(events, context: context) } catch { failure = error }
                 channels.post(.uploadCompleted(UploadOutcome(count: events.count, wereEvents: true, error: failure)))

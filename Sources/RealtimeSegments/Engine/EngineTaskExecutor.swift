@@ -1,18 +1,15 @@
-/// The task executor of the engine's transport calls (fetches, links, uploads): each step of such a
-/// call runs on the engine thread, as a control message, between the engine's other work.
+/// The task executor of the engine's fetches and links, for a transport that declares
+/// ``SegmentsTransport/neverBlocks``: each step of such a call runs on the engine thread, as a
+/// control message, between the engine's other work.
 ///
-/// A transport call's result is needed on the engine thread. Run on Swift's cooperative pool, a
-/// fetch that returned woke a pool thread (for AsyncHTTPClient, from its event loop), which then
-/// posted the result and woke the engine: two thread wake-ups between the response and the diff,
-/// each tens of microseconds on a VM, and both inside the notification latency that
-/// `segments-bench` measures (data received → last callback). Here the response resumes the call
-/// on the engine thread itself: one wake-up from an event loop, none for a transport that answers
-/// without suspending (the in-memory ones).
-///
-/// What runs here is the short synchronous part of a transport call between its suspensions
-/// (building a request, encoding a batch, decoding a response), which the engine would otherwise
-/// wait for anyway. A transport must not block its thread (the ``SegmentsTransport`` contract): it
-/// would hold up the engine.
+/// A fetch's result is needed on the engine thread. Run on Swift's cooperative pool, a fetch that
+/// returned woke a pool thread (for AsyncHTTPClient, from its event loop), which then posted the
+/// result and woke the engine: two thread wake-ups between the response and the diff, each tens of
+/// microseconds on a VM, and both inside the notification latency that `segments-bench` measures
+/// (data received → last callback). Here the response resumes the call on the engine thread
+/// itself: one wake-up from an event loop, none for a transport that answers without suspending
+/// (the in-memory ones). Uploads are left on the pool: nothing waits for their result, and encoding
+/// a batch of events would hold up the engine.
 ///
 /// After the engine thread has ended, a step that still arrives (a call resumed late after `stop()`)
 /// runs on a background thread instead (``EngineChannels``' `refuse`), so no task is left

@@ -186,6 +186,9 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         }
     }
 
+    /// `true`: a held call suspends until it is released, and locks are held only briefly.
+    public var neverBlocks: Bool { true }
+
     /// The response set for `cookie` (or the responder's, or ``defaultResponse``); waits while
     /// fetches are held; fails with a scripted error or a wrong token.
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)

@@ -34,11 +34,10 @@ public enum SegmentsAuthorization: Sendable, Hashable {
 /// Implementations: the HTTP transport for production, ``InMemorySegmentsTransport`` for tests, and
 /// the mock server's in-process transport for the benchmark harness.
 ///
-/// Threading: methods are called from the engine's tasks (at most one listener check, one pull
-/// fetch and one upload at a time, interleaved at their suspension points). Those tasks prefer the
-/// engine thread as their executor, so the synchronous steps of a call run there: a method must not
-/// block its thread (no semaphores, sleeps or synchronous I/O; suspend instead) and must not call
-/// back into the client synchronously, or the engine stops taking events while it waits.
+/// Threading: methods may be called concurrently (at most one listener check, one pull fetch and
+/// one upload at a time), from the engine's tasks; they must be thread-safe and must not call back
+/// into the client synchronously. A transport that declares ``neverBlocks`` has its fetches and
+/// links run on the engine thread itself (see there).
 /// Errors: every failure is a ``SegmentsError``; a body that is not of the documented shape is
 /// ``SegmentsError/malformedResponse(_:)``, never an empty success.
 public protocol SegmentsTransport: Sendable {
@@ -57,4 +56,24 @@ public protocol SegmentsTransport: Sendable {
     /// Fetches the segments of the customer with `cookie`
     /// (`GET /webxp/projects/{token}/segments?cookie=...`).
     func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse
+
+    /// `true` if no method of this transport ever blocks its thread: it suspends (awaits) for I/O
+    /// and time, and holds no lock across a wait (no semaphores, sleeps or synchronous I/O).
+    ///
+    /// Such a transport's fetches and links run with the engine thread as their preferred
+    /// executor: the steps of a call between its suspensions run there, so a response reaches the
+    /// diff without a thread wake-up in between (one wake-up less for an HTTP response, none for a
+    /// transport that answers without suspending). A transport that blocked there would stop the
+    /// engine, and once the event ring is full, every `trackEvent` caller with it. Uploads always
+    /// run on Swift's cooperative pool: encoding a batch there keeps it off the engine.
+    ///
+    /// Defaults to `false`: calls run on Swift's cooperative pool. The HTTP transport, the
+    /// in-memory transport and the mock server's transport declare `true`.
+    var neverBlocks: Bool { get }
+}
+
+extension SegmentsTransport {
+    /// `false`: a transport of your own runs on Swift's cooperative pool unless it declares
+    /// otherwise (see ``SegmentsTransport/neverBlocks``).
+    public var neverBlocks: Bool { false }
 }

@@ -23,6 +23,9 @@ public final class CountingSinkTransport: SegmentsTransport {
     public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
         async throws(SegmentsError) {}
 
+    /// `true`: it only counts.
+    public var neverBlocks: Bool { true }
+
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
         fetches.wrappingIncrement(ordering: .relaxed)
         return response

@@ -50,6 +50,9 @@ public final class MeasuringTransport: SegmentsTransport {
         try await inner.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
     }
 
+    /// The wrapped transport's promise: the measuring adds only short locks.
+    public var neverBlocks: Bool { inner.neverBlocks }
+
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
         let start = monotonicNanoseconds()
         let debounce = debounceNanoseconds

@@ -63,6 +63,9 @@ enum StampLagProbe {
         func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
             async throws(SegmentsError) {}
 
+        /// `true`: it records under a short lock.
+        var neverBlocks: Bool { true }
+
         func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
             SegmentsResponse(categories: [:])
         }

@@ -77,6 +77,9 @@ public final class MockSegmentsTransport: SegmentsTransport {
         }
     }
 
+    /// `true`: a call takes the backend's lock only briefly, and waits (a hang fault) by suspending.
+    public var neverBlocks: Bool { true }
+
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
         -> SegmentsResponse
     {
