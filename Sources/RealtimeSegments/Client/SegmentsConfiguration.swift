@@ -92,9 +92,10 @@ public enum EngineScheduling: Sendable, Hashable {
     /// or handle a fetch does not interrupt an app thread in the middle of a call (the end of a time
     /// slice still can, as for any thread). On Linux the thread runs under `SCHED_BATCH` (same share
     /// of the CPU, no wake-up preemption); on Apple platforms at `.utility` quality of service.
-    /// It applies to the engine thread alone, which never runs callbacks (only the fetches of a
-    /// transport that declares ``SegmentsTransport/neverBlocks``): the threads that run callbacks
-    /// keep the default scheduling.
+    /// It applies to the engine thread alone, which never runs callbacks (of code outside the
+    /// engine it runs only the fetches and links of a transport that declares
+    /// ``SegmentsTransport/neverBlocks``): the threads that run callbacks keep the default
+    /// scheduling.
     case yieldsToApp
     /// The engine thread is scheduled like any other thread of the process: on waking it may preempt
     /// whichever thread is running.

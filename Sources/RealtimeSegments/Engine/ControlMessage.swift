@@ -14,7 +14,7 @@ enum ControlMessage: Sendable {
     case uploadCompleted(UploadOutcome)
     /// Signal `semaphore` once everything before it has been processed and timers re-evaluated.
     case barrier(DispatchSemaphore)
-    /// Run one step of a transport call on the engine thread (see ``EngineTaskExecutor``).
+    /// Run one step of a fetch or link on the engine thread (see ``EngineTaskExecutor``).
     case runJob(UnownedJob, on: UnownedTaskExecutor)
 }
 

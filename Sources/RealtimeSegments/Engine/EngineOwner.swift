@@ -61,6 +61,8 @@ final class EngineOwner {
     private var pullAttempts = 0
 
     private var stopping = false
+    /// A fetch whose steps run on this thread was started during the current pass over the inbox.
+    private var fetchLaunchedOnThisThread = false
     private var finalUploadFailed = false
     private var stateDirty = false
     private var barriers: [DispatchSemaphore] = []
@@ -119,14 +121,16 @@ final class EngineOwner {
             let drained = drainRing()
             emptyLooks = drained > 0 ? 0 : emptyLooks + 1
             var handledMessages = 0
-            // A step of a fetch run here may post more (the fetch's result): taken in this same turn,
-            // so a response is diffed without another turn (another drain of the ring, a persist) in
-            // between. Still before the timers are evaluated, so a barrier keeps its meaning. Bounded,
-            // against a task that keeps re-enqueuing itself.
+            // A step of a fetch run here may post more (the fetch's result), and a message may
+            // start a fetch whose first step then waits in the inbox (a `getSegments` miss): both
+            // are taken in this same turn, without another drain of the ring and a persist in
+            // between. Still before the timers are evaluated, so a barrier keeps its meaning.
+            // Bounded, against a task that keeps re-enqueuing itself.
             var passes = 0
             var ranJob = false
             repeat {
                 ranJob = false
+                fetchLaunchedOnThisThread = false
                 channels.takeMessages(into: &messages)
                 for message in messages {
                     if case .runJob = message { ranJob = true }
@@ -135,7 +139,7 @@ final class EngineOwner {
                 // After the loop, which held the buffer: emptied in place, so the capacity is kept.
                 messages.removeAll(keepingCapacity: true)
                 passes += 1
-            } while ranJob && passes < Self.messagePassesPerTurn
+            } while (ranJob || fetchLaunchedOnThisThread) && passes < Self.messagePassesPerTurn
             if channels.takeReloadRequest() {
                 requestCheck(.registration)
             }
@@ -323,6 +327,7 @@ final class EngineOwner {
         let channels = channels
         let counters = counters
         let link = mustLink ? hardIds : nil
+        if fetchExecutor != nil { fetchLaunchedOnThisThread = true }
         channels.beginWork()
         Task(executorPreference: fetchExecutor) { @Sendable in
             let outcome = await performFetch(

@@ -8,8 +8,8 @@
 /// microseconds on a VM, and both inside the notification latency that `segments-bench` measures
 /// (data received → last callback). Here the response resumes the call on the engine thread
 /// itself: one wake-up from an event loop, none for a transport that answers without suspending
-/// (the in-memory ones). Uploads are left on the pool: nothing waits for their result, and encoding
-/// a batch of events would hold up the engine.
+/// (the in-memory ones). Uploads are left on the pool: nothing latency-critical waits for them (the
+/// check they trigger is debounced), and encoding a batch of events would hold up the engine.
 ///
 /// After the engine thread has ended, a step that still arrives (a call resumed late after `stop()`)
 /// runs on a background thread instead (``EngineChannels``' `refuse`), so no task is left

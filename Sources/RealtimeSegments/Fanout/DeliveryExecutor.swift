@@ -88,8 +88,8 @@ final class DeliveryExecutor {
     /// finishes its turn afterwards or on the other core. With no other thread ready on this core,
     /// the call returns at once.
     ///
-    /// Linux only: that is where it was measured. On Apple platforms a yielding thread may be held
-    /// back longer than one turn, which would delay the engine's own work.
+    /// Linux only: that is where it was measured. It has not been measured on Apple platforms,
+    /// whose schedulers treat a yielding thread differently.
     func yieldToDeliveries() {
         #if os(Linux)
         sched_yield()

@@ -68,7 +68,8 @@ public protocol SegmentsTransport: Sendable {
     /// run on Swift's cooperative pool: encoding a batch there keeps it off the engine.
     ///
     /// Defaults to `false`: calls run on Swift's cooperative pool. The HTTP transport, the
-    /// in-memory transport and the mock server's transport declare `true`.
+    /// in-memory transport and the mock server's transport declare `true`; a transport that wraps
+    /// another should forward the wrapped one's value.
     var neverBlocks: Bool { get }
 }
 
