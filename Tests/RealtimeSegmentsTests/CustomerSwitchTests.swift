@@ -10,9 +10,7 @@ final class CustomerSwitchTests: XCTestCase {
         _ = fixture.register(.discovery, firstLoad: true, tag: "d")
         fixture.client.start()
         fixture.settle()
-        fixture.transport.holdFetches()
-        fixture.clock.advance(by: .seconds(5))
-        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.holdTheNextCheck()
         let previousCookie = fixture.cookie
         fixture.client.anonymize()
         fixture.transport.releaseHeldFetches()
@@ -63,9 +61,7 @@ final class CustomerSwitchTests: XCTestCase {
         _ = fixture.register(.discovery, tag: "d")
         fixture.client.start()
         fixture.settle()
-        fixture.transport.holdFetches()
-        fixture.clock.advance(by: .seconds(5))
-        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.holdTheNextCheck()
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
         fixture.transport.releaseHeldFetches()
         fixture.settle()
@@ -167,9 +163,7 @@ final class CustomerSwitchTests: XCTestCase {
         _ = fixture.register(.discovery, firstLoad: true)
         fixture.client.start()
         fixture.settle()
-        fixture.transport.holdFetches()
-        fixture.clock.advance(by: .seconds(5))
-        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.holdTheNextCheck()
         fixture.client.stop()
         fixture.transport.releaseHeldFetches()
         // After stop, settling waits for the released fetch's task: its result is refused.

@@ -156,9 +156,7 @@ final class NotifyRuleTests: XCTestCase {
         _ = fixture.register(.content, firstLoad: true, tag: "c")
         fixture.client.start()
         fixture.settle()
-        fixture.transport.holdFetches()
-        fixture.clock.advance(by: .seconds(5))
-        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.holdTheNextCheck()
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
         fixture.transport.releaseHeldFetches()
         fixture.settle()

@@ -139,9 +139,7 @@ final class ReferenceSDKCaseTests: XCTestCase {
         fixture.client.start()
         fixture.settle()
         let customerA = fixture.cookie
-        fixture.transport.holdFetches()
-        fixture.clock.advance(by: .seconds(5))
-        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.holdTheNextCheck()
         fixture.client.anonymize()
         let customerB = fixture.cookie
         try fixture.client.trackEvent(eventType: "event_for_b")

@@ -48,9 +48,7 @@ final class TransportExecutorTests: XCTestCase {
             _ = fixture.register(.discovery, firstLoad: true)
             fixture.client.start()
             fixture.settle()
-            fixture.transport.holdFetches()
-            fixture.clock.advance(by: .seconds(5))
-            waitUntil { fixture.transport.heldFetchCount == 1 }
+            fixture.holdTheNextCheck()
             let released = DispatchSemaphore(value: 0)
             let transport = fixture.transport
             DispatchQueue.global().async {

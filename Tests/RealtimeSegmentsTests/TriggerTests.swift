@@ -163,9 +163,7 @@ final class TriggerTests: XCTestCase {
         _ = fixture.register(.discovery)
         fixture.client.start()
         fixture.settle()
-        fixture.transport.holdFetches()
-        fixture.clock.advance(by: .seconds(5))
-        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.holdTheNextCheck()
         for _ in 0..<5 {
             try fixture.client.trackEvent(eventType: "view")
         }

@@ -41,6 +41,15 @@ final class Fixture: Sendable {
         settle(file: file, line: line)
     }
 
+    /// Runs out the debounce window (the default 5 s) with the transport holding fetches, and waits
+    /// until the check's fetch is held: a check in flight until the test calls
+    /// `transport.releaseHeldFetches()`.
+    func holdTheNextCheck(file: StaticString = #filePath, line: UInt = #line) {
+        transport.holdFetches()
+        clock.advance(by: .seconds(5))
+        waitUntil(file: file, line: line) { self.transport.heldFetchCount == 1 }
+    }
+
     /// Starts the client and runs the initial debounce window to completion.
     func startAndRunInitialCheck() {
         client.start()
