@@ -85,7 +85,7 @@ public final class EngineChannels: Sendable {
     /// Sends a control message (counted as outstanding until processed). After the engine thread
     /// has ended (``closeInbox()``) the message is refused instead: a waiting `getSegments` gets
     /// ``SegmentsError/stopped`` on a background thread, a barrier is signalled, a step of a
-    /// transport call (``EngineTaskExecutor``) runs on a background thread. A caller that
+    /// fetch or link (``EngineTaskExecutor``) runs on a background thread. A caller that
     /// checked "started" just before `stop()` ran to the end would otherwise wait forever.
     func post(_ message: ControlMessage) {
         beginWork()

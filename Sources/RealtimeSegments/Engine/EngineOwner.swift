@@ -61,8 +61,9 @@ final class EngineOwner {
     private var pullAttempts = 0
 
     private var stopping = false
-    /// A fetch whose steps run on this thread was started during the current pass over the inbox.
-    private var fetchLaunchedOnThisThread = false
+    /// During the current pass over the inbox, a step of a fetch ran on this thread or such a fetch
+    /// started: its next step, or its result, may already wait in the inbox.
+    private var fetchStepsThisPass = false
     private var finalUploadFailed = false
     private var stateDirty = false
     private var barriers: [DispatchSemaphore] = []
@@ -127,19 +128,16 @@ final class EngineOwner {
             // between. Still before the timers are evaluated, so a barrier keeps its meaning.
             // Bounded, against a task that keeps re-enqueuing itself.
             var passes = 0
-            var ranJob = false
             repeat {
-                ranJob = false
-                fetchLaunchedOnThisThread = false
+                fetchStepsThisPass = false
                 channels.takeMessages(into: &messages)
                 for message in messages {
-                    if case .runJob = message { ranJob = true }
                     if handle(message) { handledMessages += 1 }
                 }
                 // After the loop, which held the buffer: emptied in place, so the capacity is kept.
                 messages.removeAll(keepingCapacity: true)
                 passes += 1
-            } while (ranJob || fetchLaunchedOnThisThread) && passes < Self.messagePassesPerTurn
+            } while fetchStepsThisPass && passes < Self.messagePassesPerTurn
             if channels.takeReloadRequest() {
                 requestCheck(.registration)
             }
@@ -273,6 +271,7 @@ final class EngineOwner {
         case .uploadCompleted(let outcome):
             handleUploadCompleted(outcome)
         case .runJob(let job, let executor):
+            fetchStepsThisPass = true
             job.runSynchronously(on: executor)
         }
         return true
@@ -327,7 +326,7 @@ final class EngineOwner {
         let channels = channels
         let counters = counters
         let link = mustLink ? hardIds : nil
-        if fetchExecutor != nil { fetchLaunchedOnThisThread = true }
+        if fetchExecutor != nil { fetchStepsThisPass = true }
         channels.beginWork()
         Task(executorPreference: fetchExecutor) { @Sendable in
             let outcome = await performFetch(
