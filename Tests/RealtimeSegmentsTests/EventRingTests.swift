@@ -47,7 +47,7 @@ final class EventRingTests: XCTestCase {
         ring.enqueue(1) { _ in XCTFail("the ring had room") }
         XCTAssertNil(ring.dequeue(), "the consumer waits at the claimed, unpublished position")
         XCTAssertFalse(ring.isEmpty)
-        ring.element(at: claimed).initialize(to: 0)
+        claimed.element.initialize(to: 0)
         ring.publish(claimed)
         XCTAssertEqual((0..<2).compactMap { _ in ring.dequeue() }, [0, 1])
         XCTAssertTrue(ring.isEmpty)
@@ -57,13 +57,13 @@ final class EventRingTests: XCTestCase {
         let ring = EventRing<Int>(minimumCapacity: 2)
         for value in 0..<2 { ring.enqueue(value) { _ in XCTFail("the ring had room") } }
         var attempts: [Int] = []
-        let position = ring.claim { attempt in
+        let claimed = ring.claim { attempt in
             attempts.append(attempt)
             if attempt == 1 { XCTAssertEqual(ring.dequeue(), 0) }
         }
         XCTAssertEqual(attempts, [0, 1], "it waited until the consumer freed its slot")
-        ring.element(at: position).initialize(to: 2)
-        ring.publish(position)
+        claimed.element.initialize(to: 2)
+        ring.publish(claimed)
         XCTAssertEqual((0..<2).compactMap { _ in ring.dequeue() }, [1, 2])
     }
 

@@ -63,10 +63,10 @@ public final class EngineChannels: Sendable {
     /// `consuming` and which nothing in this module calls, so its caller made every retain.
     @inline(__always)
     func ingestEvent(eventType: consuming String, properties: consuming [String: JSONValue], timestamp: Double) {
-        let position = ring.claim { waitForRoom(attempt: $0) }
+        let claimed = ring.claim { waitForRoom(attempt: $0) }
         IngestItem.initializeEvent(
-            at: ring.element(at: position), eventType: eventType, properties: properties, timestamp: timestamp)
-        ring.publish(position)
+            at: claimed.element, eventType: eventType, properties: properties, timestamp: timestamp)
+        ring.publish(claimed)
         wakeIfSleeping()
     }
 

@@ -28,10 +28,9 @@ public final class EventRing<Element>: @unchecked Sendable {
     // inside those windows.
     let capacity: Int
     private let mask: Int
-    /// `capacity` slots of `slotStride` bytes: the sequence at offset 0, the element at `elementOffset`.
+    /// `capacity` slots of ``slotStride`` bytes: the sequence at offset 0, the element at
+    /// ``elementOffset``.
     private let slots: UnsafeMutableRawPointer
-    private let slotStride: Int
-    private let elementOffset: Int
     // The enqueue and dequeue positions live in the object itself, so a producer reaches the
     // enqueue position with one load fewer than through a pointer to a separate allocation. Each
     // is kept off every other field's cache line by a cache line of padding on both sides (a
@@ -51,12 +50,9 @@ public final class EventRing<Element>: @unchecked Sendable {
         while capacity < minimumCapacity { capacity <<= 1 }
         self.capacity = capacity
         self.mask = capacity - 1
-        let lineSize = CacheLinePadding.lineSize
-        let sequenceSize = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
-        elementOffset = (sequenceSize + MemoryLayout<Element>.alignment - 1) / MemoryLayout<Element>.alignment
-            * MemoryLayout<Element>.alignment
-        slotStride = (elementOffset + MemoryLayout<Element>.size + lineSize - 1) / lineSize * lineSize
-        slots = .allocate(byteCount: capacity * slotStride, alignment: max(lineSize, MemoryLayout<Element>.alignment))
+        slots = .allocate(
+            byteCount: capacity * Self.slotStride,
+            alignment: max(CacheLinePadding.lineSize, MemoryLayout<Element>.alignment))
         for index in 0..<capacity {
             slot(at: index).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(index))
         }
@@ -70,9 +66,31 @@ public final class EventRing<Element>: @unchecked Sendable {
         slots.deallocate()
     }
 
+    /// Where a slot's element starts: after its sequence number, aligned for `Element`.
+    ///
+    /// This and ``slotStride`` are static, so once the ring is specialized for its element they
+    /// are constants in the code: a claim loads nothing from the ring but its buffer and mask,
+    /// and the multiplication by the stride is a shift.
+    private static var elementOffset: Int {
+        let sequenceSize = MemoryLayout<UnsafeAtomic<Int>.Storage>.stride
+        let alignment = MemoryLayout<Element>.alignment
+        return (sequenceSize + alignment - 1) / alignment * alignment
+    }
+
+    /// Bytes per slot: its sequence number and element, rounded up to whole cache lines.
+    private static var slotStride: Int {
+        let lineSize = CacheLinePadding.lineSize
+        return (elementOffset + MemoryLayout<Element>.size + lineSize - 1) / lineSize * lineSize
+    }
+
     /// The start of `position`'s slot: its sequence number, then its element.
     @inline(__always)
     private func slot(at position: Int) -> UnsafeMutableRawPointer {
+        Self.slot(at: position, in: slots, mask: mask)
+    }
+
+    @inline(__always)
+    private static func slot(at position: Int, in slots: UnsafeMutableRawPointer, mask: Int) -> UnsafeMutableRawPointer {
         slots + (position & mask) &* slotStride
     }
 
@@ -81,20 +99,32 @@ public final class EventRing<Element>: @unchecked Sendable {
         UnsafeAtomic(at: slot(at: position).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
     }
 
-    /// The element slot of `position`: for a producer between ``claim(whileFull:)`` and
-    /// ``publish(_:)``, which must initialize it exactly once in between.
+    /// The element of `position`'s slot.
     @inline(__always)
-    func element(at position: Int) -> UnsafeMutablePointer<Element> {
-        (slot(at: position) + elementOffset).assumingMemoryBound(to: Element.self)
+    private func element(at position: Int) -> UnsafeMutablePointer<Element> {
+        (slot(at: position) + Self.elementOffset).assumingMemoryBound(to: Element.self)
+    }
+
+    /// A position a producer has claimed with ``claim(whileFull:)`` and the slot it owns until
+    /// ``publish(_:)``.
+    struct ClaimedSlot {
+        let position: Int
+        fileprivate let slot: UnsafeMutableRawPointer
+
+        /// The slot's element, which the producer must initialize exactly once before publishing.
+        @inline(__always)
+        var element: UnsafeMutablePointer<Element> {
+            (slot + EventRing.elementOffset).assumingMemoryBound(to: Element.self)
+        }
     }
 
     /// Appends `element`, or returns `false` (leaving it with the caller) if the ring is full.
     @inline(__always)
     @_spi(Benchmarks)
     public func tryEnqueue(_ element: Element) -> Bool {
-        guard let position = tryClaim() else { return false }
-        Self.copy(element, into: self.element(at: position))
-        publish(position)
+        guard let claimed = tryClaim() else { return false }
+        Self.copy(element, into: claimed.element)
+        publish(claimed)
         return true
     }
 
@@ -110,35 +140,40 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// when the caller built it, before this call, and so before the slot is published.
     @inline(__always)
     func enqueue(_ element: consuming Element, whileFull: (_ attempt: Int) -> Void) {
-        let position = claim(whileFull: whileFull)
-        Self.move(element, into: self.element(at: position))
-        publish(position)
+        let claimed = claim(whileFull: whileFull)
+        Self.move(element, into: claimed.element)
+        publish(claimed)
     }
 
     /// Claims the next position, waiting (calling `whileFull`) until its slot is free, and returns
     /// it: the first half of ``enqueue(_:whileFull:)`` for a producer that builds its element in
-    /// place. The caller must initialize ``element(at:)`` of that position and then
+    /// place. The caller must initialize the claim's ``ClaimedSlot/element`` and then
     /// ``publish(_:)`` it, with every retain of what the element references done before the
     /// publication: build it from values that were owned on entry to a call that is not inlined,
     /// and consume them, so that no retain happens in between (see ``copy(_:into:)``). Until then
     /// the consumer waits at that position.
     @inline(__always)
-    func claim(whileFull: (_ attempt: Int) -> Void) -> Int {
+    func claim(whileFull: (_ attempt: Int) -> Void) -> ClaimedSlot {
+        // Read before the fetch-add, which is a full barrier on x86: read after it, these loads
+        // would wait for it (and it for the previous call's stores), then delay the slot's address.
+        let slots = self.slots
+        let mask = self.mask
         // Sequentially consistent for the handshake with a falling-asleep engine (see `isEmpty`).
         let position = enqueuePosition.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-        prefetchSlot(ahead: position)
-        let slotSequence = sequence(at: position)
+        segments_prefetch_for_write(Self.slot(at: position &+ Self.prefetchDistance, in: slots, mask: mask))
+        let slot = Self.slot(at: position, in: slots, mask: mask)
+        let slotSequence = UnsafeAtomic<Int>(at: slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
         var attempt = 0
         while slotSequence.load(ordering: .acquiring) != position {
             whileFull(attempt)
             attempt += 1
         }
-        return position
+        return ClaimedSlot(position: position, slot: slot)
     }
 
     /// Claims the next slot for the caller, or returns `nil` if the ring is full.
     @inline(__always)
-    private func tryClaim() -> Int? {
+    private func tryClaim() -> ClaimedSlot? {
         var position = enqueuePosition.load(ordering: .relaxed)
         while true {
             let sequence = sequence(at: position).load(ordering: .acquiring)
@@ -152,7 +187,7 @@ public final class EventRing<Element>: @unchecked Sendable {
                     expected: position, desired: position &+ 1, ordering: .sequentiallyConsistent)
                 if won {
                     prefetchSlot(ahead: position)
-                    return position
+                    return ClaimedSlot(position: position, slot: slot(at: position))
                 }
                 position = current
             } else if lag < 0 {
@@ -181,8 +216,9 @@ public final class EventRing<Element>: @unchecked Sendable {
 
     /// Hands a claimed and filled slot to the consumer (see ``claim(whileFull:)``).
     @inline(__always)
-    func publish(_ position: Int) {
-        sequence(at: position).store(position &+ 1, ordering: .releasing)
+    func publish(_ claimed: ClaimedSlot) {
+        UnsafeAtomic<Int>(at: claimed.slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+            .store(claimed.position &+ 1, ordering: .releasing)
     }
 
     /// Copies `element` into a claimed slot, retaining what it references.
