@@ -28,6 +28,34 @@ final class ValidationTests: XCTestCase {
         }
     }
 
+    func testATimestampThatIsNotFiniteIsRejectedAndNothingIsTracked() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        for (timestamp, shown) in [(Double.nan, "nan"), (.infinity, "inf"), (-.infinity, "-inf")] {
+            XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "view", timestamp: timestamp)) { error in
+                XCTAssertEqual(error as? SegmentsError, .invalidArgument("timestamp \(shown) is not a finite number of seconds"))
+            }
+        }
+        try fixture.client.trackEvent(eventType: "kept", timestamp: 1_700_000_000.5)
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["kept"])
+        XCTAssertEqual(fixture.transport.trackedEvents.first?.timestamp, 1_700_000_000.5)
+    }
+
+    func testAnInvalidEventIsReportedAsInvalidBeforeAndAfterTheClientRuns() {
+        let fixture = Fixture()
+        // Before start and after stop, a call that is wrong in itself says so, not that the client
+        // is not running: the caller's bug is the one to fix first.
+        XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "")) { error in
+            XCTAssertEqual(error as? SegmentsError, .invalidArgument("eventType is empty"))
+        }
+        fixture.client.start()
+        fixture.client.stop()
+        XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "view", timestamp: .nan)) { error in
+            XCTAssertEqual(error as? SegmentsError, .invalidArgument("timestamp nan is not a finite number of seconds"))
+        }
+    }
+
     func testNumbersJSONCannotCarryEncodeAsNullAndTheEncoderLearnsWhere() throws {
         let event = TrackedEvent(
             customerIds: ["cookie": "c"], eventType: "view", timestamp: 1,

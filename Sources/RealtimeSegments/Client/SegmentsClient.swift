@@ -185,6 +185,20 @@ public final class SegmentsClient: Sendable {
         }
     }
 
+    /// Why a `trackEvent` call is refused: an invalid argument first, then a client that is not
+    /// running.
+    ///
+    /// Out of line, so that `trackEvent` makes no call unless it throws: its error paths, inlined,
+    /// made every call keep its arguments in saved registers and stack slots for them.
+    @inline(never)
+    private static func refusal(eventType: borrowing String, timestamp: Double?, lifecycle: Lifecycle) -> SegmentsError {
+        if eventType.isEmpty { return .invalidArgument("eventType is empty") }
+        if let timestamp, !timestamp.isFinite {
+            return .invalidArgument("timestamp \(timestamp) is not a finite number of seconds")
+        }
+        return lifecycle == .created ? .notStarted : .stopped
+    }
+
     @inline(__always)
     private func requireStarted() throws(SegmentsError) {
         switch lifecycle.atomic.load(ordering: .relaxed) {
@@ -227,15 +241,11 @@ public final class SegmentsClient: Sendable {
     public func trackEvent(
         eventType: consuming String, properties: consuming [String: JSONValue] = [:], timestamp: Double? = nil
     ) throws(SegmentsError) {
-        guard !eventType.isEmpty else { throw .invalidArgument("eventType is empty") }
-        let stamp: Double
-        if let timestamp {
-            guard timestamp.isFinite else { throw .invalidArgument("timestamp \(timestamp) is not a finite number of seconds") }
-            stamp = timestamp
-        } else {
-            stamp = IngestItem.stampWhenTaken
+        let state = lifecycle.atomic.load(ordering: .relaxed)
+        guard _fastPath(!eventType.isEmpty && (timestamp?.isFinite ?? true) && state == .started) else {
+            throw Self.refusal(eventType: eventType, timestamp: timestamp, lifecycle: state)
         }
-        try requireStarted()
+        let stamp = timestamp ?? IngestItem.stampWhenTaken
         // Builds the event in its ring slot and publishes it, inline. That is safe because the
         // caller did every retain of the parts before this call; nothing in this module calls
         // `trackEvent`, where inlining it into a caller that copies a dictionary could move the

@@ -63,7 +63,11 @@ public final class EngineChannels: Sendable {
     /// `consuming` and which nothing in this module calls, so its caller made every retain.
     @inline(__always)
     func ingestEvent(eventType: consuming String, properties: consuming [String: JSONValue], timestamp: Double) {
-        let claimed = ring.claim { waitForRoom(attempt: $0) }
+        // Captured unowned: the full-ring wait is out of line (see `EventRing.claim`), and a
+        // strong capture passed to it made every call retain and release the channels. Safe: the
+        // caller, the client that owns the channels, is alive for the whole call.
+        unowned(unsafe) let channels = self
+        let claimed = ring.claim { channels.waitForRoom(attempt: $0) }
         IngestItem.initializeEvent(
             at: claimed.element, eventType: eventType, properties: properties, timestamp: timestamp)
         ring.publish(claimed)
@@ -154,9 +158,12 @@ public final class EngineChannels: Sendable {
 
     @inline(__always)
     private func wakeIfSleeping() {
-        if sleeping.load(ordering: .sequentiallyConsistent) { wakeEngine() }
+        if _slowPath(sleeping.load(ordering: .sequentiallyConsistent)) { wakeEngine() }
     }
 
+    /// Out of line: the first event after a pause needs it, the rest only test the flag, and
+    /// inlined it made `trackEvent` save registers for its call on every event.
+    @inline(never)
     private func wakeEngine() {
         if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
     }

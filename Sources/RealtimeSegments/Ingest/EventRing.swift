@@ -163,12 +163,23 @@ public final class EventRing<Element>: @unchecked Sendable {
         segments_prefetch_for_write(Self.slot(at: position &+ Self.prefetchDistance, in: slots, mask: mask))
         let slot = Self.slot(at: position, in: slots, mask: mask)
         let slotSequence = UnsafeAtomic<Int>(at: slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
-        var attempt = 0
-        while slotSequence.load(ordering: .acquiring) != position {
-            whileFull(attempt)
-            attempt += 1
+        if _slowPath(slotSequence.load(ordering: .acquiring) != position) {
+            Self.wait(for: slotSequence, toReach: position, whileFull: whileFull)
         }
         return ClaimedSlot(position: position, slot: slot)
+    }
+
+    /// Calls `whileFull` until the claimed slot's sequence reaches `position`.
+    ///
+    /// Out of line: inlined, its loop of calls made the claim keep its caller's values in saved
+    /// registers and stack slots on every call, full ring or not.
+    @inline(never)
+    private static func wait(for slotSequence: UnsafeAtomic<Int>, toReach position: Int, whileFull: (_ attempt: Int) -> Void) {
+        var attempt = 0
+        repeat {
+            whileFull(attempt)
+            attempt += 1
+        } while slotSequence.load(ordering: .acquiring) != position
     }
 
     /// Claims the next slot for the caller, or returns `nil` if the ring is full.
