@@ -96,13 +96,25 @@ public final class EventRing<Element>: @unchecked Sendable {
 
     @inline(__always)
     private func sequence(at position: Int) -> UnsafeAtomic<Int> {
-        UnsafeAtomic(at: slot(at: position).assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        Self.sequence(in: slot(at: position))
+    }
+
+    /// The sequence number at the start of `slot`.
+    @inline(__always)
+    fileprivate static func sequence(in slot: UnsafeMutableRawPointer) -> UnsafeAtomic<Int> {
+        UnsafeAtomic(at: slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+    }
+
+    /// The element stored in `slot`.
+    @inline(__always)
+    fileprivate static func element(in slot: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Element> {
+        (slot + elementOffset).assumingMemoryBound(to: Element.self)
     }
 
     /// The element of `position`'s slot.
     @inline(__always)
     private func element(at position: Int) -> UnsafeMutablePointer<Element> {
-        (slot(at: position) + Self.elementOffset).assumingMemoryBound(to: Element.self)
+        Self.element(in: slot(at: position))
     }
 
     /// A position a producer has claimed with ``claim(whileFull:)`` and the slot it owns until
@@ -113,9 +125,7 @@ public final class EventRing<Element>: @unchecked Sendable {
 
         /// The slot's element, which the producer must initialize exactly once before publishing.
         @inline(__always)
-        var element: UnsafeMutablePointer<Element> {
-            (slot + EventRing.elementOffset).assumingMemoryBound(to: Element.self)
-        }
+        var element: UnsafeMutablePointer<Element> { EventRing.element(in: slot) }
     }
 
     /// Appends `element`, or returns `false` (leaving it with the caller) if the ring is full.
@@ -162,7 +172,7 @@ public final class EventRing<Element>: @unchecked Sendable {
         let position = enqueuePosition.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         segments_prefetch_for_write(Self.slot(at: position &+ Self.prefetchDistance, in: slots, mask: mask))
         let slot = Self.slot(at: position, in: slots, mask: mask)
-        let slotSequence = UnsafeAtomic<Int>(at: slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
+        let slotSequence = Self.sequence(in: slot)
         if _slowPath(slotSequence.load(ordering: .acquiring) != position) {
             Self.wait(for: slotSequence, toReach: position, whileFull: whileFull)
         }
@@ -228,8 +238,7 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// Hands a claimed and filled slot to the consumer (see ``claim(whileFull:)``).
     @inline(__always)
     func publish(_ claimed: ClaimedSlot) {
-        UnsafeAtomic<Int>(at: claimed.slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
-            .store(claimed.position &+ 1, ordering: .releasing)
+        Self.sequence(in: claimed.slot).store(claimed.position &+ 1, ordering: .releasing)
     }
 
     /// Copies `element` into a claimed slot, retaining what it references.
