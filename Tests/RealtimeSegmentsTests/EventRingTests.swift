@@ -67,6 +67,36 @@ final class EventRingTests: XCTestCase {
         XCTAssertEqual((0..<2).compactMap { _ in ring.dequeue() }, [1, 2])
     }
 
+    func testAClaimWithoutWaitingSaysWhetherItsSlotIsFreeAndHoldsItsPlaceUntilItIs() {
+        let ring = EventRing<Int>(minimumCapacity: 2)
+        let (first, firstIsFree) = ring.claimWithoutWaiting()
+        XCTAssertTrue(firstIsFree)
+        ring.waitUntilFree(first) { _ in XCTFail("its slot was free") }
+        first.element.initialize(to: 0)
+        ring.publish(first)
+        ring.enqueue(1) { _ in XCTFail("the ring had room") }
+
+        let (third, thirdIsFree) = ring.claimWithoutWaiting()
+        XCTAssertFalse(thirdIsFree, "the ring is full: the slot still holds the first element")
+        // The position is taken all the same: a later producer queues behind it.
+        let (fourth, fourthIsFree) = ring.claimWithoutWaiting()
+        XCTAssertFalse(fourthIsFree)
+        var attempts: [Int] = []
+        ring.waitUntilFree(third) { attempt in
+            attempts.append(attempt)
+            if attempt == 2 { XCTAssertEqual(ring.dequeue(), 0) }
+        }
+        XCTAssertEqual(attempts, [0, 1, 2], "it waited until the consumer freed its slot")
+        third.element.initialize(to: 2)
+        ring.publish(third)
+        XCTAssertEqual(ring.dequeue(), 1)
+        ring.waitUntilFree(fourth) { _ in XCTFail("the consumer freed its slot") }
+        fourth.element.initialize(to: 3)
+        ring.publish(fourth)
+        XCTAssertEqual((0..<2).compactMap { _ in ring.dequeue() }, [2, 3])
+        XCTAssertTrue(ring.isEmpty)
+    }
+
     func testEnqueueTakesOverItsElementAndDequeueHandsItBack() {
         final class Token {}
         weak var weakToken: Token?

@@ -125,6 +125,29 @@ final class UploadAndLinkTests: XCTestCase {
         XCTAssertGreaterThan(fixture.client.statistics.producerStalls, 0)
     }
 
+    /// An event that waited for room (the call's out-of-line path) arrives whole: its type,
+    /// properties and timestamp, in call order.
+    func testEventsThatWaitedForRoomArriveWholeAndInOrder() throws {
+        let fixture = Fixture { $0.ingestCapacity = 2 }
+        fixture.client.start()
+        let count = 3_000
+        for index in 0..<count {
+            try fixture.client.trackEvent(
+                eventType: "e\(index)", properties: ["index": .number(Double(index))],
+                timestamp: index.isMultiple(of: 2) ? Double(index) : nil)
+        }
+        fixture.settle()
+        let tracked = fixture.transport.trackedEvents
+        XCTAssertGreaterThan(fixture.client.statistics.producerStalls, 0, "some calls waited for room")
+        XCTAssertEqual(tracked.count, count)
+        let wrong = tracked.indices.filter { index in
+            let event = tracked[index]
+            return event.eventType != "e\(index)" || event.properties["index"] != .number(Double(index))
+                || event.timestamp != (index.isMultiple(of: 2) ? Double(index) : fixture.clock.wallClockSeconds())
+        }
+        XCTAssertEqual(Array(wrong.prefix(5)), [], "\(wrong.count) events arrived changed or out of order")
+    }
+
     func testEventTimestampsComeFromTheClockOrTheCaller() throws {
         let fixture = Fixture()
         fixture.client.start()

@@ -185,18 +185,23 @@ public final class SegmentsClient: Sendable {
         }
     }
 
-    /// Why a `trackEvent` call is refused: an invalid argument first, then a client that is not
-    /// running.
+    /// Throws why a `trackEvent` call is refused: an invalid argument first, then a client that is
+    /// not running.
     ///
     /// Out of line, so that `trackEvent` makes no call unless it throws: its error paths, inlined,
-    /// made every call keep its arguments in saved registers and stack slots for them.
+    /// made every call keep its arguments in saved registers and stack slots for them. It takes
+    /// the call's arguments over and throws itself, so that nothing is left for `trackEvent` to do
+    /// after it (releasing them, the throw's own runtime call) that would need registers saved on
+    /// every call.
     @inline(never)
-    private static func refusal(eventType: borrowing String, timestamp: Double?, lifecycle: Lifecycle) -> SegmentsError {
-        if eventType.isEmpty { return .invalidArgument("eventType is empty") }
+    private static func refuse(
+        eventType: consuming String, properties: consuming [String: JSONValue], timestamp: Double?, lifecycle: Lifecycle
+    ) throws(SegmentsError) -> Never {
+        if eventType.isEmpty { throw .invalidArgument("eventType is empty") }
         if let timestamp, !timestamp.isFinite {
-            return .invalidArgument("timestamp \(timestamp) is not a finite number of seconds")
+            throw .invalidArgument("timestamp \(timestamp) is not a finite number of seconds")
         }
-        return lifecycle == .created ? .notStarted : .stopped
+        throw lifecycle == .created ? .notStarted : .stopped
     }
 
     @inline(__always)
@@ -243,7 +248,7 @@ public final class SegmentsClient: Sendable {
     ) throws(SegmentsError) {
         let state = lifecycle.atomic.load(ordering: .relaxed)
         guard _fastPath(!eventType.isEmpty && (timestamp?.isFinite ?? true) && state == .started) else {
-            throw Self.refusal(eventType: eventType, timestamp: timestamp, lifecycle: state)
+            try Self.refuse(eventType: eventType, properties: properties, timestamp: timestamp, lifecycle: state)
         }
         let stamp = timestamp ?? IngestItem.stampWhenTaken
         // Builds the event in its ring slot and publishes it, inline. That is safe because the

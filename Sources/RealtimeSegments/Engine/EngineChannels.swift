@@ -63,11 +63,29 @@ public final class EngineChannels: Sendable {
     /// `consuming` and which nothing in this module calls, so its caller made every retain.
     @inline(__always)
     func ingestEvent(eventType: consuming String, properties: consuming [String: JSONValue], timestamp: Double) {
-        // Captured unowned: the full-ring wait is out of line (see `EventRing.claim`), and a
-        // strong capture passed to it made every call retain and release the channels. Safe: the
-        // caller, the client that owns the channels, is alive for the whole call.
-        unowned(unsafe) let channels = self
-        let claimed = ring.claim { channels.waitForRoom(attempt: $0) }
+        let (claimed, isFree) = ring.claimWithoutWaiting()
+        guard _fastPath(isFree) else {
+            ingestEventWhenFree(claimed, eventType: eventType, properties: properties, timestamp: timestamp)
+            return
+        }
+        IngestItem.initializeEvent(
+            at: claimed.element, eventType: eventType, properties: properties, timestamp: timestamp)
+        ring.publish(claimed)
+        wakeIfSleeping()
+    }
+
+    /// The rest of ``ingestEvent(eventType:properties:timestamp:)`` when its slot was still taken:
+    /// waits for it, then builds and publishes the event.
+    ///
+    /// Out of line, and the whole rest of the call, so that the call's fast path keeps no value
+    /// across a call (a wait that returned into it made every call save registers for it). Its
+    /// arguments arrive owned, so every retain of them was done before the publication.
+    @inline(never)
+    private func ingestEventWhenFree(
+        _ claimed: EventRing<IngestItem>.ClaimedSlot, eventType: consuming String,
+        properties: consuming [String: JSONValue], timestamp: Double
+    ) {
+        ring.waitUntilFree(claimed) { waitForRoom(attempt: $0) }
         IngestItem.initializeEvent(
             at: claimed.element, eventType: eventType, properties: properties, timestamp: timestamp)
         ring.publish(claimed)

@@ -164,6 +164,18 @@ public final class EventRing<Element>: @unchecked Sendable {
     /// the consumer waits at that position.
     @inline(__always)
     func claim(whileFull: (_ attempt: Int) -> Void) -> ClaimedSlot {
+        let (claimed, isFree) = claimWithoutWaiting()
+        if _slowPath(!isFree) { Self.wait(until: claimed, isFree: whileFull) }
+        return claimed
+    }
+
+    /// Claims the next position like ``claim(whileFull:)`` but does not wait for its slot: returns
+    /// the claim and whether the slot is free already. When it is not, the caller must
+    /// ``waitUntilFree(_:whileFull:)`` before it initializes the element; the position is its own
+    /// either way. For a producer whose waiting path is wholly out of line, so that its fast path
+    /// keeps nothing in registers across a call.
+    @inline(__always)
+    func claimWithoutWaiting() -> (claimed: ClaimedSlot, isFree: Bool) {
         // Read before the fetch-add, which is a full barrier on x86: read after it, these loads
         // would wait for it (and it for the previous call's stores), then delay the slot's address.
         let slots = self.slots
@@ -172,24 +184,30 @@ public final class EventRing<Element>: @unchecked Sendable {
         let position = enqueuePosition.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
         segments_prefetch_for_write(Self.slot(at: position &+ Self.prefetchDistance, in: slots, mask: mask))
         let slot = Self.slot(at: position, in: slots, mask: mask)
-        let slotSequence = Self.sequence(in: slot)
-        if _slowPath(slotSequence.load(ordering: .acquiring) != position) {
-            Self.wait(for: slotSequence, toReach: position, whileFull: whileFull)
-        }
-        return ClaimedSlot(position: position, slot: slot)
+        let isFree = Self.sequence(in: slot).load(ordering: .acquiring) == position
+        return (ClaimedSlot(position: position, slot: slot), isFree)
     }
 
-    /// Calls `whileFull` until the claimed slot's sequence reaches `position`.
+    /// Calls `whileFull` (with the number of times it was called before) until the slot of a
+    /// claim from ``claimWithoutWaiting()`` is free. Returns at once if it is.
+    func waitUntilFree(_ claimed: ClaimedSlot, whileFull: (_ attempt: Int) -> Void) {
+        if Self.sequence(in: claimed.slot).load(ordering: .acquiring) != claimed.position {
+            Self.wait(until: claimed, isFree: whileFull)
+        }
+    }
+
+    /// Calls `whileFull` until the claimed slot's sequence reaches its position.
     ///
     /// Out of line: inlined, its loop of calls made the claim keep its caller's values in saved
     /// registers and stack slots on every call, full ring or not.
     @inline(never)
-    private static func wait(for slotSequence: UnsafeAtomic<Int>, toReach position: Int, whileFull: (_ attempt: Int) -> Void) {
+    private static func wait(until claimed: ClaimedSlot, isFree whileFull: (_ attempt: Int) -> Void) {
+        let slotSequence = sequence(in: claimed.slot)
         var attempt = 0
         repeat {
             whileFull(attempt)
             attempt += 1
-        } while slotSequence.load(ordering: .acquiring) != position
+        } while slotSequence.load(ordering: .acquiring) != claimed.position
     }
 
     /// Claims the next slot for the caller, or returns `nil` if the ring is full.
