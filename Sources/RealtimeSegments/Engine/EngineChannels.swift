@@ -68,10 +68,7 @@ public final class EngineChannels: Sendable {
             ingestEventWhenFree(claimed, eventType: eventType, properties: properties, timestamp: timestamp)
             return
         }
-        IngestItem.initializeEvent(
-            at: claimed.element, eventType: eventType, properties: properties, timestamp: timestamp)
-        ring.publish(claimed)
-        wakeIfSleeping()
+        publishEvent(claimed, eventType: eventType, properties: properties, timestamp: timestamp)
     }
 
     /// The rest of ``ingestEvent(eventType:properties:timestamp:)`` when its slot was still taken:
@@ -86,6 +83,16 @@ public final class EngineChannels: Sendable {
         properties: consuming [String: JSONValue], timestamp: Double
     ) {
         ring.waitUntilFree(claimed) { waitForRoom(attempt: $0) }
+        publishEvent(claimed, eventType: eventType, properties: properties, timestamp: timestamp)
+    }
+
+    /// Builds the event in its claimed, free slot, publishes it and wakes a sleeping engine: the
+    /// end of both ingest paths. Inlined into each, so the fast path stays free of calls.
+    @inline(__always)
+    private func publishEvent(
+        _ claimed: EventRing<IngestItem>.ClaimedSlot, eventType: consuming String,
+        properties: consuming [String: JSONValue], timestamp: Double
+    ) {
         IngestItem.initializeEvent(
             at: claimed.element, eventType: eventType, properties: properties, timestamp: timestamp)
         ring.publish(claimed)
