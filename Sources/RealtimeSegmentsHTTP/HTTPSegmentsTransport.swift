@@ -17,9 +17,11 @@ import RealtimeSegments
 /// 5xx → `serverError`, other non-2xx → `unexpectedStatus`, whether or not its body arrives whole;
 /// a deadline → `timeout`; no connection or a reset before the response → `connectionFailed`; a 2xx
 /// body that is cut short, too large or not of the documented shape → `malformedResponse`, a 2xx
-/// body still arriving at the deadline → `timeout`. The engine logs fetch failures as
-/// `Segments: Fetch of segments failed: …` and retries failed uploads with backoff, never dropping
-/// events; the transport itself does not retry.
+/// body still arriving at the deadline → `timeout`. An upload or link counts as delivered only if
+/// its 2xx body says so (`{"success": true}`, one result per command from `batch`); commands the
+/// server refused (`"success": false`) are logged as a `Segments:` error and not sent again. The
+/// engine logs fetch failures as `Segments: Fetch of segments failed: …` and retries failed uploads
+/// with backoff, never dropping events; the transport itself does not retry.
 ///
 /// It also answers qualified segments (SPEC §9, ``QualifiedSegmentsTransport``): see
 /// `HTTPSegmentsTransport+Qualified.swift`.
@@ -59,24 +61,46 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         guard !events.isEmpty else { return }
         let project = "/track/v2/projects/\(Self.pathComponent(context.projectToken))"
         if configuration.useBatchEndpoint {
-            _ = try await send(.POST, project + "/batch", body: BatchBody(events: events), context: context)
+            let path = project + "/batch"
+            let answer = try await send(.POST, path, body: BatchBody(events: events), context: context)
+            let refusals = try UploadAnswer.batch(Array(answer.readableBytesView), commands: events.count, endpoint: "POST \(path)")
+            logRefusals(refusals, of: events, path: path)
         } else {
-            for event in events {
-                _ = try await send(.POST, project + "/customers/events", body: event, context: context)
+            let path = project + "/customers/events"
+            var refusals: [UploadAnswer.Refusal] = []
+            for (index, event) in events.enumerated() {
+                let answer = try await send(.POST, path, body: event, context: context)
+                if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
+                    refusals.append(.init(index: index, reason: refusal.reason))
+                }
             }
+            logRefusals(refusals, of: events, path: path)
         }
     }
 
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
         let path = "/track/v2/projects/\(Self.pathComponent(context.projectToken))/customers"
-        _ = try await send(.POST, path, body: update, context: context)
+        let answer = try await send(.POST, path, body: update, context: context)
+        if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
+            logger.error("Segments: The server refused the customer update, which is not sent again (POST \(path)): \(refusal.reason)")
+        }
     }
 
     public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
         async throws(SegmentsError)
     {
         let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/cookies/\(Self.pathComponent(cookie))/link-ids"
-        _ = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
+        let answer = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
+        try UploadAnswer.link(Array(answer.readableBytesView), endpoint: "POST \(path)")
+    }
+
+    /// Logs the events of an upload that the server refused (`"success": false`): delivered and
+    /// answered, so not sent again, but not silently gone either.
+    private func logRefusals(_ refusals: [UploadAnswer.Refusal], of events: [TrackedEvent], path: String) {
+        guard !refusals.isEmpty else { return }
+        let shown = refusals.prefix(3).map { "\"\(events[$0.index].eventType)\" (\($0.reason))" }.joined(separator: ", ")
+        logger.error(
+            "Segments: The server refused \(refusals.count) of \(events.count) tracked events, which are not sent again (POST \(path)): \(shown)\(refusals.count > 3 ? ", …" : "")")
     }
 
     /// `true`: every call suspends on AsyncHTTPClient, and no lock is held across a wait.

@@ -83,4 +83,26 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertGreaterThan(e2e.client.statistics.uploadFailures, 0, "faults were injected")
         XCTAssertEqual(e2e.client.statistics.eventsUploaded, 100)
     }
+
+    /// A 200 whose body is not the API's answer (a proxy's page, another shape) did not deliver
+    /// the upload: the mock server answers so without storing the events, and every event still
+    /// arrives exactly once, in order.
+    func testNoTrackedEventIsLostWhenUploadsAreAnsweredWithMalformedBodies() throws {
+        let e2e = try EndToEndFixture(faults: FaultPlan(seed: 13, profiles: [.trackBatch: FaultProfile(malformedRate: 0.5)]))
+        e2e.client.start()
+        for index in 0..<100 {
+            try e2e.client.trackEvent(eventType: "e\(index)")
+            if index % 10 == 0 { e2e.settle() }
+        }
+        e2e.settle()
+        var rounds = 0
+        while e2e.backend.eventsAccepted < 100, rounds < 200 {
+            e2e.advance(.seconds(60))
+            rounds += 1
+        }
+        let events = e2e.backend.events(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
+        XCTAssertEqual(events.map(\.eventType), (0..<100).map { "e\($0)" })
+        XCTAssertGreaterThan(e2e.client.statistics.uploadFailures, 0, "malformed answers were injected")
+        XCTAssertEqual(e2e.client.statistics.eventsUploaded, 100)
+    }
 }

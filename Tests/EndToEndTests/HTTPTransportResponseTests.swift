@@ -81,4 +81,121 @@ final class HTTPTransportResponseTests: XCTestCase {
         let outcome = await fetch(transport)
         XCTAssertEqual(outcome, .failure(.malformedResponse("response body too large")))
     }
+
+    // MARK: Upload and link answers
+
+    private let events = [
+        TrackedEvent(customerIds: ["cookie": "c1"], eventType: "view", timestamp: 1, properties: [:]),
+        TrackedEvent(customerIds: ["cookie": "c1"], eventType: "purchase", timestamp: 2, properties: [:]),
+    ]
+
+    /// A transport on a server that answers `answers` in turn (with status 200), and its log.
+    private func transport(
+        answering answers: [String], useBatchEndpoint: Bool = true
+    ) throws -> (HTTPSegmentsTransport, CannedHTTPServer, LogLines) {
+        let server = try CannedHTTPServer(responses: answers.map { (200, $0) })
+        var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
+        configuration.useBatchEndpoint = useBatchEndpoint
+        let logs = LogLines()
+        return (HTTPSegmentsTransport(configuration: configuration, logger: logs.logger), server, logs)
+    }
+
+    /// The outcome of one call.
+    private func failure(of call: () async throws(SegmentsError) -> Void) async -> SegmentsError? {
+        do { try await call() } catch { return error }
+        return nil
+    }
+
+    private func assertMalformed(_ error: SegmentsError?, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        guard case .malformedResponse = error else {
+            return XCTFail("\(what) must be a malformed response, got \(String(describing: error))", file: file, line: line)
+        }
+    }
+
+    /// SPEC §7 and "nothing is lost": a 2xx upload counts as delivered only if its body says so.
+    /// A page from a proxy, a body of another shape or a result per command missing is a
+    /// malformed response, which the engine keeps and retries, never a silent success.
+    func testABatchUploadIsDeliveredOnlyIfItsAnswerSaysSo() async throws {
+        let wrong = [
+            #""ok""#, "<html><body>OK</body></html>", "{}", #"{"success":true}"#,
+            #"{"results":[{"success":true}]}"#, #"{"results":[{"success":1},{"success":true}]}"#,
+            #"{"results":[{"success":"yes"},{"success":true}]}"#, #"{"results":[true,true]}"#,
+        ]
+        let right = #"{"results":[{"success":true},{"success":true}],"success":true}"#
+        let (transport, server, _) = try transport(answering: wrong + [right])
+        defer { server.stop() }
+        for answer in wrong {
+            assertMalformed(await failure { () async throws(SegmentsError) in try await transport.trackEvents(events, context: context) },
+                            "a batch answered \(answer)")
+        }
+        let error = await failure { () async throws(SegmentsError) in try await transport.trackEvents(events, context: context) }
+        XCTAssertNil(error)
+    }
+
+    /// Commands the server refused (`"success": false`) were delivered and answered: not an error
+    /// (sent again, they would be refused again), but a `Segments:` error line naming them.
+    func testRefusedEventsAreLoggedNotRetried() async throws {
+        let (transport, server, logs) = try transport(answering: [
+            #"{"results":[{"success":true},{"success":false,"errors":["property is too long"]}]}"#,
+        ])
+        defer { server.stop() }
+        let error = await failure { () async throws(SegmentsError) in try await transport.trackEvents(events, context: context) }
+        XCTAssertNil(error)
+        XCTAssertEqual(
+            logs.all.filter { $0.hasPrefix("Segments: The server refused") },
+            [#"Segments: The server refused 1 of 2 tracked events, which are not sent again (POST /track/v2/projects/p/batch): "purchase" (["property is too long"])"#])
+    }
+
+    /// The same rules one event at a time (`useBatchEndpoint = false`): `{"success": true}` per
+    /// event, a refusal logged, any other body malformed.
+    func testSingleEventUploadsAreJudgedByTheirAnswers() async throws {
+        let wrong = [#""ok""#, "{}", #"{"success":"yes"}"#]
+        let (transport, server, logs) = try transport(
+            answering: [#"{"success":true}"#, #"{"success":true}"#, #"{"success":true}"#, #"{"success":false,"error":"invalid"}"#] + wrong,
+            useBatchEndpoint: false)
+        defer { server.stop() }
+        let upload = { () async throws(SegmentsError) in try await transport.trackEvents(self.events, context: self.context) }
+        let accepted = await failure(of: upload)
+        XCTAssertNil(accepted)
+        let refused = await failure(of: upload)
+        XCTAssertNil(refused)
+        XCTAssertEqual(
+            logs.all.filter { $0.hasPrefix("Segments: The server refused") },
+            [#"Segments: The server refused 1 of 2 tracked events, which are not sent again (POST /track/v2/projects/p/customers/events): "purchase" (invalid)"#])
+        for answer in wrong {
+            assertMalformed(await failure(of: upload), "an event answered \(answer)")
+        }
+    }
+
+    /// A customer update: accepted by `{"success": true}`, refused with a `Segments:` line,
+    /// malformed otherwise.
+    func testACustomerUpdateIsJudgedByItsAnswer() async throws {
+        let update = CustomerUpdate(customerIds: ["cookie": "c1"], properties: [:])
+        let (transport, server, logs) = try transport(answering: [#"{"success":true}"#, #"{"success":false}"#, "{}", "<html></html>"])
+        defer { server.stop() }
+        let identify = { () async throws(SegmentsError) in try await transport.identifyCustomer(update, context: self.context) }
+        let accepted = await failure(of: identify)
+        XCTAssertNil(accepted)
+        XCTAssertEqual(logs.count(prefix: "Segments: The server refused the customer update"), 0)
+        let refused = await failure(of: identify)
+        XCTAssertNil(refused)
+        XCTAssertEqual(logs.count(prefix: "Segments: The server refused the customer update, which is not sent again"), 1)
+        assertMalformed(await failure(of: identify), "a customer update answered {}")
+        assertMalformed(await failure(of: identify), "a customer update answered with HTML")
+    }
+
+    /// A link counts as done only if its answer is a JSON object that does not refuse it: counted
+    /// as done, the customer's ids would never be linked again.
+    func testALinkIsDoneOnlyIfItsAnswerSaysSo() async throws {
+        let answers = [("{}", true), (#"{"success":true}"#, true), (#"{"success":false}"#, false), (#""ok""#, false),
+                       (#"{"success":"yes"}"#, false), ("<html></html>", false)]
+        let (transport, server, _) = try transport(answering: answers.map(\.0))
+        defer { server.stop() }
+        for (answer, linked) in answers {
+            let error = await failure { () async throws(SegmentsError) in
+                try await transport.linkCustomerIds(cookie: "c1", externalIds: ["registered": "jane"], context: self.context)
+            }
+            if linked { XCTAssertNil(error, answer) } else { assertMalformed(error, "a link answered \(answer)") }
+        }
+    }
 }

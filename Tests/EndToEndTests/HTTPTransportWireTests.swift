@@ -13,7 +13,12 @@ final class HTTPTransportWireTests: XCTestCase {
     private func requests(
         authorization: SegmentsAuthorization?, useBatchEndpoint: Bool = true
     ) async throws -> [CannedHTTPServer.Request] {
-        let server = try CannedHTTPServer(responses: [(200, "{}")])
+        // Each endpoint's answer, in the order the requests are sent.
+        let server = try CannedHTTPServer(responses: [
+            (200, "{}"), (200, "{}"),
+            (200, useBatchEndpoint ? #"{"results":[{"success":true}]}"# : #"{"success":true}"#),
+            (200, #"{"success":true}"#),
+        ])
         defer { server.stop() }
         var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
         configuration.useBatchEndpoint = useBatchEndpoint
