@@ -122,6 +122,8 @@ final class CustomerSwitchTests: XCTestCase {
         XCTAssertEqual(fixture.recorder.segments(tag: "plain"), [[segment(1)], [segment(1)]], "state cleared: all changed")
     }
 
+    /// SPEC §5 and §1: anonymize mints a new cookie and drops the hard ids; the initial cookie and
+    /// the new one are both UUIDs minted by the engine.
     func testAnonymizeMintsANewCookieAndDropsHardIds() throws {
         let fixture = Fixture()
         fixture.client.start()
@@ -132,6 +134,8 @@ final class CustomerSwitchTests: XCTestCase {
         XCTAssertEqual(Set(after.keys), ["cookie"])
         XCTAssertNotEqual(after["cookie"], before["cookie"])
         XCTAssertFalse(after["cookie"]?.isEmpty ?? true)
+        XCTAssertNotNil(before["cookie"].flatMap { UUID(uuidString: $0) }, "the initial cookie \(before["cookie"] ?? "nil") is a UUID")
+        XCTAssertNotNil(after["cookie"].flatMap { UUID(uuidString: $0) }, "the new cookie \(after["cookie"] ?? "nil") is a UUID")
     }
 
     func testEventsAreStampedWithTheCustomerCurrentWhenTheyWereTracked() throws {

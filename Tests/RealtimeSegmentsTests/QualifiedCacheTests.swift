@@ -16,6 +16,20 @@ final class QualifiedCacheTests: XCTestCase {
         XCTAssertEqual(cache.timeout, .seconds(600))
     }
 
+    /// SPEC §9: the cache defaults to 100 users and 600 s: a configuration given neither has them,
+    /// and so has the cache of a client built with it.
+    func testConfigurationWithoutCacheSettingsHasTheDefaultSizeAndTimeout() {
+        let qualified = QualifiedSegmentsConfiguration(apiKey: "odp-key", segmentsToCheck: ["a"])
+        XCTAssertEqual(qualified.cacheSize, 100)
+        XCTAssertEqual(qualified.cacheTimeout, .seconds(600))
+        var configuration = SegmentsConfiguration(projectToken: "token", transport: InMemorySegmentsTransport())
+        configuration.clock = clock
+        configuration.qualifiedSegments = qualified
+        let client = SegmentsClient(configuration: configuration)
+        XCTAssertEqual(client.qualifiedSegmentsCache.size, 100)
+        XCTAssertEqual(client.qualifiedSegmentsCache.timeout, .seconds(600))
+    }
+
     func testCacheKeyJoinsUserKeyAndUserValue() {
         XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .vuid, userValue: "test-user"), "vuid-$-test-user")
         XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "jane"), "fs_user_id-$-jane")

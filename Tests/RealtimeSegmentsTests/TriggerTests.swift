@@ -1,4 +1,5 @@
-import RealtimeSegments
+import Foundation
+@_spi(Benchmarks) @testable import RealtimeSegments
 import XCTest
 
 /// SPEC §3: what requests a check, and how requests coalesce.
@@ -11,6 +12,21 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 0, "debounced")
         fixture.advance(.seconds(5))
         XCTAssertEqual(fixture.transport.fetchCount, 1)
+    }
+
+    /// SPEC §3: the debounce is configurable. With 2 s, the check starts exactly 2 s after the
+    /// request: not at 1.999 s, and only once.
+    func testTheDebounceIsConfigurable() {
+        let fixture = Fixture { $0.debounce = .seconds(2) }
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        fixture.settle()
+        fixture.advance(.milliseconds(1_999))
+        XCTAssertEqual(fixture.transport.fetchCount, 0, "t = 1.999 s")
+        fixture.advance(.milliseconds(1))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "t = 2 s")
+        fixture.advance(.seconds(60))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "exactly one")
     }
 
     func testRegisteringWhileStartedRequestsACheck() {
@@ -158,6 +174,7 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 2, "12 s after the first request of the stream")
     }
 
+    /// SPEC §3: at most one listener check is in flight; requests during it schedule one more.
     func testOnlyOneCheckIsInFlightAndARequestDuringItSchedulesOneMore() throws {
         let fixture = Fixture()
         _ = fixture.register(.discovery)
@@ -167,10 +184,14 @@ final class TriggerTests: XCTestCase {
         for _ in 0..<5 {
             try fixture.client.trackEvent(eventType: "view")
         }
-        waitUntil { fixture.transport.trackedEvents.count == 5 }
+        // The engine counts each upload where it handles it, which is where it requests a check.
+        waitUntil { fixture.client.statistics.eventsUploaded == 5 }
         fixture.clock.advance(by: .seconds(60))
-        usleep(20_000)
-        XCTAssertEqual(fixture.transport.fetchCount, 1, "no second check while one is in flight")
+        // Past the barrier the engine has evaluated its timers at +60 s: a second check would have
+        // started, and been counted, by then.
+        fixture.passBarrier()
+        XCTAssertEqual(fixture.client.statistics.checksStarted, 1, "no second check while one is in flight")
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
         fixture.transport.releaseHeldFetches()
         fixture.settle()
         fixture.advance(.seconds(5))
@@ -219,5 +240,14 @@ private extension Fixture {
         try client.trackEvent(eventType: "view")
         settle(file: file, line: line)
         advance(duration, file: file, line: line)
+    }
+
+    /// Returns once the engine has handled everything posted before this call and evaluated its
+    /// timers at the clock's current time. Unlike `settle()`, it does not wait for a fetch in
+    /// flight (a held one never completes), so a test can see what the engine did meanwhile.
+    func passBarrier(file: StaticString = #filePath, line: UInt = #line) {
+        let barrier = DispatchSemaphore(value: 0)
+        client.channels.post(.barrier(barrier))
+        XCTAssertEqual(barrier.wait(timeout: .now() + 10), .success, "the engine did not reach the barrier", file: file, line: line)
     }
 }

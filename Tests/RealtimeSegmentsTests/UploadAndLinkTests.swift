@@ -34,6 +34,8 @@ final class UploadAndLinkTests: XCTestCase {
         XCTAssertEqual(fixture.transport.linkCalls.last?.externalIds, ["registered": "jane", "email": "jane@example.com"])
     }
 
+    /// SPEC §7 and §8: a failed link skips the fetch and logs the merge line, whole: the ids sorted
+    /// as `{key=value, ...}`, then the error's description.
     func testALinkFailureLogsTheMergeLineSkipsTheFetchAndIsRetriedNextCheck() throws {
         let fixture = Fixture()
         fixture.transport.failNext(.linkCustomerIds, with: .serverError(status: 502))
@@ -46,6 +48,9 @@ final class UploadAndLinkTests: XCTestCase {
         XCTAssertEqual(
             fixture.logs.count(prefix: "Segments: Customer IDs {cookie=\(fixture.cookie), registered=jane} merge failed, unable to fetch segments"),
             1)
+        XCTAssertEqual(
+            fixture.logs.messages.filter { $0.hasPrefix("Segments: Customer IDs") },
+            ["Segments: Customer IDs {cookie=\(fixture.cookie), registered=jane} merge failed, unable to fetch segments due to server error (HTTP 502)"])
         _ = fixture.register(.content)
         fixture.advance(.seconds(5))
         XCTAssertEqual(fixture.transport.linkCalls.count, 2)
@@ -59,6 +64,90 @@ final class UploadAndLinkTests: XCTestCase {
         _ = fixture.register(.discovery)
         fixture.startAndRunInitialCheck()
         XCTAssertTrue(fixture.logs.contains("Segments: Fetch of segments failed: malformed response: expected Array at discovery"))
+    }
+
+    /// SPEC §8: every segmentation line starts with `Segments:`. Drives two clients through the
+    /// paths that log (a configuration brought into range, starts with and without callbacks, a
+    /// tracked event with no callback, registrations, an identify with a hard id, failed link,
+    /// upload and fetch, a customer switch while a fetch is held, anonymize, `getSegments` that
+    /// fails, succeeds and is refused, stop, and calls after it), then checks every line.
+    func testEveryLogLineStartsWithTheSegmentsPrefix() throws {
+        let withoutCallbacks = Fixture()
+        withoutCallbacks.client.start()
+        withoutCallbacks.settle()
+        try withoutCallbacks.client.trackEvent(eventType: "view")
+        withoutCallbacks.settle()
+        withoutCallbacks.client.stop()
+
+        let fixture = Fixture { $0.maxPullRefetches = -1 }
+        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.other("")))
+        fixture.startAndRunInitialCheck()
+        // A failed link.
+        fixture.transport.failNext(.linkCustomerIds, with: .serverError(status: 502))
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        // A failed upload, retried after 1 s, then a failed fetch.
+        fixture.transport.failNext(.trackEvents, with: .connectionFailed("reset"))
+        fixture.transport.failNext(.fetchSegments, with: .timeout)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(1))
+        fixture.advance(.seconds(5))
+        // A check that delivers.
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        // A customer switch while the check's fetch is held.
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.holdTheNextCheck()
+        fixture.client.anonymize()
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        // getSegments: a failed fetch, a success, a refused category.
+        fixture.transport.failNext(.fetchSegments, with: .serverError(status: 500))
+        fixture.client.getSegments(category: .content, force: true) { _ in }
+        fixture.settle()
+        fixture.client.getSegments(category: .discovery, force: true) { _ in }
+        fixture.settle()
+        fixture.client.getSegments(category: .other("")) { _ in }
+        fixture.settle()
+        // Stop, and calls after it.
+        fixture.client.stop()
+        fixture.settle()
+        fixture.client.start()
+        fixture.client.anonymize()
+        fixture.client.flush()
+        fixture.client.getSegments(category: .discovery) { _ in }
+        fixture.settle()
+
+        let lines = withoutCallbacks.logs.messages + fixture.logs.messages
+        // The paths above ran: a sample of the lines they log.
+        for expected in [
+            "Segments: Skipping initial segments update process for no callback",
+            "Segments: Skipping segments update process after tracked event due to no callback registered",
+            "Segments: Check process was canceled because customer has changed",
+            "Segments: New data are ignored because were loaded for different customer",
+        ] {
+            XCTAssertTrue(lines.contains(expected), "not logged: \(expected)")
+        }
+        for expectedPrefix in [
+            "Segments: Customer IDs {cookie=",
+            "Segments: Upload of 1 events failed: connection failed: reset",
+            "Segments: Fetch of segments failed: request timed out",
+            "Segments: Fetch of segments failed: server error (HTTP 500)",
+            "Segments: getSegments(",
+        ] {
+            XCTAssertTrue(lines.contains { $0.hasPrefix(expectedPrefix) }, "not logged: \(expectedPrefix)…")
+        }
+        let offending = lines.filter { !$0.hasPrefix("Segments: ") }
+        XCTAssertTrue(
+            offending.isEmpty,
+            "\(offending.count) of \(lines.count) lines lack the `Segments: ` prefix:\n" + offending.joined(separator: "\n"))
     }
 
     func testEveryRequestCarriesTheProjectTokenAndAuthorization() throws {
