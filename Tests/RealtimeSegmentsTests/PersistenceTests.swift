@@ -136,6 +136,43 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["kept-1", "kept-2"])
     }
 
+    /// "Nothing is lost": while uploads fail, what waits is written down at each failure, so a
+    /// process that dies before `stop()` keeps it. (A client started on the same directory while
+    /// the first one has not stopped stands for the restart after a crash.)
+    func testEventsWaitingWhileUploadsFailAreOnDiskBeforeStop() throws {
+        let live = Fixture(stateDirectory: directory)
+        live.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 1)
+        live.client.start()
+        live.settle()
+        try live.client.trackEvent(eventType: "waiting")
+        live.settle()
+        XCTAssertEqual(live.client.statistics.uploadFailures, 1)
+        XCTAssertTrue(live.transport.trackedEvents.isEmpty)
+
+        let afterACrash = Fixture(stateDirectory: directory)
+        afterACrash.client.start()
+        afterACrash.settle()
+        XCTAssertEqual(afterACrash.transport.trackedEvents.map(\.eventType), ["waiting"])
+    }
+
+    /// Once events written down while uploads failed are sent, the file no longer lists them: a
+    /// restart does not send them a second time.
+    func testEventsSentAfterFailingAreNotSentAgainAfterARestart() throws {
+        let live = Fixture(stateDirectory: directory)
+        live.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 1)
+        live.client.start()
+        live.settle()
+        try live.client.trackEvent(eventType: "waiting")
+        live.settle()
+        live.advance(.seconds(60))
+        XCTAssertEqual(live.transport.trackedEvents.map(\.eventType), ["waiting"], "sent by the retry")
+
+        let afterACrash = Fixture(stateDirectory: directory)
+        afterACrash.client.start()
+        afterACrash.settle()
+        XCTAssertTrue(afterACrash.transport.trackedEvents.isEmpty, "sent once, not again after a restart")
+    }
+
     func testAnUnsentEventWithANumberJSONCannotCarryIsSavedWithNullAndLogged() throws {
         let fixture = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
         fixture.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)

@@ -66,6 +66,9 @@ final class EngineOwner {
     private var fetchStepsThisPass = false
     private var finalUploadFailed = false
     private var stateDirty = false
+    /// Whether the state file last written lists unsent uploads: after an upload succeeds it is
+    /// written again, so that a restart does not send those events a second time.
+    private var persistedUploads = false
     private var barriers: [DispatchSemaphore] = []
     /// The control messages of the current loop turn; its buffer is traded with the inbox's (see
     /// ``EngineChannels/takeMessages(into:)``).
@@ -542,9 +545,14 @@ final class EngineOwner {
             uploadRetryAt = clock.now() + delay
             let what = outcome.wereEvents ? "\(outcome.count) events" : "customer update"
             logger.warning("Segments: Upload of \(what) failed: \(error); kept, retrying in \(delay)")
+            // While uploads fail (offline, an outage), what waits is written down at each failure,
+            // so a process that dies before stop() loses at most what was tracked since the last
+            // one. Written once per retry, not per event: the backoff bounds how often.
+            stateDirty = true
             return
         }
         uploads.removeFirst(outcome.count)
+        if persistedUploads { stateDirty = true }
         consecutiveUploadFailures = 0
         uploadRetryAt = nil
         if outcome.wereEvents {
@@ -578,8 +586,8 @@ final class EngineOwner {
         persistIfNeeded()
     }
 
-    /// Writes the state if it changed. Unsent uploads are included, so events restored at start are
-    /// not lost if the process dies before they go out.
+    /// Writes the state if it changed. Unsent uploads are included, so events restored at start, or
+    /// waiting while uploads fail, are not lost if the process dies before they go out.
     private func persistIfNeeded() {
         guard stateDirty, let store else { return }
         stateDirty = false
@@ -594,6 +602,7 @@ final class EngineOwner {
             pendingUploads: Array(uploads))
         do {
             let replaced = try store.save(state)
+            persistedUploads = !state.pendingUploads.isEmpty
             if !replaced.isEmpty {
                 logger.error("Segments: State saved with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
             }
