@@ -36,6 +36,41 @@ final class EngineChannelsTests: XCTestCase {
         wait(for: [answered], timeout: 10)
     }
 
+    /// "Never a dropped event" without a word: an event a call put in the ring after the engine's
+    /// last look (the call passed its "started" check before `stop()`) is taken out again by the
+    /// call itself and reported, not left in a ring nobody reads.
+    func testAnEventPublishedAfterTheEngineEndedIsTakenOutWithALogLine() {
+        let channels = EngineChannels(ringCapacity: 8)
+        let logs = LogCapture()
+        channels.closeRing(logger: logs.makeLogger())
+        XCTAssertEqual(logs.messages, [], "nothing was left")
+        channels.ingestEvent(eventType: "late", properties: ["sku": "A-1"], timestamp: 1)
+        XCTAssertTrue(channels.ring.isEmpty)
+        XCTAssertEqual(logs.messages, ["Segments: 1 events or customer changes tracked while stop() ran were dropped"])
+    }
+
+    /// A call that claimed its slot before the engine ended but had not published it yet is waited
+    /// for: its event is taken out and reported with the rest.
+    func testTheEndWaitsForACallThatClaimedBeforeItToPublish() {
+        let channels = EngineChannels(ringCapacity: 8)
+        let logs = LogCapture()
+        channels.ingestEvent(eventType: "left", properties: [:], timestamp: 1)
+        let (claimed, isFree) = channels.ring.claimWithoutWaiting()
+        XCTAssertTrue(isFree)
+        let closed = DispatchSemaphore(value: 0)
+        let logger = logs.makeLogger()
+        Thread.detachNewThread {
+            channels.closeRing(logger: logger)
+            closed.signal()
+        }
+        XCTAssertEqual(closed.wait(timeout: .now() + .milliseconds(100)), .timedOut, "waits for the claimed slot")
+        IngestItem.initializeEvent(at: claimed.element, eventType: "claimed before the end", properties: [:], timestamp: 1)
+        channels.ring.publish(claimed)
+        XCTAssertEqual(closed.wait(timeout: .now() + 10), .success)
+        XCTAssertTrue(channels.ring.isEmpty)
+        XCTAssertEqual(logs.messages, ["Segments: 2 events or customer changes tracked while stop() ran were dropped"])
+    }
+
     func testWaitingForIdleAfterAStopWithoutStartEndsAtOnce() {
         let fixture = Fixture()
         fixture.client.stop()

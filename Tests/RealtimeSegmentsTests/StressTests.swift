@@ -195,6 +195,44 @@ final class StressTests: XCTestCase {
 
     /// `getSegments` checks that the client runs, then posts to the engine: a `stop()` that runs
     /// to the end in between used to leave the call waiting forever. Every call must end.
+    /// "Nothing is lost" across `stop()`: every event whose `trackEvent` returned without an error
+    /// was uploaded, or reported by a `Segments:` line (tracked while `stop()` ran, or unsent at
+    /// stop), however the producers race the stop.
+    func testEveryEventTrackedWhileStopRunsIsUploadedOrReported() throws {
+        let rounds = max(20, iterations / 50)
+        for round in 0..<rounds {
+            let fixture = Fixture { $0.clock = SystemClock(); $0.ingestCapacity = 64 }
+            fixture.client.start()
+            let accepted = Atomic<Int>(0)
+            // Threads of their own: `concurrentPerform` on two cores could run both producers and
+            // never the stop.
+            let producersDone = DispatchGroup()
+            for worker in 0..<2 {
+                producersDone.enter()
+                Thread.detachNewThread {
+                    while (try? fixture.client.trackEvent(eventType: "e\(worker)")) != nil {
+                        accepted.add(1, ordering: .relaxed)
+                    }
+                    producersDone.leave()
+                }
+            }
+            usleep(UInt32(round % 5) * 200)
+            fixture.client.stop()
+            producersDone.wait()
+            let reported = fixture.logs.messages.compactMap { line -> Int? in
+                for suffix in [" events or customer changes tracked while stop() ran were dropped",
+                               " unsent uploads are lost at stop: configure stateDirectory to keep them"]
+                where line.hasPrefix("Segments: ") && line.hasSuffix(suffix) {
+                    return Int(line.dropFirst("Segments: ".count).dropLast(suffix.count))
+                }
+                return nil
+            }.reduce(0, +)
+            let uploaded = fixture.transport.trackedEvents.count
+            XCTAssertEqual(uploaded + reported, accepted.load(ordering: .relaxed), "round \(round): \(uploaded) uploaded, \(reported) reported")
+            if uploaded + reported != accepted.load(ordering: .relaxed) { break }
+        }
+    }
+
     func testGetSegmentsRacingStopAlwaysEnds() throws {
         let rounds = max(50, iterations / 10)
         let answered = Atomic<Int>(0)

@@ -148,8 +148,12 @@ public final class SegmentsClient: Sendable {
             configuration: configuration, channels: channels, identity: identity, registry: registry,
             pullCache: pullCache, counters: counters, initial: initial)
         let finished = engineFinished
+        let channels = channels
+        let logger = configuration.logger
         EngineThread.start(scheduling: configuration.engineScheduling, logger: configuration.logger) {
             owner.makeOwner().run()
+            // Items that calls racing stop() put in the ring after the engine's last look.
+            channels.closeRing(logger: logger)
             finished.signal()
         }
     }
@@ -175,13 +179,6 @@ public final class SegmentsClient: Sendable {
         if engineFinished.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
             configuration.logger.warning("Segments: stop() timed out waiting for the final upload")
             return
-        }
-        // The engine has ended, so this thread may take from the ring: items that calls racing
-        // this stop put there after the engine's last look.
-        var late = 0
-        while channels.ring.dequeue() != nil { late += 1 }
-        if late > 0 {
-            configuration.logger.error("Segments: \(late) events or customer changes tracked while stop() ran were dropped")
         }
     }
 

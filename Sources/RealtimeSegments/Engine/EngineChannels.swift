@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -34,6 +35,14 @@ public final class EngineChannels: Sendable {
     private let outstandingWork = AtomicCell<Int>(0)
     /// Times a producer found the ring full and had to wait.
     let producerStalls = AtomicCell<Int>(0)
+    /// Set once, as the engine thread ends (``closeRing(logger:)``). From then on `sleeping` stays
+    /// set, so a producer whose call was still running finds it on its way out (the load every
+    /// call makes already) and takes its item out again itself, with a `Segments:` line: an event
+    /// put in a ring no engine reads would otherwise be gone without a word.
+    private let ended = AtomicCell<Bool>(false)
+    /// The ended engine's logger, and the lock that makes whoever empties the ring after the engine
+    /// ended its one consumer.
+    private let lateItems = Locked<Logger?>(nil)
 
     /// Creates the channels with a ring of at least `ringCapacity` events.
     @_spi(Benchmarks)
@@ -107,6 +116,9 @@ public final class EngineChannels: Sendable {
     /// and releases the channels on every enqueue.
     private func waitForRoom(attempt: Int) {
         if attempt == 0 { producerStalls.atomic.wrappingAdd(1, ordering: .relaxed) }
+        // After the engine ended, the slot is freed by whoever takes out the items ahead of it
+        // (`closeRing`, or the calls that published them); taking them here could wait on the
+        // lock `closeRing` holds while it waits for this very call to publish.
         nudgeEngine()
         if attempt < 32 { sched_yield() } else { usleep(50) }
     }
@@ -190,6 +202,7 @@ public final class EngineChannels: Sendable {
     /// inlined it made `trackEvent` save registers for its call on every event.
     @inline(never)
     private func wakeEngine() {
+        if ended.atomic.load(ordering: .acquiring) { return takeLateItems() }
         if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
     }
 
@@ -197,9 +210,58 @@ public final class EngineChannels: Sendable {
     /// at the ring (control messages, a full ring). A signal that lands after the linger ended
     /// only makes the next wait return at once, which the loop tolerates.
     private func nudgeEngine() {
+        // After the end `sleeping` stays set (see `ended`); there is no engine to wake.
+        guard !ended.atomic.load(ordering: .acquiring) else { return }
         if sleeping.exchange(false, ordering: .sequentiallyConsistent) || lingering.atomic.load(ordering: .sequentiallyConsistent) {
             wakeup.signal()
         }
+    }
+
+    // MARK: After the engine
+
+    /// Called by the engine thread as it ends, after its last look at the ring: takes out what is
+    /// left, waiting for calls that claimed a slot before this to publish it, and makes calls
+    /// still running take out their own items (see `ended`). Each take that finds items logs
+    /// `Segments: N events or customer changes tracked while stop() ran were dropped`.
+    func closeRing(logger: Logger) {
+        lateItems.withLock { $0 = logger }
+        ended.atomic.store(true, ordering: .releasing)
+        // Dekker's handshake with the producers, as in `sleep(until:clock:)`: a call that claimed
+        // before the look at the claims below is waited for here; one that claimed after it sees
+        // `sleeping` set when it looks on its way out, and takes its item out itself.
+        sleeping.store(true, ordering: .sequentiallyConsistent)
+        lateItems.withLock { logger in
+            let claimed = ring.claimedPositions
+            var dropped = 0
+            while claimed &- ring.nextDequeuePosition > 0 {
+                if ring.dequeue() != nil { dropped += 1 } else { sched_yield() }
+            }
+            dropped += takePublished()
+            if dropped > 0, let logger { Self.logDropped(dropped, logger) }
+        }
+    }
+
+    /// Takes out the items published so far, in order, after the engine ended; a slot claimed but
+    /// not yet published stops it (its producer takes the rest when it has published).
+    @inline(never)
+    private func takeLateItems() {
+        lateItems.withLock { logger in
+            // Set before `ended`, so present whenever `ended` was seen.
+            guard let logger else { return }
+            let dropped = takePublished()
+            if dropped > 0 { Self.logDropped(dropped, logger) }
+        }
+    }
+
+    /// Dequeues every item published in order from the consumer's position. Under `lateItems`.
+    private func takePublished() -> Int {
+        var taken = 0
+        while ring.dequeue() != nil { taken += 1 }
+        return taken
+    }
+
+    private static func logDropped(_ count: Int, _ logger: Logger) {
+        logger.error("Segments: \(count) events or customer changes tracked while stop() ran were dropped")
     }
 
     // MARK: Outstanding work

@@ -310,6 +310,8 @@ public final class EventRing<Element>: @unchecked Sendable {
     var nextDequeuePosition: Int { dequeuePosition.load(ordering: .relaxed) }
 
     /// The position the next producer will claim: every position below it has been claimed
-    /// (a snapshot; producers claim more meanwhile).
-    var claimedPositions: Int { enqueuePosition.load(ordering: .acquiring) }
+    /// (a snapshot; producers claim more meanwhile). Sequentially consistent, like `isEmpty`: the
+    /// end of the engine (``EngineChannels/closeRing(logger:)``) relies on it for the same
+    /// handshake. A plain load on x86 either way.
+    var claimedPositions: Int { enqueuePosition.load(ordering: .sequentiallyConsistent) }
 }
