@@ -101,6 +101,24 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.recorder.count, 1, "the engine works from a fresh state")
     }
 
+    /// "Nothing is lost": a state file this version cannot load (another version's, say) is set
+    /// aside with its bytes intact, not replaced by the next save with whatever it held.
+    func testAStateFileThatCannotBeLoadedIsSetAsideNotOverwritten() throws {
+        let original = Data(#"{"version":99,"customerIds":{"cookie":"c-old"},"linkedIds":{},"pendingUploads":[]}"#.utf8)
+        try original.write(to: stateFile)
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        fixture.client.stop()
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix("segments-state.json.corrupt-") }
+        XCTAssertEqual(kept.count, 1)
+        XCTAssertEqual(try kept.first.map { try Data(contentsOf: directory.appendingPathComponent($0)) }, original)
+        XCTAssertEqual(
+            fixture.logs.messages.filter { $0.hasPrefix("Segments: Ignoring corrupt state file") },
+            ["Segments: Ignoring corrupt state file \(stateFile.path): unsupported version 99; kept as \(kept.first ?? "")"])
+        XCTAssertNotEqual(try Data(contentsOf: stateFile), original, "a fresh state was saved in its place")
+    }
+
     func testAStateFileWithoutACookieIsTreatedAsCorrupt() throws {
         try Data(#"{"version":1,"customerIds":{},"linkedIds":{},"pendingUploads":[]}"#.utf8).write(to: stateFile)
         let fixture = Fixture(stateDirectory: directory)

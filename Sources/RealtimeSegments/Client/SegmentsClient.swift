@@ -107,7 +107,13 @@ public final class SegmentsClient: Sendable {
         case .missing:
             return fresh
         case .corrupt(let reason):
-            configuration.logger.warning("Segments: Ignoring corrupt state file \(store.fileURL.path): \(reason)")
+            let kept: String
+            do {
+                kept = "kept as \(try store.setAside().lastPathComponent)"
+            } catch {
+                kept = "could not set it aside (\(error)), so the next save replaces it"
+            }
+            configuration.logger.warning("Segments: Ignoring corrupt state file \(store.fileURL.path): \(reason); \(kept)")
             return fresh
         case .loaded(let state):
             let lastKnown = state.lastKnown.map { known in

@@ -39,6 +39,17 @@ struct StateStore: Sendable {
         }
     }
 
+    /// Moves a file that could not be loaded out of the way, to `segments-state.json.corrupt-<time>`
+    /// beside it, and returns where: the next save would otherwise replace it, and with it
+    /// whatever it held that a newer version of the library, or a person, could still read (unsent
+    /// events among them).
+    func setAside() throws -> URL {
+        let kept = directory.appendingPathComponent(
+            "segments-state.json.corrupt-\(Int(Date().timeIntervalSince1970))-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.moveItem(at: fileURL, to: kept)
+        return kept
+    }
+
     /// Writes `state` atomically. Returns where numbers JSON cannot carry were written as `null`
     /// (see ``JSONValue/encode(to:)``), for the caller to log.
     func save(_ state: PersistedState) throws -> [String] {
