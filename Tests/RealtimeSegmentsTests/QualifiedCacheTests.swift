@@ -30,6 +30,20 @@ final class QualifiedCacheTests: XCTestCase {
         XCTAssertEqual(client.qualifiedSegmentsCache.timeout, .seconds(600))
     }
 
+    /// SPEC §9: "use a monotonic clock". The wall clock set a day forward or back neither expires
+    /// an entry nor keeps one alive; 600 s of monotonic time does expire it.
+    func testEntriesLiveByTheMonotonicClockNotTheWallClock() {
+        let cache = cache()
+        cache.save("a", ["s1"])
+        let wall = clock.wallClockSeconds()
+        clock.setWallClock(secondsSince1970: wall + 86_400)
+        XCTAssertEqual(cache.lookup("a"), ["s1"], "the wall clock a day ahead")
+        clock.setWallClock(secondsSince1970: wall - 86_400)
+        XCTAssertEqual(cache.lookup("a"), ["s1"], "the wall clock a day back")
+        clock.advance(by: .seconds(600))
+        XCTAssertNil(cache.lookup("a"), "600 s of monotonic time")
+    }
+
     func testCacheKeyJoinsUserKeyAndUserValue() {
         XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .vuid, userValue: "test-user"), "vuid-$-test-user")
         XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "jane"), "fs_user_id-$-jane")

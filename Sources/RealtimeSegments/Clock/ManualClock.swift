@@ -27,6 +27,12 @@ public final class ManualClock: SegmentsClock {
     /// The wall clock; moves only with ``advance(by:)``.
     public func wallClockSeconds() -> Double { state.withLock { $0.wallClock } }
 
+    /// Sets the wall clock alone, as a user or NTP may, forwards or back; the monotonic clock (and
+    /// so every timer of the engine) stays where it is.
+    public func setWallClock(secondsSince1970 seconds: Double) {
+        state.withLock { $0.wallClock = seconds }
+    }
+
     /// Moves both clocks forward by `duration` and wakes the engine threads whose deadline passed.
     public func advance(by duration: Duration) {
         let due: [EngineWakeup] = state.withLock { state in
