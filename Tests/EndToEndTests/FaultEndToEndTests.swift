@@ -62,11 +62,13 @@ final class FaultEndToEndTests: XCTestCase {
         XCTAssertNil(error)
     }
 
-    /// Tracking through failing uploads: every event arrives exactly once, in order.
-    func testNoTrackedEventIsLostWhenUploadsFail() throws {
-        let e2e = try EndToEndFixture(faults: FaultPlan(
-            seed: 11,
-            profiles: [.trackBatch: FaultProfile(errorRate: 0.5, errorStatuses: [500, 503, 429], resetRate: 0.1)]))
+    /// Tracks 100 events through uploads that `profile` makes fail, then retries (a minute of the
+    /// manual clock at a time) until the server has them: every event arrives exactly once, in
+    /// order, and faults were really injected.
+    private func assertEveryEventArrivesOnce(
+        whenUploads profile: FaultProfile, seed: UInt64, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let e2e = try EndToEndFixture(faults: FaultPlan(seed: seed, profiles: [.trackBatch: profile]))
         e2e.client.start()
         for index in 0..<100 {
             try e2e.client.trackEvent(eventType: "e\(index)")
@@ -79,30 +81,21 @@ final class FaultEndToEndTests: XCTestCase {
             rounds += 1
         }
         let events = e2e.backend.events(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
-        XCTAssertEqual(events.map(\.eventType), (0..<100).map { "e\($0)" })
-        XCTAssertGreaterThan(e2e.client.statistics.uploadFailures, 0, "faults were injected")
-        XCTAssertEqual(e2e.client.statistics.eventsUploaded, 100)
+        XCTAssertEqual(events.map(\.eventType), (0..<100).map { "e\($0)" }, file: file, line: line)
+        XCTAssertGreaterThan(e2e.client.statistics.uploadFailures, 0, "faults were injected", file: file, line: line)
+        XCTAssertEqual(e2e.client.statistics.eventsUploaded, 100, file: file, line: line)
+    }
+
+    /// Tracking through failing uploads: every event arrives exactly once, in order.
+    func testNoTrackedEventIsLostWhenUploadsFail() throws {
+        try assertEveryEventArrivesOnce(
+            whenUploads: FaultProfile(errorRate: 0.5, errorStatuses: [500, 503, 429], resetRate: 0.1), seed: 11)
     }
 
     /// A 200 whose body is not the API's answer (a proxy's page, another shape) did not deliver
     /// the upload: the mock server answers so without storing the events, and every event still
     /// arrives exactly once, in order.
     func testNoTrackedEventIsLostWhenUploadsAreAnsweredWithMalformedBodies() throws {
-        let e2e = try EndToEndFixture(faults: FaultPlan(seed: 13, profiles: [.trackBatch: FaultProfile(malformedRate: 0.5)]))
-        e2e.client.start()
-        for index in 0..<100 {
-            try e2e.client.trackEvent(eventType: "e\(index)")
-            if index % 10 == 0 { e2e.settle() }
-        }
-        e2e.settle()
-        var rounds = 0
-        while e2e.backend.eventsAccepted < 100, rounds < 200 {
-            e2e.advance(.seconds(60))
-            rounds += 1
-        }
-        let events = e2e.backend.events(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
-        XCTAssertEqual(events.map(\.eventType), (0..<100).map { "e\($0)" })
-        XCTAssertGreaterThan(e2e.client.statistics.uploadFailures, 0, "malformed answers were injected")
-        XCTAssertEqual(e2e.client.statistics.eventsUploaded, 100)
+        try assertEveryEventArrivesOnce(whenUploads: FaultProfile(malformedRate: 0.5), seed: 13)
     }
 }

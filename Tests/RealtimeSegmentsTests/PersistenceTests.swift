@@ -154,16 +154,23 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["kept-1", "kept-2"])
     }
 
-    /// "Nothing is lost": while uploads fail, what waits is written down at each failure, so a
-    /// process that dies before `stop()` keeps it. (A client started on the same directory while
-    /// the first one has not stopped stands for the restart after a crash.)
-    func testEventsWaitingWhileUploadsFailAreOnDiskBeforeStop() throws {
+    /// A started client on the test's directory that has tracked one event, `waiting`, whose
+    /// upload failed (offline), so it waits for the retry.
+    private func trackingWhileTheFirstUploadFails() throws -> Fixture {
         let live = Fixture(stateDirectory: directory)
         live.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 1)
         live.client.start()
         live.settle()
         try live.client.trackEvent(eventType: "waiting")
         live.settle()
+        return live
+    }
+
+    /// "Nothing is lost": while uploads fail, what waits is written down at each failure, so a
+    /// process that dies before `stop()` keeps it. (A client started on the same directory while
+    /// the first one has not stopped stands for the restart after a crash.)
+    func testEventsWaitingWhileUploadsFailAreOnDiskBeforeStop() throws {
+        let live = try trackingWhileTheFirstUploadFails()
         XCTAssertEqual(live.client.statistics.uploadFailures, 1)
         XCTAssertTrue(live.transport.trackedEvents.isEmpty)
 
@@ -176,12 +183,7 @@ final class PersistenceTests: XCTestCase {
     /// Once events written down while uploads failed are sent, the file no longer lists them: a
     /// restart does not send them a second time.
     func testEventsSentAfterFailingAreNotSentAgainAfterARestart() throws {
-        let live = Fixture(stateDirectory: directory)
-        live.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 1)
-        live.client.start()
-        live.settle()
-        try live.client.trackEvent(eventType: "waiting")
-        live.settle()
+        let live = try trackingWhileTheFirstUploadFails()
         live.advance(.seconds(60))
         XCTAssertEqual(live.transport.trackedEvents.map(\.eventType), ["waiting"], "sent by the retry")
 

@@ -230,27 +230,25 @@ public final class EngineChannels: Sendable {
         // before the look at the claims below is waited for here; one that claimed after it sees
         // `sleeping` set when it looks on its way out, and takes its item out itself.
         sleeping.store(true, ordering: .sequentiallyConsistent)
-        lateItems.withLock { logger in
+        let dropped = lateItems.withLock { _ in
             let claimed = ring.claimedPositions
             var dropped = 0
             while claimed &- ring.nextDequeuePosition > 0 {
                 if ring.dequeue() != nil { dropped += 1 } else { sched_yield() }
             }
-            dropped += takePublished()
-            if dropped > 0, let logger { Self.logDropped(dropped, logger) }
+            return dropped + takePublished()
         }
+        // Outside the lock: the logger's handler is the app's code.
+        if dropped > 0 { Self.logDropped(dropped, logger) }
     }
 
     /// Takes out the items published so far, in order, after the engine ended; a slot claimed but
     /// not yet published stops it (its producer takes the rest when it has published).
     @inline(never)
     private func takeLateItems() {
-        lateItems.withLock { logger in
-            // Set before `ended`, so present whenever `ended` was seen.
-            guard let logger else { return }
-            let dropped = takePublished()
-            if dropped > 0 { Self.logDropped(dropped, logger) }
-        }
+        // The logger is set before `ended`, so present whenever `ended` was seen.
+        let (dropped, logger) = lateItems.withLock { logger in (takePublished(), logger) }
+        if dropped > 0, let logger { Self.logDropped(dropped, logger) }
     }
 
     /// Dequeues every item published in order from the consumer's position. Under `lateItems`.
