@@ -20,8 +20,8 @@ final class EngineThreadTests: XCTestCase {
             let policy = sched_getscheduler(0)
             policies.withLock { $0.append(policy) }
             // The name the kernel holds (what `top -H` and `perf` show).
-            if let name = try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8) {
-                threadNames.withLock { _ = $0.insert(name.trimmingCharacters(in: .newlines)) }
+            if let name = systemThreadName() {
+                threadNames.withLock { _ = $0.insert(name) }
             }
             base.sleep(until: deadline, wakeup: wakeup)
         }
@@ -57,7 +57,7 @@ final class EngineThreadTests: XCTestCase {
     /// The qualified-segments executor's thread, too, carries a name the kernel accepted.
     func testTheQualifiedFetchThreadCarriesItsNameAtTheSystemLevel() async {
         let name = await Task(executorPreference: QualifiedFetchExecutor.shared) {
-            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+            systemThreadName()
         }.value
         XCTAssertEqual(name, QualifiedFetchExecutor.threadName)
     }

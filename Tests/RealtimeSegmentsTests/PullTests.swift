@@ -126,8 +126,8 @@ final class PullTests: XCTestCase {
             Thread.detachNewThread {
                 let caller = pthread_self()
                 client.getSegments(category: .discovery) { _ in
-                    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
-                    seen.withLock { $0 = (caller, pthread_self(), name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    let name = systemThreadName() ?? ""
+                    seen.withLock { $0 = (caller, pthread_self(), name) }
                     answered.signal()
                 }
                 // The caller's thread stays alive until the answer is in.

@@ -115,14 +115,7 @@ private final class ThreadRecordingTransport: SegmentsTransport {
     /// Records `call` with the calling thread's name as the system knows it (the engine names its
     /// thread through pthreads, which `Thread.current.name` does not read back on Linux).
     private func record(_ call: String) {
-        #if canImport(Darwin)
-        var buffer = [CChar](repeating: 0, count: 64)
-        pthread_getname_np(pthread_self(), &buffer, buffer.count)
-        let thread = String(cString: buffer)
-        #else
-        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
-        let thread = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        #endif
+        let thread = systemThreadName() ?? "?"
         recorded.withLock { $0.append(Call(call: call, thread: thread)) }
     }
 
