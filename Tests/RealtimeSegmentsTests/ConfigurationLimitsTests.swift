@@ -1,11 +1,19 @@
 import Foundation
 import XCTest
 
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 
 /// A configuration value out of range is brought into range with a `Segments:` warning, instead
 /// of stalling uploads, spinning the engine or trapping.
 final class ConfigurationLimitsTests: XCTestCase {
+    /// The default ring is 4,096 events, one cache line each (256 KiB): a 16,384-event ring read
+    /// slower in the harness (see `SegmentsConfiguration.ingestCapacity`).
+    func testTheDefaultIngestRingHoldsFourThousandNinetySixEvents() {
+        let fixture = Fixture()
+        XCTAssertEqual(fixture.client.configuration.ingestCapacity, 4_096)
+        XCTAssertEqual(fixture.client.channels.ring.capacity, 4_096)
+    }
+
     func testOutOfRangeValuesAreBroughtIntoRangeWithAWarningAndEventsStillGoOut() throws {
         let fixture = Fixture {
             $0.maxUploadBatchSize = 0

@@ -33,7 +33,15 @@ public struct SegmentsConfiguration: Sendable {
     /// The time source (inject a ``ManualClock`` in tests).
     public var clock: any SegmentsClock = SystemClock()
     /// Events the ingestion ring holds before producers are slowed (rounded up to a power of two).
-    public var ingestCapacity: Int = 16_384
+    ///
+    /// Each event takes a cache line of the ring, so the default, 4,096, is 256 KiB: small enough
+    /// that the lines a producer writes are usually still in its core's cache when the ring comes
+    /// round to them again. At 16,384 (1 MiB, the whole L2 of a core of the machine the harness
+    /// was measured on) `trackEvent` was measurably slower; see `docs/performance-notes.md`. While
+    /// events flow the engine looks at the ring every millisecond, and a full ring wakes it at once:
+    /// with the default, producers wait only when they track more than 4,096 events between two
+    /// looks (about four million a second).
+    public var ingestCapacity: Int = 4_096
     /// Most events sent in one upload.
     public var maxUploadBatchSize: Int = 500
     /// Backoff between retries of a failed upload: doubles from `initial` up to `maximum`.
