@@ -240,7 +240,8 @@ public final class SegmentsClient: Sendable {
     /// it by the configured clock (unless that clock is set back); later while the engine thread
     /// waits for a core or producers outrun it. `segments-bench`'s
     /// `tracking-storm` reports the lag (on the benchmark machine at 10,000 events/s: p50 about
-    /// 0.54 ms, the largest of a run 2–8 ms). Events stamped this way keep the order of the calls.
+    /// 0.54 ms, the largest of a run a few milliseconds, up to about 11 ms in a slow stretch of
+    /// the host). Events stamped this way keep the order of the calls.
     ///
     /// - Parameters:
     ///   - timestamp: seconds since 1970; `nil` for when the engine takes the event (see above).

@@ -34,13 +34,15 @@ public struct SegmentsConfiguration: Sendable {
     public var clock: any SegmentsClock = SystemClock()
     /// Events the ingestion ring holds before producers are slowed (rounded up to a power of two).
     ///
-    /// Each event takes a cache line of the ring, so the default, 4,096, is 256 KiB: small enough
-    /// that the lines a producer writes are usually still in its core's cache when the ring comes
-    /// round to them again. At 16,384 (1 MiB, the whole L2 of a core of the machine the harness
-    /// was measured on) `trackEvent` was measurably slower; see `docs/performance-notes.md`. While
-    /// events flow the engine looks at the ring every millisecond, and a full ring wakes it at once:
-    /// with the default, producers wait only when they track more than 4,096 events between two
-    /// looks (about four million a second).
+    /// The ring also carries customer changes (`identifyCustomer`, `anonymize`). Each item takes a
+    /// 64-byte cache line, so the default, 4,096, is 256 KiB. At 16,384 (1 MiB, the whole L2 of a
+    /// core of the machine the harness was measured on) `trackEvent` read slower: a median 2.67
+    /// against 2.39 times a fetch-add over 14 alternating pairs (`docs/performance-notes.md`).
+    /// While events flow the engine looks at the ring every millisecond, and a producer that finds
+    /// it full wakes a lingering or sleeping engine at once; an engine busy with its turn, or
+    /// waiting for a core, looks later. Producers wait when more items arrive than the ring holds
+    /// before the engine takes them: raise this for an app that tracks bursts of thousands of
+    /// events at once.
     public var ingestCapacity: Int = 4_096
     /// Most events sent in one upload.
     public var maxUploadBatchSize: Int = 500
