@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RealtimeSegments
 import RealtimeSegmentsHTTP
 import XCTest
@@ -9,10 +10,14 @@ final class HTTPTransportResponseTests: XCTestCase {
     private let context = SegmentsRequestContext(projectToken: "p", authorization: .token("k"))
     private let errorBody = #"{"error":"a body long enough to be cut in half before it ends"}"#
 
-    private func transport(_ server: CannedHTTPServer, requestTimeout: Duration = .seconds(10)) throws -> HTTPSegmentsTransport {
+    private func transport(
+        _ server: CannedHTTPServer, requestTimeout: Duration = .seconds(10), useBatchEndpoint: Bool = true,
+        logger: Logger = Logger(label: "RealtimeSegments.HTTP")
+    ) throws -> HTTPSegmentsTransport {
         var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
         configuration.requestTimeout = requestTimeout
-        return HTTPSegmentsTransport(configuration: configuration)
+        configuration.useBatchEndpoint = useBatchEndpoint
+        return HTTPSegmentsTransport(configuration: configuration, logger: logger)
     }
 
     /// The outcome of one fetch through `transport`.
@@ -94,10 +99,8 @@ final class HTTPTransportResponseTests: XCTestCase {
         answering answers: [String], useBatchEndpoint: Bool = true
     ) throws -> (HTTPSegmentsTransport, CannedHTTPServer, LogLines) {
         let server = try CannedHTTPServer(responses: answers.map { (200, $0) })
-        var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
-        configuration.useBatchEndpoint = useBatchEndpoint
         let logs = LogLines()
-        return (HTTPSegmentsTransport(configuration: configuration, logger: logs.logger), server, logs)
+        return (try transport(server, useBatchEndpoint: useBatchEndpoint, logger: logs.logger), server, logs)
     }
 
     /// The outcome of one call.

@@ -63,6 +63,9 @@ final class EngineChannelsTests: XCTestCase {
             channels.closeRing(logger: logger)
             closed.signal()
         }
+        // The closer has taken the published item ahead of the claim, so it is past its snapshot of
+        // the claims and can only be waiting for this one.
+        waitUntil { channels.ring.nextDequeuePosition == 1 }
         XCTAssertEqual(closed.wait(timeout: .now() + .milliseconds(100)), .timedOut, "waits for the claimed slot")
         IngestItem.initializeEvent(at: claimed.element, eventType: "claimed before the end", properties: [:], timestamp: 1)
         channels.ring.publish(claimed)

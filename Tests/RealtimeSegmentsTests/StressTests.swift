@@ -193,8 +193,6 @@ final class StressTests: XCTestCase {
         XCTAssertEqual(repeats, 0, "no customer's data was delivered twice in a row (\(deliveries.count) deliveries)")
     }
 
-    /// `getSegments` checks that the client runs, then posts to the engine: a `stop()` that runs
-    /// to the end in between used to leave the call waiting forever. Every call must end.
     /// "Nothing is lost" across `stop()`: every event whose `trackEvent` returned without an error
     /// was uploaded, or reported by a `Segments:` line (tracked while `stop()` ran, or unsent at
     /// stop), however the producers race the stop.
@@ -233,6 +231,8 @@ final class StressTests: XCTestCase {
         }
     }
 
+    /// `getSegments` checks that the client runs, then posts to the engine: a `stop()` that runs
+    /// to the end in between used to leave the call waiting forever. Every call must end.
     func testGetSegmentsRacingStopAlwaysEnds() throws {
         let rounds = max(50, iterations / 10)
         let answered = Atomic<Int>(0)

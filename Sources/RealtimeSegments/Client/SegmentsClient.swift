@@ -156,7 +156,7 @@ public final class SegmentsClient: Sendable {
         let finished = engineFinished
         let channels = channels
         let logger = configuration.logger
-        EngineThread.start(scheduling: configuration.engineScheduling, logger: configuration.logger) {
+        EngineThread.start(scheduling: configuration.engineScheduling, logger: logger) {
             owner.makeOwner().run()
             // Items that calls racing stop() put in the ring after the engine's last look.
             channels.closeRing(logger: logger)

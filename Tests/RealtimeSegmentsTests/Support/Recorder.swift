@@ -7,8 +7,6 @@ final class Recorder: Sendable {
     struct Call: Sendable {
         var tag: String
         var segments: [Segment]
-        var threadName: String?
-        var isMainThread: Bool
     }
 
     private let calls = Locked<[Call]>([])
@@ -21,7 +19,7 @@ final class Recorder: Sendable {
     }
 
     func record(tag: String, _ segments: [Segment]) {
-        let call = Call(tag: tag, segments: segments, threadName: Thread.current.name, isMainThread: Thread.isMainThread)
+        let call = Call(tag: tag, segments: segments)
         calls.withLock { $0.append(call) }
     }
 
