@@ -14,7 +14,8 @@ public enum FanoutProbe {
         public var last: LatencyRecorder
         /// Process-wide allocations per check (upload, fetch, diff, delivery), if jemalloc is present.
         public var allocationsPerCheck: Double?
-        /// The floor, measured between the checks: the same closures called from a plain loop.
+        /// The floor, measured between the checks: the same closures called from a plain loop
+        /// (empty when the measurement ran without floor rounds).
         public var floor: LatencyRecorder
         /// `true` if every callback was notified exactly once per check.
         public var complete: Bool
@@ -27,19 +28,28 @@ public enum FanoutProbe {
         }
     }
 
-    /// N callbacks on one category; `checks` checks, each with changed data.
+    /// N callbacks on one category; `checks` checks, each with changed data, and no floor rounds
+    /// between them (see ``engine(targets:checks:mode:floorRounds:)``).
     public static func engine(callbacks: Int, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
-        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode)
+        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false)
     }
 
     /// The engine delivering to `targets.closures`; `checks` checks, each with changed data.
     ///
-    /// After every check, one round of the floor runs on this thread: engine and floor alternate
-    /// one for one, so the noise of a shared machine hits both alike, and each finds the callbacks'
-    /// counters where the other left them (on the delivery thread's core or on this one). A second,
-    /// warm round per check made the floor faster than any delivery from another core could be:
-    /// the ratio then followed where the scheduler put the delivery thread (0.86–1.88× at 10,000).
-    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
+    /// With `floorRounds`, one round of the floor runs on this thread after every check: engine and
+    /// floor alternate one for one, so the noise of a shared machine hits both alike, and each
+    /// finds the callbacks' counters where the other left them (on the delivery thread's core or
+    /// on this one). A second, warm round per check made the floor faster than any delivery from
+    /// another core could be: the ratio then followed where the scheduler put the delivery thread
+    /// (0.86–1.88× at 10,000). Every check then also verifies that each callback ran exactly once.
+    ///
+    /// Without `floorRounds` (`peers`, whose floor is a mechanism of its own), nothing but the
+    /// engine touches the callbacks' counters during the checks, as nothing but the sender touches
+    /// them in every other peer: the floor rounds and the per-check count moved all N counter
+    /// lines to this thread's core before each check, which the other peers never pay. The counts
+    /// are verified once at the end, as the other peers verify theirs: each callback ran once per
+    /// check.
+    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool = true) throws -> EngineMeasurement {
         let engine = try EngineUnderTest.make(
             transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
         defer { engine.shutdown() }
@@ -62,18 +72,19 @@ public enum FanoutProbe {
         let beforeCheck = targets.makeMark()
         // Every payload has the same number of segments; counted once, outside the loop's allocations.
         let segmentsPerPayload = payload(variant: 0).count
+        targets.record(into: beforeCheck)
         // One warm-up check, then the measured ones.
         for check in 0...checks {
             if check == 1 { allocationStart = AllocationProbe.snapshot() }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             targets.arm()
-            targets.record(into: beforeCheck)
+            if floorRounds { targets.record(into: beforeCheck) }
             try engine.client.trackEvent(eventType: "fanout")
             // Wait for the last callback itself (not by polling the client, whose polling would
             // add allocations that grow with delivery time), then for the engine to settle.
             let delivered = targets.waitForLastCallback(timeout: .seconds(60))
             _ = engine.client.waitUntilIdle(timeout: .seconds(60))
-            guard delivered, targets.eachCount(grewBy: segmentsPerPayload, since: beforeCheck),
+            guard delivered, !floorRounds || targets.eachCount(grewBy: segmentsPerPayload, since: beforeCheck),
                   let received = engine.transport.lastFetchReturn
             else {
                 complete = false
@@ -84,11 +95,15 @@ public enum FanoutProbe {
                 last.record(targets.lastAt &- received)
             }
             // One floor round per check (see above).
-            floor.record(floorRound(targets, payload: floorPayload))
+            if floorRounds { floor.record(floorRound(targets, payload: floorPayload)) }
         }
         var allocations: Double?
         if let allocationStart, let end = AllocationProbe.snapshot() {
             allocations = Double(end.mallocCalls - allocationStart.mallocCalls) / Double(checks)
+        }
+        // Without floor rounds the counts were last recorded before the warm-up check.
+        if !floorRounds, !targets.eachCount(grewBy: segmentsPerPayload * (checks + 1), since: beforeCheck) {
+            complete = false
         }
         return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor, complete: complete)
     }
