@@ -31,7 +31,7 @@ extension FanoutProbe {
             SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false, onNewData: closure)
         })
         client.start()
-        // The start's own check settles first, as in ``FanoutProbe/engine(targets:checks:mode:)``.
+        // The start's own check settles first, as in ``FanoutProbe/engine(targets:checks:mode:floorRounds:)``.
         let settled = client.waitUntilIdle(timeout: .seconds(60))
         let cookie = engine.cookie
         let segmentsPerPayload = payload(variant: 0).count

@@ -17,7 +17,8 @@ public enum FanoutProbe {
         /// The floor, measured between the checks: the same closures called from a plain loop
         /// (empty when the measurement ran without floor rounds).
         public var floor: LatencyRecorder
-        /// `true` if every callback was notified exactly once per check.
+        /// `true` if every callback was notified exactly once per check (verified after each check
+        /// with floor rounds, over the whole measurement without).
         public var complete: Bool
     }
 
@@ -49,7 +50,7 @@ public enum FanoutProbe {
     /// lines to this thread's core before each check, which the other peers never pay. The counts
     /// are verified once at the end, as the other peers verify theirs: each callback ran once per
     /// check.
-    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool = true) throws -> EngineMeasurement {
+    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool) throws -> EngineMeasurement {
         let engine = try EngineUnderTest.make(
             transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
         defer { engine.shutdown() }
@@ -72,13 +73,13 @@ public enum FanoutProbe {
         let beforeCheck = targets.makeMark()
         // Every payload has the same number of segments; counted once, outside the loop's allocations.
         let segmentsPerPayload = payload(variant: 0).count
-        targets.record(into: beforeCheck)
         // One warm-up check, then the measured ones.
         for check in 0...checks {
             if check == 1 { allocationStart = AllocationProbe.snapshot() }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             targets.arm()
-            if floorRounds { targets.record(into: beforeCheck) }
+            // Without floor rounds the counts are recorded once, before the warm-up check.
+            if floorRounds || check == 0 { targets.record(into: beforeCheck) }
             try engine.client.trackEvent(eventType: "fanout")
             // Wait for the last callback itself (not by polling the client, whose polling would
             // add allocations that grow with delivery time), then for the engine to settle.
@@ -101,7 +102,6 @@ public enum FanoutProbe {
         if let allocationStart, let end = AllocationProbe.snapshot() {
             allocations = Double(end.mallocCalls - allocationStart.mallocCalls) / Double(checks)
         }
-        // Without floor rounds the counts were last recorded before the warm-up check.
         if !floorRounds, !targets.eachCount(grewBy: segmentsPerPayload * (checks + 1), since: beforeCheck) {
             complete = false
         }

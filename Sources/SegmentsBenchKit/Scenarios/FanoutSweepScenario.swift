@@ -26,7 +26,7 @@ public struct FanoutSweepScenario: Scenario {
             let checks = max(5, min(options.quick ? 20 : 50, 2_000_000 / max(size, 1)))
             progress.say("N = \(size): \(checks) checks")
             let targets = FanoutTargets(count: size)
-            let engine = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered)
+            let engine = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true)
             let closures = engine.floor
             let last = engine.last.summary("last callback N=\(size)", definition: "data received → last callback")
             let first = engine.first.summary("first callback N=\(size)", definition: "data received → first callback")
@@ -66,7 +66,7 @@ public struct FanoutSweepScenario: Scenario {
             if size == sizes.last { latencies += [first, last] }
             if size >= 10_000 {
                 progress.say("N = \(size): parallel delivery")
-                let parallelRun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .parallel)
+                let parallelRun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .parallel, floorRounds: true)
                 figures.append(
                     Figure(name: "fanout-sweep.N\(size).parallelIncomplete", value: parallelRun.complete ? 0 : 1, unit: "count", gate: .zero,
                            summary: "1 if a check of the parallel delivery did not complete or a callback was not called exactly once, N=\(size)"))
