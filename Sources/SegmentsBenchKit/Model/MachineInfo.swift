@@ -5,6 +5,8 @@ public struct MachineInfo: Codable, Sendable, Hashable {
     public var hostname: String
     public var cores: Int
     public var memoryBytes: UInt64
+    /// The CPU's model name, followed by its family, model and stepping where the system gives them
+    /// (see ``cpuDescription(fromCPUInfo:)``).
     public var cpuModel: String
     public var kernel: String
     public var swiftVersion: String
@@ -20,16 +22,34 @@ public struct MachineInfo: Codable, Sendable, Hashable {
             hostname: info.hostName,
             cores: info.activeProcessorCount,
             memoryBytes: info.physicalMemory,
-            cpuModel: firstLine(of: "/proc/cpuinfo", prefix: "model name").map { $0.components(separatedBy: ":").last?.trimmingCharacters(in: .whitespaces) ?? $0 } ?? "unknown",
+            cpuModel: (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)).map(cpuDescription(fromCPUInfo:)) ?? "unknown",
             kernel: (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? info.operatingSystemVersionString,
             swiftVersion: swiftCompilerVersion,
             loadAverage: (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown",
             jemalloc: AllocationProbe.jemallocVersion ?? "unavailable")
     }
 
-    private static func firstLine(of path: String, prefix: String) -> String? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map(String.init)
+    /// The first processor's model name in `/proc/cpuinfo` text, with its family, model and
+    /// stepping: `AMD EPYC (family 26, model 2, stepping 1)`; `unknown` without a model name.
+    ///
+    /// A VM often shows only a generic name ("AMD EPYC"), which hid that two hosts of one name were
+    /// different CPU generations (family 25 and 26 here): every ratio in a report depends on that,
+    /// so the report says it.
+    public static func cpuDescription(fromCPUInfo text: String) -> String {
+        // The first processor's block only: the fields repeat for every processor.
+        let firstBlock = text.components(separatedBy: "\n\n").first ?? text
+        var fields: [String: String] = [:]
+        for line in firstBlock.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            if fields[key] == nil { fields[key] = value }
+        }
+        guard let name = fields["model name"], !name.isEmpty else { return "unknown" }
+        let details = [("family", "cpu family"), ("model", "model"), ("stepping", "stepping")].compactMap { label, key in
+            fields[key].map { "\(label) \($0)" }
+        }
+        return details.isEmpty ? name : "\(name) (\(details.joined(separator: ", ")))"
     }
 
     private static var swiftCompilerVersion: String {
