@@ -26,13 +26,13 @@ final class MachineInfoTests: XCTestCase {
         XCTAssertEqual(MachineInfo.cpuDescription(fromCPUInfo: cpuinfo), "AMD EPYC (family 26, model 2, stepping 1)")
     }
 
-    /// `model name` is not mistaken for `model`, whichever comes first.
+    /// `model name`, listed before `model`, is not mistaken for it (the keys are matched whole).
     func testModelIsNotReadFromModelName() {
         let cpuinfo = "model name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\nmodel\t\t: 85\ncpu family\t: 6\n"
         XCTAssertEqual(MachineInfo.cpuDescription(fromCPUInfo: cpuinfo), "Intel(R) Xeon(R) CPU @ 2.20GHz (family 6, model 85)")
     }
 
-    /// Where the system gives a name and nothing else (some ARM kernels), the name stands alone;
+    /// Where the system gives a name and nothing else, the name stands alone;
     /// without a name the CPU is `unknown`, not an empty cell in the report.
     func testNameAloneAndNoName() {
         XCTAssertEqual(MachineInfo.cpuDescription(fromCPUInfo: "model name\t: Some CPU\n"), "Some CPU")

@@ -36,13 +36,12 @@ public struct MachineInfo: Codable, Sendable, Hashable {
     /// different CPU generations (family 25 and 26 here): every ratio in a report depends on that,
     /// so the report says it.
     public static func cpuDescription(fromCPUInfo text: String) -> String {
-        // The first processor's block only: the fields repeat for every processor.
-        let firstBlock = text.components(separatedBy: "\n\n").first ?? text
         var fields: [String: String] = [:]
-        for line in firstBlock.split(separator: "\n") {
+        for line in text.split(separator: "\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            // The fields repeat for every processor: the first processor's are kept.
             if fields[key] == nil { fields[key] = value }
         }
         guard let name = fields["model name"], !name.isEmpty else { return "unknown" }
