@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeSegmentsTests",
-            dependencies: ["RealtimeSegments"]
+            dependencies: ["RealtimeSegments", "SegmentsCPUHints", .product(name: "Atomics", package: "swift-atomics")]
         ),
         .testTarget(
             name: "EndToEndTests",

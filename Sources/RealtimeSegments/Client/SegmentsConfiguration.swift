@@ -83,9 +83,10 @@ public enum DeliveryMode: Sendable, Hashable {
     /// The category's callbacks are split across all cores; no order among them. The delivery
     /// thread and one helper thread per other core (`Segments.helper`, shared by every client in
     /// the process, started with the first parallel delivery and woken when the engine schedules
-    /// each one: they spin up to 250 µs for it to start) take shares of 256 registrations in
-    /// turn until none are left, so a helper that starts late or a callback that blocks holds back
-    /// only the rest of its own share. One category's delivery uses the helpers at a time; another
+    /// each one: they spin up to 250 µs for it to start) take shares of 256 registrations until
+    /// none are left, so a helper that starts late or a callback that blocks holds back only the
+    /// rest of its own share. Each core takes its shares from its own end of the list, so that it
+    /// runs mostly the callbacks it ran in the previous delivery, whose state its cache still holds. One category's delivery uses the helpers at a time; another
     /// that finds them busy runs on its delivery thread alone. On one core, or with fewer than 512
     /// callbacks in the category, they run in order on the delivery thread.
     case parallel

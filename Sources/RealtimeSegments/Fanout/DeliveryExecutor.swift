@@ -205,9 +205,10 @@ final class DeliveryExecutor {
     private static func splits(_ count: Int) -> Bool { count >= 2 * parallelShare }
 
     /// Splits the subscribers over every core: the calling thread and the ``DeliveryHelpers`` (one
-    /// per other core) take shares of ``parallelShare`` subscribers, in order, from one counter,
-    /// until none are left, so no two of them write neighbouring registrations' cache lines and
-    /// each share stays in order.
+    /// per other core) take shares of ``parallelShare`` subscribers until none are left, so no two
+    /// of them write neighbouring registrations' cache lines and each share stays in order. Each
+    /// thread claims from the end of the list that belongs to its core (``ShareClaims``), so a core
+    /// runs mostly the callbacks it ran in the previous delivery, whose lines its cache still holds.
     ///
     /// Shares are claimed as the threads go rather than assigned up front: the calling thread
     /// starts at once while the helpers are being woken (tens of microseconds on a busy machine),
@@ -222,30 +223,32 @@ final class DeliveryExecutor {
             return run(context, subscribers, 0..<count).notified
         }
         let shares = (count + parallelShare - 1) / parallelShare
-        // The claim counter and the total live on this thread's stack: `DeliveryHelpers.run`
-        // returns only after every thread that took the work is done with it.
-        return withUnsafeTemporaryAllocation(of: Int.AtomicRepresentation.self, capacity: 2) { storage in
-            let base = storage.baseAddress!
-            base.initialize(to: .init(0))
-            (base + 1).initialize(to: .init(0))
-            defer { base.deinitialize(count: 2) }
-            let nextShare = UnsafeAtomic<Int>(at: base)
-            let total = UnsafeAtomic<Int>(at: base + 1)
-            let work: @Sendable () -> Void = {
-                var notified = 0
-                while true {
-                    let share = nextShare.loadThenWrappingIncrement(ordering: .relaxed)
-                    guard share < shares else { break }
-                    let start = share * parallelShare
-                    let (ran, switched) = run(context, subscribers, start..<min(start + parallelShare, count))
-                    notified += ran
-                    // A customer switch: the other threads see it before their next callback.
-                    if switched { break }
+        // The claims and the total live on this thread's stack: `DeliveryHelpers.run` returns only
+        // after every thread that took the work is done with them.
+        return withUnsafeTemporaryAllocation(of: UnsafeAtomic<UInt64>.Storage.self, capacity: 1) { claimStorage in
+            withUnsafeTemporaryAllocation(of: UnsafeAtomic<Int>.Storage.self, capacity: 1) { totalStorage in
+                let claims = ShareClaims(shares: shares, storage: claimStorage.baseAddress!)
+                totalStorage.baseAddress!.initialize(to: .init(0))
+                defer {
+                    claimStorage.baseAddress!.deinitialize(count: 1)
+                    totalStorage.baseAddress!.deinitialize(count: 1)
                 }
-                total.wrappingIncrement(by: notified, ordering: .relaxed)
+                let total = UnsafeAtomic<Int>(at: totalStorage.baseAddress!)
+                let work: @Sendable () -> Void = {
+                    let end = ShareClaims.End.forCurrentCPU()
+                    var notified = 0
+                    while let share = claims.claim(from: end) {
+                        let start = share * parallelShare
+                        let (ran, switched) = run(context, subscribers, start..<min(start + parallelShare, count))
+                        notified += ran
+                        // A customer switch: the other threads see it before their next callback.
+                        if switched { break }
+                    }
+                    total.wrappingIncrement(by: notified, ordering: .relaxed)
+                }
+                if !helpers.run(work) { work() }
+                return total.load(ordering: .acquiring)
             }
-            if !helpers.run(work) { work() }
-            return total.load(ordering: .acquiring)
         }
     }
 }

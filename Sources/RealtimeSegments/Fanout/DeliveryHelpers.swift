@@ -95,7 +95,7 @@ final class DeliveryHelpers: Sendable {
 
     /// Runs `work` on the calling thread and on every helper that is awake, or wakes, before the
     /// calling thread's run is over, then waits for every helper that took it to return from it.
-    /// `work` must share out what it does itself (the delivery's shares, from one counter), so
+    /// `work` must share out what it does itself (the delivery's shares, from one set of claims), so
     /// that each run takes what is left and returns when nothing is.
     ///
     /// Returns `false` at once, without running `work`, when there are no helpers or another

@@ -22,4 +22,10 @@ static inline __attribute__((always_inline)) void segments_spin_pause(void) {
 #endif
 }
 
+/// The number of the CPU the calling thread is running on, or -1 where the system does not say
+/// (anywhere but Linux, or when the call fails).
+///
+/// A hint as well: the thread may have moved by the time the caller looks at the answer.
+int segments_current_cpu(void);
+
 #endif
