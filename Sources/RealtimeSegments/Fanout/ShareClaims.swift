@@ -42,8 +42,9 @@ struct ShareClaims {
     /// in the high half. What lies between them is unclaimed.
     private let word: UnsafeAtomic<UInt64>
 
-    /// How many shares can be claimed from one list: both ends fit in one 64-bit word.
-    static let maximumShares = Int(UInt32.max)
+    /// How many shares can be claimed from one list: both ends fit in one 64-bit word (and the
+    /// count in an `Int` where that has 32 bits).
+    static let maximumShares = Int(clamping: UInt32.max)
 
     /// Sets up the claims on `shares` shares (0 ... ``maximumShares``) in `storage`, which must
     /// outlive every claim.
