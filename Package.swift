@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "SegmentsBenchKit",
             dependencies: [
-                "RealtimeSegments", "RealtimeSegmentsHTTP", "SegmentsMockServer", "CJemalloc",
+                "RealtimeSegments", "RealtimeSegmentsHTTP", "SegmentsMockServer", "CJemalloc", "SegmentsCPUHints",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "Atomics", package: "swift-atomics"),

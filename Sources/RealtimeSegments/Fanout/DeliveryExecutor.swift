@@ -225,30 +225,26 @@ final class DeliveryExecutor {
         let shares = (count + parallelShare - 1) / parallelShare
         // The claims and the total live on this thread's stack: `DeliveryHelpers.run` returns only
         // after every thread that took the work is done with them.
-        return withUnsafeTemporaryAllocation(of: UnsafeAtomic<UInt64>.Storage.self, capacity: 1) { claimStorage in
-            withUnsafeTemporaryAllocation(of: UnsafeAtomic<Int>.Storage.self, capacity: 1) { totalStorage in
-                let claims = ShareClaims(shares: shares, storage: claimStorage.baseAddress!)
-                totalStorage.baseAddress!.initialize(to: .init(0))
-                defer {
-                    claimStorage.baseAddress!.deinitialize(count: 1)
-                    totalStorage.baseAddress!.deinitialize(count: 1)
+        return withUnsafeTemporaryAllocation(of: UnsafeAtomic<UInt64>.Storage.self, capacity: 2) { storage in
+            let base = storage.baseAddress!
+            let claims = ShareClaims(shares: shares, storage: base)
+            (base + 1).initialize(to: .init(0))
+            defer { base.deinitialize(count: 2) }
+            let total = UnsafeAtomic<UInt64>(at: base + 1)
+            let work: @Sendable () -> Void = {
+                let end = ShareClaims.End.forCurrentCPU()
+                var notified = 0
+                while let share = claims.claim(from: end) {
+                    let start = share * parallelShare
+                    let (ran, switched) = run(context, subscribers, start..<min(start + parallelShare, count))
+                    notified += ran
+                    // A customer switch: the other threads see it before their next callback.
+                    if switched { break }
                 }
-                let total = UnsafeAtomic<Int>(at: totalStorage.baseAddress!)
-                let work: @Sendable () -> Void = {
-                    let end = ShareClaims.End.forCurrentCPU()
-                    var notified = 0
-                    while let share = claims.claim(from: end) {
-                        let start = share * parallelShare
-                        let (ran, switched) = run(context, subscribers, start..<min(start + parallelShare, count))
-                        notified += ran
-                        // A customer switch: the other threads see it before their next callback.
-                        if switched { break }
-                    }
-                    total.wrappingIncrement(by: notified, ordering: .relaxed)
-                }
-                if !helpers.run(work) { work() }
-                return total.load(ordering: .acquiring)
+                total.wrappingIncrement(by: UInt64(notified), ordering: .relaxed)
             }
+            if !helpers.run(work) { work() }
+            return Int(total.load(ordering: .acquiring))
         }
     }
 }

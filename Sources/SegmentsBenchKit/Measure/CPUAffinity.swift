@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SegmentsCPUHints
 
 /// Pins the calling thread to the CPU it is running on for the duration of a measurement.
 ///
@@ -13,12 +14,13 @@ enum CPUAffinity {
     /// where pinning is not available (not Linux, or the calls failed): `body` then ran unpinned.
     static func onOneCPU<T>(_ body: () throws -> T) rethrows -> (value: T, pinned: Bool) {
         #if os(Linux)
-        // glibc declares these only with _GNU_SOURCE, which the Swift Glibc module does not set:
-        // look them up at run time instead of shipping a C target for three calls.
+        // glibc declares the affinity calls only with _GNU_SOURCE, which the Swift Glibc module
+        // does not set: looked up at run time (the CPU number comes from `SegmentsCPUHints`, the
+        // engine's own C target, which has no use for affinity).
         guard let calls = Calls.load() else { return (try body(), false) }
         // 1024 CPUs, like glibc's cpu_set_t.
         var previous = [UInt8](repeating: 0, count: 128)
-        let cpu = Int(calls.getCPU())
+        let cpu = Int(segments_current_cpu())
         guard cpu >= 0, cpu < previous.count * 8, calls.getAffinity(0, previous.count, &previous) == 0 else {
             return (try body(), false)
         }
@@ -34,20 +36,16 @@ enum CPUAffinity {
 
     #if os(Linux)
     private struct Calls {
-        typealias GetCPU = @convention(c) () -> Int32
         typealias Affinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32
-        let getCPU: GetCPU
         let getAffinity: Affinity
         let setAffinity: Affinity
 
         static func load() -> Calls? {
             let handle = dlopen(nil, RTLD_NOW)
-            guard let getCPU = dlsym(handle, "sched_getcpu"),
-                  let getAffinity = dlsym(handle, "sched_getaffinity"),
+            guard let getAffinity = dlsym(handle, "sched_getaffinity"),
                   let setAffinity = dlsym(handle, "sched_setaffinity")
             else { return nil }
             return Calls(
-                getCPU: unsafeBitCast(getCPU, to: GetCPU.self),
                 getAffinity: unsafeBitCast(getAffinity, to: Affinity.self),
                 setAffinity: unsafeBitCast(setAffinity, to: Affinity.self))
         }
