@@ -32,4 +32,35 @@ final class FanoutTargetsTests: XCTestCase {
         XCTAssertTrue(targets.eachCount(grewBy: payload.count, since: mark))
         XCTAssertFalse(targets.eachCount(grewBy: 2 * payload.count, since: mark))
     }
+
+    /// The engine's registrations run the floor's callbacks over the same counters, index for index.
+    func testRegistrationsCountInTheSameSlotsAsTheClosures() {
+        let targets = FanoutTargets(count: 4)
+        XCTAssertEqual(targets.registrations.count, 4)
+        XCTAssertTrue(targets.registrations.allSatisfy { $0.category == .discovery && !$0.isIncludeFirstLoad })
+        XCTAssertEqual(Set(targets.registrations.map(\.id)).count, 4)
+        let mark = targets.makeMark()
+        targets.record(into: mark)
+        targets.closures[0](payload)
+        targets.closures[1](payload)
+        targets.registrations[2].onNewData(payload)
+        targets.registrations[3].onNewData(payload)
+        XCTAssertTrue(targets.eachCount(grewBy: payload.count, since: mark))
+        targets.registrations[0].onNewData(payload)
+        XCTAssertFalse(targets.eachCount(grewBy: payload.count, since: mark))
+    }
+
+    /// Armed, the registration that completes the last group stamps the time and releases the wait;
+    /// one callback short, the wait times out.
+    func testRegistrationsSignalTheLastCallback() {
+        let targets = FanoutTargets(count: 130)
+        targets.arm()
+        for registration in targets.registrations.dropLast() { registration.onNewData(payload) }
+        XCTAssertFalse(targets.waitForLastCallback(timeout: .zero))
+        XCTAssertNotEqual(targets.firstAt, 0)
+        XCTAssertEqual(targets.lastAt, 0)
+        targets.registrations[129].onNewData(payload)
+        XCTAssertTrue(targets.waitForLastCallback(timeout: .zero))
+        XCTAssertNotEqual(targets.lastAt, 0)
+    }
 }

@@ -27,9 +27,7 @@ extension FanoutProbe {
         let engine = try EngineUnderTest.make(transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: .ordered)
         defer { engine.shutdown() }
         let client = engine.client
-        client.segmentation.addCallbacks(targets.closures.map { closure in
-            SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false, onNewData: closure)
-        })
+        client.segmentation.addCallbacks(targets.registrations)
         client.start()
         // The start's own check settles first, as in ``FanoutProbe/engine(targets:checks:mode:floorRounds:)``.
         let settled = client.waitUntilIdle(timeout: .seconds(60))

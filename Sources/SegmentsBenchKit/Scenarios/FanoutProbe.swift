@@ -35,7 +35,7 @@ public enum FanoutProbe {
         try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false)
     }
 
-    /// The engine delivering to `targets.closures`; `checks` checks, each with changed data.
+    /// The engine delivering to `targets.registrations`; `checks` checks, each with changed data.
     ///
     /// With `floorRounds`, one round of the floor runs on this thread after every check: engine and
     /// floor alternate one for one, so the noise of a shared machine hits both alike, and each
@@ -54,9 +54,7 @@ public enum FanoutProbe {
         let engine = try EngineUnderTest.make(
             transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
         defer { engine.shutdown() }
-        engine.client.segmentation.addCallbacks(targets.closures.map { closure in
-            SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false, onNewData: closure)
-        })
+        engine.client.segmentation.addCallbacks(targets.registrations)
         engine.client.start()
         // The start's own check (trigger 2) settles first. Left running, it could fetch the first
         // measured check's data and deliver it before that check takes its counts (the producer
