@@ -10,7 +10,7 @@ final class FanoutTargetsTests: XCTestCase {
         let targets = FanoutTargets(count: 4)
         let mark = targets.makeMark()
         targets.record(into: mark)
-        for closure in targets.closures { closure(payload) }
+        for callback in targets.registrations { callback.onNewData(payload) }
         XCTAssertTrue(targets.eachCount(grewBy: payload.count, since: mark))
     }
 
@@ -19,35 +19,26 @@ final class FanoutTargetsTests: XCTestCase {
         let targets = FanoutTargets(count: 4)
         let mark = targets.makeMark()
         targets.record(into: mark)
-        for index in [0, 1, 1, 3] { targets.closures[index](payload) }
+        for index in [0, 1, 1, 3] { targets.registrations[index].onNewData(payload) }
         XCTAssertFalse(targets.eachCount(grewBy: payload.count, since: mark))
     }
 
     func testAMarkComparesWithTheMomentItWasRecorded() {
         let targets = FanoutTargets(count: 2)
         let mark = targets.makeMark()
-        for closure in targets.closures { closure(payload) }
+        for callback in targets.registrations { callback.onNewData(payload) }
         targets.record(into: mark)
-        for closure in targets.closures { closure(payload) }
+        for callback in targets.registrations { callback.onNewData(payload) }
         XCTAssertTrue(targets.eachCount(grewBy: payload.count, since: mark))
         XCTAssertFalse(targets.eachCount(grewBy: 2 * payload.count, since: mark))
     }
 
-    /// The engine's registrations run the floor's callbacks over the same counters, index for index.
-    func testRegistrationsCountInTheSameSlotsAsTheClosures() {
+    /// The registrations are what the engine registers: one category, no first load, distinct identities.
+    func testRegistrationsAreDistinctDiscoveryCallbacksWithoutFirstLoad() {
         let targets = FanoutTargets(count: 4)
         XCTAssertEqual(targets.registrations.count, 4)
         XCTAssertTrue(targets.registrations.allSatisfy { $0.category == .discovery && !$0.isIncludeFirstLoad })
         XCTAssertEqual(Set(targets.registrations.map(\.id)).count, 4)
-        let mark = targets.makeMark()
-        targets.record(into: mark)
-        targets.closures[0](payload)
-        targets.closures[1](payload)
-        targets.registrations[2].onNewData(payload)
-        targets.registrations[3].onNewData(payload)
-        XCTAssertTrue(targets.eachCount(grewBy: payload.count, since: mark))
-        targets.registrations[0].onNewData(payload)
-        XCTAssertFalse(targets.eachCount(grewBy: payload.count, since: mark))
     }
 
     /// Armed, the registration that completes the last group stamps the time and releases the wait;

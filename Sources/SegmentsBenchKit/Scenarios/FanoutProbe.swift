@@ -106,7 +106,7 @@ public enum FanoutProbe {
         return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor, complete: complete)
     }
 
-    /// One round of the floor: the closures of `targets` called from a plain loop; its duration.
+    /// One round of the floor: the callbacks of `targets` called from a plain loop; its duration.
     static func floorRound(_ targets: FanoutTargets, payload: [Segment]) -> UInt64 {
         targets.disarm()
         // The loop as an app would write it. The optimizer still retains and releases each
@@ -114,7 +114,7 @@ public enum FanoutProbe {
         // and that pair is part of what the floor costs; the engine's delivery loop avoids it.
         let closures = targets.closures
         let start = monotonicNanoseconds()
-        for closure in closures { closure(payload) }
+        for closure in closures { closure.call(payload) }
         return monotonicNanoseconds() - start
     }
 

@@ -31,7 +31,7 @@ public struct FanoutSweepScenario: Scenario {
             let last = engine.last.summary("last callback N=\(size)", definition: "data received → last callback")
             let first = engine.first.summary("first callback N=\(size)", definition: "data received → first callback")
             let floorP50 = Double(closures.summary("floor", definition: "").p50)
-            // The floor runs the same callback bodies from a plain loop, alternating with the checks.
+            // The floor calls the very same closures from a plain loop, alternating with the checks.
             // The engine's time also includes handing the check to the delivery thread, which
             // matters at small N only.
             let ratio = Double(last.p50) / max(floorP50, 1)

@@ -3,18 +3,22 @@ import Dispatch
 import RealtimeSegments
 
 /// N callbacks that do what a real subscriber does at the least: touch their own state. Shared by
-/// the engine measurement and the closure-loop floor, so both run the same callback bodies over the
-/// same counters and the ratio between them is the engine's overhead alone.
+/// the engine measurement and the closure-loop floor, so both call the very same closures and the
+/// ratio between them is the engine's overhead alone.
 ///
-/// Each side holds its callbacks the way an app would: the floor as ``closures``, a `[closure]`
-/// built with `map`, and the engine as ``registrations``, `SegmentCallbackData` values built from
-/// closure literals. They are two sets of closures because one set cannot serve both without a
-/// thunk: an array stores a function in Swift's generic representation, and a closure taken out
-/// of it and handed to `SegmentCallbackData` is wrapped in a reabstraction thunk on every call.
-/// The engine's registrations used to be made that way, a cost no app registering a closure
-/// literal pays: 5.8–6.0 against 4.8–4.9 ns per callback for ordered delivery to 10,000 callbacks
-/// on one thread (medians of 3,000 alternating rounds, two runs of a temporary probe).
-////// Each callback adds the payload's count to its own counter, 64 bytes away from its neighbours
+/// The callbacks are ``registrations``, `SegmentCallbackData` values built from closure literals as
+/// an app builds them, which the engine registers; the floor calls the same closures from
+/// ``closures``. Neither reaches a closure through a thunk. The engine's registrations used to be
+/// made from the elements of a `[closure]`: an array holds a function in Swift's generic
+/// representation, so each registration wrapped its element in a reabstraction thunk that ran on
+/// every call, a cost no app registering a closure literal pays (5.8–6.0 against 4.8–4.9 ns per
+/// callback for ordered delivery to 10,000 callbacks on one thread, medians of 3,000 alternating
+/// rounds in two runs of a temporary probe). The floor's array holds each closure in a one-field
+/// struct, which stores it as the registration does; a loop over the registrations themselves
+/// would copy every field of each and cost the floor half as much again (18.9 against 12.3 ns per
+/// callback in `peers`, 16 alternating pairs).
+///
+/// Each callback adds the payload's count to its own counter, 64 bytes away from its neighbours
 /// (no false sharing when delivery runs on several cores). Completion is tracked in groups of 64:
 /// the last callback of each group (and the very last) bumps one shared counter, so the shared
 /// line is written once per 64 callbacks; the group that completes the count stamps the time and
@@ -26,10 +30,10 @@ public final class FanoutTargets: @unchecked Sendable {
     // read after the run completed (the semaphore or the loop end orders them). Everything else is atomic.
     /// Number of callbacks.
     public let count: Int
-    /// The callbacks as the floor calls them: a plain `[closure]`, in registration order.
-    public let closures: [@Sendable ([Segment]) -> Void]
-    /// The same callbacks as an app registers them: on `.discovery`, no first load, in the same order.
+    /// The callbacks, in registration order: on `.discovery`, no first load.
     public let registrations: [SegmentCallbackData]
+    /// The same closures as the floor calls them, in the same order.
+    public let closures: [Closure]
     private let counters: UnsafeMutablePointer<Int>
     private let groupsDone: ManagedAtomic<Int>
     private let armed: ManagedAtomic<Bool>
@@ -57,42 +61,27 @@ public final class FanoutTargets: @unchecked Sendable {
         self.last = last
         self.done = done
         let groups = (count + 63) / 64
-        // Two closures per callback over the same state, one per side (see the type's comment). The
-        // floor's is the literal it always was: `map` stores it in the array's representation
-        // without a thunk. `notify` takes its arguments in the order the old literal first used
-        // them, so the floor's closure contexts keep their old layout: with another order the
-        // floor read 1% slower (18 of 20 alternating `peers --callbacks 10000` pairs).
-        closures = (0..<count).map { index in
-            let isFirst = index == 0
-            let closesGroup = index & 63 == 63 || index == count - 1
-            return { @Sendable segments in
-                Self.notify(segments, slots, index, isFirst, first, closesGroup, groupsDone, groups, last, armed, done)
-            }
-        }
         registrations = (0..<count).map { index in
             let isFirst = index == 0
             let closesGroup = index & 63 == 63 || index == count - 1
             return SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { @Sendable segments in
-                Self.notify(segments, slots, index, isFirst, first, closesGroup, groupsDone, groups, last, armed, done)
+                slots.base[index &* Self.stride] &+= segments.count
+                if isFirst { first.store(monotonicNanoseconds(), ordering: .relaxed) }
+                if closesGroup, groupsDone.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing) == groups {
+                    last.store(monotonicNanoseconds(), ordering: .relaxed)
+                    if armed.load(ordering: .acquiring) { done.signal() }
+                }
             }
         }
+        closures = registrations.map { Closure(call: $0.onNewData) }
     }
 
-    /// The body of callback `index`: adds the payload's count to its counter, stamps the first
-    /// callback's time, and lets the last member of each group of 64 count the group, the group
-    /// that completes the count stamping the time and signalling an armed wait.
-    @inline(__always)
-    private static func notify(
-        _ segments: [Segment], _ slots: CounterSlots, _ index: Int, _ isFirst: Bool, _ first: ManagedAtomic<UInt64>,
-        _ closesGroup: Bool, _ groupsDone: ManagedAtomic<Int>, _ groups: Int, _ last: ManagedAtomic<UInt64>,
-        _ armed: ManagedAtomic<Bool>, _ done: DispatchSemaphore
-    ) {
-        slots.base[index &* stride] &+= segments.count
-        if isFirst { first.store(monotonicNanoseconds(), ordering: .relaxed) }
-        if closesGroup, groupsDone.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing) == groups {
-            last.store(monotonicNanoseconds(), ordering: .relaxed)
-            if armed.load(ordering: .acquiring) { done.signal() }
-        }
+    /// One callback's closure as the floor's array holds it: in a struct, so that the array stores
+    /// it in its own representation rather than Swift's generic one for functions (which would
+    /// put a thunk in front of it).
+    public struct Closure: Sendable {
+        /// The callback.
+        public let call: @Sendable ([Segment]) -> Void
     }
 
     deinit {
