@@ -41,6 +41,20 @@ final class FanoutTargetsTests: XCTestCase {
         XCTAssertEqual(Set(targets.registrations.map(\.id)).count, 4)
     }
 
+    /// The floor's closures are the registrations' own, index for index: half called one way and half
+    /// the other, every counter grew once.
+    func testTheFloorsClosuresAreTheRegistrations() {
+        let targets = FanoutTargets(count: 4)
+        XCTAssertEqual(targets.closures.count, 4)
+        let mark = targets.makeMark()
+        targets.record(into: mark)
+        targets.closures[0].call(payload)
+        targets.closures[1].call(payload)
+        targets.registrations[2].onNewData(payload)
+        targets.registrations[3].onNewData(payload)
+        XCTAssertTrue(targets.eachCount(grewBy: payload.count, since: mark))
+    }
+
     /// Armed, the registration that completes the last group stamps the time and releases the wait;
     /// one callback short, the wait times out.
     func testRegistrationsSignalTheLastCallback() {
