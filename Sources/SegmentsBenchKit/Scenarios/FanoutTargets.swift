@@ -49,7 +49,7 @@ public final class FanoutTargets: @unchecked Sendable {
         counters = .allocate(capacity: max(count, 1) * Self.stride)
         counters.initialize(repeating: 0, count: max(count, 1) * Self.stride)
         let slots = CounterSlots(base: counters)
-        // Created here rather than as defaults, because the closures (a `let`) capture them.
+        // Created here rather than as defaults, because the callbacks (a `let`) capture them.
         let groupsDone = ManagedAtomic<Int>(0)
         let armed = ManagedAtomic<Bool>(false)
         let first = ManagedAtomic<UInt64>(0)
