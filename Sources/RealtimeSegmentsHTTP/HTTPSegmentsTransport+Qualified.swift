@@ -30,7 +30,7 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
         request.body = .bytes(ByteBuffer(bytes: QualifiedSegmentsWire.requestBody(for: query)))
         let deadline = NIODeadline.now() + TimeAmount(configuration.qualifiedSegmentsTimeout)
 
-        let exchange: (status: Int, body: ByteBuffer)
+        let exchange: (status: Int, retryAfter: String?, body: ByteBuffer)
         do throws(ExchangeFailure) {
             exchange = try await perform(request, deadline: deadline)
         } catch {
@@ -38,7 +38,7 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
             case .request(let failure):
                 logger.debug("Segments: HTTP POST \(url) failed: \(failure)")
                 throw .fetchSegmentsFailed("network error")
-            case .body(let failure, let status):
+            case .body(let failure, let status, _):
                 logger.debug("Segments: HTTP POST \(url) body failed: \(failure)")
                 // Any non-2xx status fails with the status, as a whole body would (SPEC §9).
                 if !(200..<300).contains(status) { throw .fetchSegmentsFailed(String(status)) }

@@ -13,15 +13,17 @@ import RealtimeSegments
 /// let client = SegmentsClient(configuration: .init(projectToken: "token", authorization: .token("key"), transport: transport))
 /// ```
 ///
-/// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 429 → `rateLimited`,
-/// 5xx → `serverError`, other non-2xx → `unexpectedStatus`, whether or not its body arrives whole;
-/// a deadline → `timeout`; no connection or a reset before the response → `connectionFailed`; a 2xx
-/// body that is cut short, too large or not of the documented shape → `malformedResponse`, a 2xx
-/// body still arriving at the deadline → `timeout`. An upload or link counts as delivered only if
-/// its 2xx body says so (`{"success": true}`, one result per command from `batch`); commands the
-/// server refused (`"success": false`) are logged as a `Segments:` error and not sent again. The
-/// engine logs fetch failures as `Segments: Fetch of segments failed: …` and retries failed uploads
-/// with backoff, never dropping events; the transport itself does not retry.
+/// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 408 → `timeout`,
+/// 429 → `rateLimited`, 5xx → `serverError` (both with the `Retry-After` header, if sent), other
+/// non-2xx → `unexpectedStatus`, whether or not its body arrives whole; a deadline → `timeout`; no
+/// connection or a reset before the response → `connectionFailed`; a 2xx body that is cut short,
+/// too large or not of the documented shape → `malformedResponse`, a 2xx body still arriving at the
+/// deadline → `timeout`. An upload or link counts as delivered only if its 2xx body says so
+/// (`{"success": true}`, one result per command from `batch`). Commands the server refused
+/// (`"success": false`, or in per-event mode a 4xx answer to one event) are reported as
+/// ``SegmentsError/partialUpload(answered:refused:then:)``, and so is a per-event upload that failed
+/// after some events were answered, so the engine neither sends an answered event again nor drops
+/// one: it sets refused ones aside and retries the rest. The transport itself does not retry.
 ///
 /// It also answers qualified segments (SPEC §9, ``QualifiedSegmentsTransport``): see
 /// `HTTPSegmentsTransport+Qualified.swift`.
@@ -64,17 +66,32 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             let path = project + "/batch"
             let answer = try await send(.POST, path, body: BatchBody(events: events), context: context)
             let refusals = try UploadAnswer.batch(Array(answer.readableBytesView), commands: events.count, endpoint: "POST \(path)")
-            logRefusals(refusals, of: events, path: path)
+            if !refusals.isEmpty {
+                throw .partialUpload(answered: events.count, refused: refusals, then: nil)
+            }
         } else {
+            // One request per event: each answer is about that event alone, so a 4xx refuses it
+            // and the next goes on; any other failure stops here, reporting what was answered.
             let path = project + "/customers/events"
-            var refusals: [UploadAnswer.Refusal] = []
+            var refusals: [CommandRefusal] = []
             for (index, event) in events.enumerated() {
-                let answer = try await send(.POST, path, body: event, context: context)
-                if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
-                    refusals.append(.init(index: index, reason: refusal.reason))
+                do throws(SegmentsError) {
+                    let answer = try await send(.POST, path, body: event, context: context)
+                    if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
+                        refusals.append(.init(index: index, reason: refusal.reason))
+                    }
+                } catch {
+                    if case .unexpectedStatus(let status) = error, (400..<500).contains(status) {
+                        refusals.append(.init(index: index, reason: error.description))
+                        continue
+                    }
+                    guard index > 0 || !refusals.isEmpty else { throw error }
+                    throw .partialUpload(answered: index, refused: refusals, then: error)
                 }
             }
-            logRefusals(refusals, of: events, path: path)
+            if !refusals.isEmpty {
+                throw .partialUpload(answered: events.count, refused: refusals, then: nil)
+            }
         }
     }
 
@@ -82,7 +99,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         let path = "/track/v2/projects/\(Self.pathComponent(context.projectToken))/customers"
         let answer = try await send(.POST, path, body: update, context: context)
         if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
-            logger.error("Segments: The server refused the customer update, which is not sent again (POST \(path)): \(refusal.reason)")
+            throw .partialUpload(answered: 1, refused: [refusal], then: nil)
         }
     }
 
@@ -92,15 +109,6 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/cookies/\(Self.pathComponent(cookie))/link-ids"
         let answer = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
         try UploadAnswer.link(Array(answer.readableBytesView), endpoint: "POST \(path)")
-    }
-
-    /// Logs the events of an upload that the server refused (`"success": false`): delivered and
-    /// answered, so not sent again, but not silently gone either.
-    private func logRefusals(_ refusals: [UploadAnswer.Refusal], of events: [TrackedEvent], path: String) {
-        guard !refusals.isEmpty else { return }
-        let shown = refusals.prefix(3).map { "\"\(events[$0.index].eventType)\" (\($0.reason))" }.joined(separator: ", ")
-        logger.error(
-            "Segments: The server refused \(refusals.count) of \(events.count) tracked events, which are not sent again (POST \(path)): \(shown)\(refusals.count > 3 ? ", …" : "")")
     }
 
     /// `true`: every call suspends on AsyncHTTPClient, and no lock is held across a wait.
@@ -143,7 +151,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
         let deadline = NIODeadline.now() + TimeAmount(configuration.requestTimeout)
 
-        let exchange: (status: Int, body: ByteBuffer)
+        let exchange: (status: Int, retryAfter: String?, body: ByteBuffer)
         do throws(ExchangeFailure) {
             exchange = try await perform(request, deadline: deadline)
         } catch {
@@ -152,15 +160,18 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
                 let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
                 logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
                 throw mapped
-            case .body(let failure, let status):
+            case .body(let failure, let status, let retryAfter):
                 // The status decides first: a 401 or 503 whose body is cut short is still that
                 // status; only a 2xx response is judged by what happened to its body.
-                let mapped = HTTPStatusMapping.error(forStatus: status) ?? HTTPStatusMapping.error(forBodyFailure: failure)
+                let mapped = HTTPStatusMapping.error(forStatus: status, retryAfter: HTTPStatusMapping.retryAfter(retryAfter))
+                    ?? HTTPStatusMapping.error(forBodyFailure: failure)
                 logger.debug("Segments: HTTP \(method) \(path) → \(status), body failed: \(failure)")
                 throw mapped
             }
         }
-        if let error = HTTPStatusMapping.error(forStatus: exchange.status) {
+        if let error = HTTPStatusMapping.error(
+            forStatus: exchange.status, retryAfter: HTTPStatusMapping.retryAfter(exchange.retryAfter))
+        {
             logger.debug("Segments: HTTP \(method) \(path) → \(exchange.status)")
             throw error
         }
@@ -174,13 +185,13 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         case request(any Error)
         /// The head arrived with `status`, but the body could not be read in full (cut short, the
         /// deadline, or more than ``HTTPTransportConfiguration/maxResponseBytes``).
-        case body(any Error, status: Int)
+        case body(any Error, status: Int, retryAfter: String?)
     }
 
     /// Executes `request` on the pooled client and reads its whole body, whatever the status (a
     /// response read to its end keeps the connection reusable), all before `deadline`.
     func perform(_ request: HTTPClientRequest, deadline: NIODeadline) async throws(ExchangeFailure)
-        -> (status: Int, body: ByteBuffer)
+        -> (status: Int, retryAfter: String?, body: ByteBuffer)
     {
         let response: HTTPClientResponse
         do {
@@ -189,10 +200,11 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             throw .request(error)
         }
         let status = Int(response.status.code)
+        let retryAfter = response.headers.first(name: "retry-after")
         do {
-            return (status, try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline))
+            return (status, retryAfter, try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline))
         } catch {
-            throw .body(error, status: status)
+            throw .body(error, status: status, retryAfter: retryAfter)
         }
     }
 

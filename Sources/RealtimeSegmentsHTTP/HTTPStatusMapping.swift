@@ -1,19 +1,48 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import RealtimeSegments
 
 /// How HTTP outcomes become ``SegmentsError``s.
 enum HTTPStatusMapping {
-    /// `nil` for 2xx; the typed error otherwise.
-    static func error(forStatus status: Int) -> SegmentsError? {
+    /// `nil` for 2xx; the typed error otherwise, carrying the server's `Retry-After` for 429 and 5xx.
+    static func error(forStatus status: Int, retryAfter: Duration? = nil) -> SegmentsError? {
         switch status {
         case 200..<300: nil
         case 401, 403: .unauthorized(status: status)
         case 404: .notFound
-        case 429: .rateLimited
-        case 500..<600: .serverError(status: status)
+        case 408: .timeout
+        case 429: .rateLimited(retryAfter: retryAfter)
+        case 500..<600: .serverError(status: status, retryAfter: retryAfter)
         default: .unexpectedStatus(status)
         }
+    }
+
+    /// The longest `Retry-After` honoured: a larger value (or a date further ahead) is taken as a
+    /// day, so a broken header cannot stop uploads for good.
+    static let longestRetryAfter = Duration.seconds(86_400)
+
+    /// A `Retry-After` header value (RFC 9110 §10.2.3): delay seconds, or an HTTP date (taken
+    /// relative to `now`). `nil` for a missing or unreadable value.
+    static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            guard let seconds = Int(value) else { return longestRetryAfter }  // too many digits
+            return min(.seconds(seconds), longestRetryAfter)
+        }
+        guard let date = httpDate().date(from: value) else { return nil }
+        let seconds = max(0, date.timeIntervalSince(now))
+        return seconds >= 86_400 ? longestRetryAfter : .milliseconds(Int(seconds * 1_000))
+    }
+
+    /// A parser of IMF-fixdate, the form servers send (`Sun, 06 Nov 1994 08:49:37 GMT`). Made per
+    /// use: a failed upload is rare, and a shared formatter would need a lock.
+    private static func httpDate() -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter
     }
 
     /// A client-side failure before a response head arrived.

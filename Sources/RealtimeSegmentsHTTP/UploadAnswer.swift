@@ -12,10 +12,7 @@ import RealtimeSegments
 /// refused again.
 enum UploadAnswer {
     /// A command the server refused: its index in the request and the reason the server gave.
-    struct Refusal: Equatable {
-        var index: Int
-        var reason: String
-    }
+    typealias Refusal = CommandRefusal
 
     /// The answer of `customers/events` or `customers`: `{"success": true}` accepts the command,
     /// `{"success": false, …}` refuses it (returned); anything else throws.

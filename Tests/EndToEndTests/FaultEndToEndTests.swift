@@ -29,7 +29,7 @@ final class FaultEndToEndTests: XCTestCase {
 
     func testTooManyRequestsIsRateLimited() throws {
         let (error, _) = try fetchError(FaultProfile(errorRate: 1, errorStatuses: [429]))
-        XCTAssertEqual(error, .rateLimited)
+        XCTAssertEqual(error, .rateLimited())
     }
 
     func testAMalformedBodyIsAParseErrorWithTheFetchFailedLine() throws {

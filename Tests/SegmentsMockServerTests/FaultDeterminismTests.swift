@@ -28,7 +28,7 @@ final class FaultDeterminismTests: XCTestCase {
         let second = await outcomes(seed: 42)
 
         XCTAssertEqual(first, second)
-        XCTAssertTrue(first.contains(nil) && first.contains(.timeout) && first.contains(.rateLimited))
+        XCTAssertTrue(first.contains(nil) && first.contains(.timeout) && first.contains(.rateLimited()))
     }
 
     func testDifferentSeedsGiveDifferentFaults() async {

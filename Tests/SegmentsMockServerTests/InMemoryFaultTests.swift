@@ -12,7 +12,7 @@ final class InMemoryFaultTests: XCTestCase {
         let (backend, transport) = transport(
             FaultProfile(errorRate: 1, errorStatuses: [500, 503, 429, 401, 403, 404, 418]), on: .trackEvent)
         let expected: [SegmentsError] = [
-            .serverError(status: 500), .serverError(status: 503), .rateLimited, .unauthorized(status: 401),
+            .serverError(status: 500), .serverError(status: 503), .rateLimited(), .unauthorized(status: 401),
             .unauthorized(status: 403), .notFound, .unexpectedStatus(418),
         ]
 

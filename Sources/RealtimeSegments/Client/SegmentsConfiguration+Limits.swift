@@ -30,6 +30,8 @@ extension SegmentsConfiguration {
                to: max(uploadRetry.initial, Self.minimumRepeatInterval), because: "is below \(Self.minimumRepeatInterval)")
         adjust("uploadRetry.maximum", &result.uploadRetry.maximum,
                to: max(uploadRetry.maximum, result.uploadRetry.initial), because: "is below uploadRetry.initial")
+        adjust("uploadRetry.jitter", &result.uploadRetry.jitter,
+               to: uploadRetry.jitter.isNaN ? 0 : min(max(uploadRetry.jitter, 0), 1), because: "is out of range 0...1")
         if case .periodic(let interval) = flushingMode, interval < Self.minimumRepeatInterval {
             adjust("flushingMode", &result.flushingMode, to: .periodic(Self.minimumRepeatInterval),
                    because: "flushes more often than every \(Self.minimumRepeatInterval)")

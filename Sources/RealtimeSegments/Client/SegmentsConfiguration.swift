@@ -113,20 +113,25 @@ public enum EngineScheduling: Sendable, Hashable {
     case standard
 }
 
-/// Exponential backoff bounds.
+/// Exponential backoff with jitter: how long a failed upload waits before it is sent again.
 public struct RetryPolicy: Sendable, Hashable {
     /// Delay before the first retry.
     public var initial: Duration
-    /// Largest delay between retries.
+    /// Largest delay between retries (a server's `Retry-After` may ask for longer, and is honoured).
     public var maximum: Duration
+    /// The fraction of each delay that is random, from 0 (none) to 1: a delay `d` becomes a value
+    /// between `d × (1 − jitter)` and `d`, so that many clients failing together do not all retry
+    /// at the same moment.
+    public var jitter: Double
 
     /// Creates a policy.
-    public init(initial: Duration, maximum: Duration) {
+    public init(initial: Duration, maximum: Duration, jitter: Double = 0.5) {
         self.initial = initial
         self.maximum = maximum
+        self.jitter = jitter
     }
 
-    /// The delay after `failures` consecutive failures (1 → `initial`).
+    /// The delay after `failures` consecutive failures (1 → `initial`), before jitter.
     func delay(afterFailures failures: Int) -> Duration {
         // The client's policy starts at 10 ms or more (``SegmentsConfiguration/withinLimits()``).
         var delay = initial
@@ -136,5 +141,13 @@ public struct RetryPolicy: Sendable, Hashable {
             delay *= 2
         }
         return min(delay, maximum)
+    }
+
+    /// The delay after `failures` consecutive failures, with ``jitter`` drawn from `random`.
+    func delay(afterFailures failures: Int, random: inout some RandomNumberGenerator) -> Duration {
+        let full = delay(afterFailures: failures)
+        let fraction = min(max(jitter, 0), 1)
+        guard fraction > 0 else { return full }
+        return full * (1 - fraction * Double.random(in: 0..<1, using: &random))
     }
 }

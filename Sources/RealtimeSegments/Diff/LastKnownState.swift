@@ -22,16 +22,23 @@ public struct LastKnownState: Sendable {
     /// buffers.
     ///
     /// With no previous state, or one that belongs to other customer ids, every category of the
-    /// response is changed. Otherwise a category is changed iff it appears, disappears, or its set
-    /// of (id, segmentationId) pairs differs (order and duplicates ignored).
+    /// response is changed, and so is every category of `shown` (those whose callbacks were last
+    /// given non-empty segments) that the response lacks: after a switch, the previous customer's
+    /// segments must not stay on screen. Otherwise a category is changed iff it appears,
+    /// disappears, or its set of (id, segmentationId) pairs differs (order and duplicates ignored).
     @_spi(Benchmarks)
     public static func changedCategories(
         from previous: LastKnownState?,
         to next: LastKnownState,
+        shown: Set<SegmentCategory> = [],
         using comparer: inout SegmentSetComparer
     ) -> Set<SegmentCategory> {
         guard let previous, previous.customerIds == next.customerIds else {
-            return Set(next.categories.keys)
+            var changed = Set(next.categories.keys)
+            for category in shown where next.categories[category] == nil {
+                changed.insert(category)
+            }
+            return changed
         }
         var changed = Set<SegmentCategory>()
         var carried = 0

@@ -36,6 +36,8 @@ struct FetchOutcome: Sendable {
     var identity: IdentitySnapshot
     /// Hard ids linked successfully before the fetch, if a link was made.
     var linked: [String: String]?
+    /// Whether the fetch sent link-ids (whatever came of it).
+    var linkAttempted: Bool
     var result: Result<SegmentsResponse, FetchFailure>
 }
 
@@ -47,11 +49,8 @@ enum FetchFailure: Error, Sendable {
     case fetch(SegmentsError)
 }
 
-/// The result of an upload task.
+/// The result of an upload task (the upload in flight of the engine's ``UploadQueue``).
 struct UploadOutcome: Sendable {
-    /// How many items from the front of the upload queue were sent.
-    var count: Int
-    /// Whether they were events (reload trigger 4) or a customer update.
-    var wereEvents: Bool
+    /// `nil` if the server accepted every command.
     var error: SegmentsError?
 }

@@ -14,6 +14,9 @@ final class EngineCounters: Sendable {
     let callbacksNotified = ManagedAtomic<Int>(0)
     let eventsUploaded = ManagedAtomic<Int>(0)
     let uploadFailures = ManagedAtomic<Int>(0)
+    let uploadsSetAside = ManagedAtomic<Int>(0)
+    let stateWrites = ManagedAtomic<Int>(0)
+    let stateBytesWritten = ManagedAtomic<Int>(0)
 
     func snapshot(producerStalls: Int) -> SegmentsStatistics {
         SegmentsStatistics(
@@ -28,6 +31,9 @@ final class EngineCounters: Sendable {
             callbacksNotified: callbacksNotified.load(ordering: .relaxed),
             eventsUploaded: eventsUploaded.load(ordering: .relaxed),
             uploadFailures: uploadFailures.load(ordering: .relaxed),
+            uploadsSetAside: uploadsSetAside.load(ordering: .relaxed),
+            stateWrites: stateWrites.load(ordering: .relaxed),
+            stateBytesWritten: stateBytesWritten.load(ordering: .relaxed),
             producerStalls: producerStalls
         )
     }
@@ -55,8 +61,15 @@ public struct SegmentsStatistics: Sendable, Hashable, Codable {
     public var callbacksNotified: Int
     /// Events uploaded successfully.
     public var eventsUploaded: Int
-    /// Upload attempts that failed (and will be retried).
+    /// Upload attempts that failed (retried, split or set aside, see ``uploadsSetAside``).
     public var uploadFailures: Int
+    /// Events and customer updates the server refused for good: set aside in the state directory's
+    /// dead-letter file (or, without one, discarded), each with a `Segments:` error line.
+    public var uploadsSetAside: Int
+    /// Times the state file was written.
+    public var stateWrites: Int
+    /// Bytes written to the state file, all writes together.
+    public var stateBytesWritten: Int
     /// Times `trackEvent` found the ingestion ring full and waited.
     public var producerStalls: Int
 }

@@ -46,13 +46,29 @@ final class EngineOwner {
     private var lastKnown: LastKnownState?
     /// Buffers for comparing categories as sets, kept so that a changed category allocates nothing.
     private var comparer = SegmentSetComparer()
-    private var linkedIds: [String: String]
+    /// What the server links a cookie to, as far as the engine knows: `nil` while a link is in
+    /// flight or after one failed, so that the next fetch with hard ids links first.
+    private var serverLink: (cookie: String, ids: [String: String])?
+    /// A fetch that sends link-ids is in flight. The server resolves a cookie to the customer
+    /// linked last, so no second link starts until it ends: the link the engine sent last is then
+    /// the one the server holds.
+    private var linkingFetchInFlight = false
+    /// A check or pull fetch that must link and waits for the linking fetch in flight.
+    private var checkAwaitsLink = false
+    private var pullAwaitsLink = false
+    /// The customer ids events are stamped with, and the generation they belong to. Identity
+    /// changes made on two threads can reach the ring in the other order than they were
+    /// published: the newer generation wins, so stamping follows ``SegmentsClient/customerIds``.
     private var stampingIds: [String: String]
+    private var stampingGeneration: UInt64 = 0
+    /// Categories whose callbacks were last given non-empty segments: after a customer switch,
+    /// those the new customer's response lacks are delivered as `[]` (SPEC §4).
+    private var shownCategories: Set<SegmentCategory>
 
-    private var uploads: Deque<UploadItem>
-    private var uploadInFlight = false
-    private var consecutiveUploadFailures = 0
+    private var uploads: UploadQueue
     private var uploadRetryAt: SegmentsInstant?
+    private var random = SystemRandomNumberGenerator()
+    private let deadLetters: DeadLetterFile?
     private var flushRequested = false
     private var nextPeriodicFlush: SegmentsInstant?
 
@@ -66,9 +82,14 @@ final class EngineOwner {
     private var fetchStepsThisPass = false
     private var finalUploadFailed = false
     private var stateDirty = false
-    /// Whether the state file last written lists unsent uploads: after an upload succeeds it is
+    /// Whether the state file last written lists unsent uploads: after uploads are answered it is
     /// written again, so that a restart does not send those events a second time.
     private var persistedUploads = false
+    /// When the state file, listing uploads answered since, is next rewritten while uploads keep
+    /// going out: at most once per ``answeredUploadsRewriteInterval``, and at once when the queue
+    /// empties, so steady tracking does not rewrite the whole file per upload.
+    private var answeredUploadsRewriteAt: SegmentsInstant?
+    private static let answeredUploadsRewriteInterval = Duration.seconds(1)
     private var barriers: [DispatchSemaphore] = []
     /// The control messages of the current loop turn; its buffer is traded with the inbox's (see
     /// ``EngineChannels/takeMessages(into:)``).
@@ -106,9 +127,12 @@ final class EngineOwner {
         self.coalescer = CoalescerStateMachine(
             timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
         self.lastKnown = initial.lastKnown
-        self.linkedIds = initial.linkedIds
+        let cookie = initial.customerIds[CustomerIdKey.cookie]
+        self.serverLink = initial.linkedIds.isEmpty || cookie == nil ? nil : (cookie!, initial.linkedIds)
         self.stampingIds = initial.customerIds
-        self.uploads = Deque(initial.pendingUploads)
+        self.shownCategories = Set(initial.lastKnown?.categories.filter { !$0.value.isEmpty }.keys ?? [:].keys)
+        self.uploads = UploadQueue(initial.pendingUploads)
+        self.deadLetters = configuration.stateDirectory.map(DeadLetterFile.init(directory:))
     }
 
     // MARK: Loop
@@ -150,7 +174,8 @@ final class EngineOwner {
             }
             pumpUploads(at: now)
             persistIfNeeded()
-            let finished = stopping && !uploadInFlight && (uploads.isEmpty || finalUploadFailed) && channels.ring.isEmpty
+            let finished = stopping && !uploads.isInFlight
+                && (uploads.isEmpty || finalUploadFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
             if finished {
                 finishStop()
             }
@@ -188,8 +213,9 @@ final class EngineOwner {
             guard let candidate else { return }
             deadline = deadline.map { min($0, candidate) } ?? candidate
         }
-        if !uploads.isEmpty && !uploadInFlight { consider(uploadRetryAt) }
+        if !uploads.isEmpty && !uploads.isInFlight { consider(uploadRetryAt) }
         consider(nextPeriodicFlush)
+        consider(answeredUploadsRewriteAt)
         return deadline
     }
 
@@ -228,12 +254,14 @@ final class EngineOwner {
                 uploads.append(.event(TrackedEvent(
                     customerIds: stampingIds, eventType: eventType, timestamp: timestamp, properties: properties)))
             case .identify(let snapshot, let properties, let namedHardId):
-                stampingIds = snapshot.customerIds
+                adoptForStamping(snapshot)
+                // The update goes out with the ids the call was made under, even when a newer
+                // identity already took over stamping: it says who had these properties then.
                 uploads.append(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)))
                 stateDirty = true
                 if namedHardId { requestCheck(.identify) }
             case .anonymize(let snapshot):
-                stampingIds = snapshot.customerIds
+                adoptForStamping(snapshot)
                 if coalescer.cancel() {
                     logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
                 }
@@ -241,7 +269,6 @@ final class EngineOwner {
                 // started in between already fetched for the new customer, and its data may have
                 // been delivered: that state is kept, or the next check would deliver it again.
                 if lastKnown?.customerIds != snapshot.customerIds { lastKnown = nil }
-                linkedIds = [:]
                 pullCache.clear()
                 stateDirty = true
                 // The listeners now belong to a new customer: let them learn its segments.
@@ -249,6 +276,16 @@ final class EngineOwner {
             }
         }
         return handled
+    }
+
+    /// Stamps the events that follow with `snapshot`'s ids, unless a newer identity already does.
+    private func adoptForStamping(_ snapshot: IdentitySnapshot) {
+        guard snapshot.generation >= stampingGeneration else {
+            logger.debug("Segments: An identity change reached the engine after a newer one; events keep the newer customer")
+            return
+        }
+        stampingGeneration = snapshot.generation
+        stampingIds = snapshot.customerIds
     }
 
     // MARK: Control messages
@@ -271,6 +308,7 @@ final class EngineOwner {
             case .check: handleCheckCompleted(outcome)
             case .pull: handlePullCompleted(outcome)
             }
+            resumeFetchesAwaitingLink()
         case .uploadCompleted(let outcome):
             handleUploadCompleted(outcome)
         case .runJob(let job, let executor):
@@ -323,7 +361,19 @@ final class EngineOwner {
 
     private func launchFetch(_ purpose: FetchPurpose, for identity: IdentitySnapshot) {
         let hardIds = identity.hardIds
-        let mustLink = !hardIds.isEmpty && hardIds != linkedIds
+        let mustLink = !hardIds.isEmpty && !(serverLink?.cookie == identity.cookie && serverLink?.ids == hardIds)
+        if mustLink {
+            guard !linkingFetchInFlight else {
+                logger.trace("Segments: Fetch waits for the link-ids request in flight to end")
+                switch purpose {
+                case .check: checkAwaitsLink = true
+                case .pull: pullAwaitsLink = true
+                }
+                return
+            }
+            linkingFetchInFlight = true
+            serverLink = nil
+        }
         let transport = configuration.transport
         let context = configuration.requestContext
         let channels = channels
@@ -340,11 +390,26 @@ final class EngineOwner {
         }
     }
 
-    /// Records a successful link if the cookie it was made for is still the customer's.
+    /// Records what the server links the cookie to after a fetch that sent link-ids: the ids if it
+    /// was answered as done (whether or not the fetch is still current), else unknown.
     private func recordLink(_ outcome: FetchOutcome) {
-        guard let linked = outcome.linked, identity.load().cookie == outcome.identity.cookie else { return }
-        linkedIds = linked
+        guard outcome.linkAttempted else { return }
+        linkingFetchInFlight = false
+        serverLink = outcome.linked.map { (outcome.identity.cookie, $0) }
         stateDirty = true
+    }
+
+    /// Starts the fetches that waited for a linking fetch to end, for the customer current now.
+    private func resumeFetchesAwaitingLink() {
+        guard !linkingFetchInFlight else { return }
+        if checkAwaitsLink {
+            checkAwaitsLink = false
+            if stopping { finishCheck() } else { launchFetch(.check, for: identity.load()) }
+        }
+        if pullAwaitsLink {
+            pullAwaitsLink = false
+            if stopping { pullInFlight = false } else { launchFetch(.pull, for: identity.load()) }
+        }
     }
 
     private func handleCheckCompleted(_ outcome: FetchOutcome) {
@@ -373,7 +438,15 @@ final class EngineOwner {
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
     private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
-        let changed = LastKnownState.changedCategories(from: lastKnown, to: next, using: &comparer)
+        let changed = LastKnownState.changedCategories(
+            from: lastKnown, to: next, shown: shownCategories, using: &comparer)
+        for category in changed {
+            if response[category].isEmpty {
+                shownCategories.remove(category)
+            } else {
+                shownCategories.insert(category)
+            }
+        }
         // The previous state and cache entry are let go when this function returns, after the
         // deliveries are scheduled: freeing them (dictionaries, segment lists) sat
         // between the fetch's return and the delivery thread's wake-up.
@@ -482,7 +555,11 @@ final class EngineOwner {
             flushRequested = true
             nextPeriodicFlush = now + interval
         }
-        guard !uploadInFlight, !uploads.isEmpty else {
+        if let due = answeredUploadsRewriteAt, now >= due {
+            answeredUploadsRewriteAt = nil
+            stateDirty = true
+        }
+        guard !uploads.isInFlight, !uploads.isEmpty else {
             if uploads.isEmpty { flushRequested = false }
             return
         }
@@ -496,68 +573,98 @@ final class EngineOwner {
     }
 
     private func startUpload() {
-        // One customer update alone, or the run of events up to the next customer update: an update
-        // changes who the following events belong to upstream, so it is never reordered with them.
-        var customer: CustomerUpdate?
-        var batch: [TrackedEvent] = []
-        if case .customer(let update) = uploads.first {
-            customer = update
-        } else {
-            for item in uploads {
-                guard case .event(let event) = item, batch.count < configuration.maxUploadBatchSize else { break }
-                batch.append(event)
-            }
-        }
-        uploadInFlight = true
+        guard let upload = uploads.next(maxBatchSize: configuration.maxUploadBatchSize) else { return }
         let transport = configuration.transport
         let context = configuration.requestContext
         let channels = channels
         channels.beginWork()
-        if let customer {
-            Task {
-                var failure: SegmentsError?
-                do throws(SegmentsError) { try await transport.identifyCustomer(customer, context: context) } catch { failure = error }
-                channels.post(.uploadCompleted(UploadOutcome(count: 1, wereEvents: false, error: failure)))
-                channels.endWork()
+        Task {
+            var failure: SegmentsError?
+            do throws(SegmentsError) {
+                switch upload {
+                case .customer(let update): try await transport.identifyCustomer(update, context: context)
+                case .events(let events): try await transport.trackEvents(events, context: context)
+                }
+            } catch {
+                failure = error
             }
-        } else {
-            let events = batch
-            Task {
-                var failure: SegmentsError?
-                do throws(SegmentsError) { try await transport.trackEvents(events, context: context) } catch { failure = error }
-                channels.post(.uploadCompleted(UploadOutcome(count: events.count, wereEvents: true, error: failure)))
-                channels.endWork()
-            }
+            channels.post(.uploadCompleted(UploadOutcome(error: failure)))
+            channels.endWork()
         }
     }
 
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
-        uploadInFlight = false
-        if let error = outcome.error {
-            counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
-            consecutiveUploadFailures += 1
-            if stopping {
-                finalUploadFailed = true
-                logger.warning("Segments: Final upload before stop failed: \(error)")
-                return
+        let resolution = uploads.resolve(outcome.error, policy: configuration.uploadRetry, random: &random)
+        if resolution.removed > 0 {
+            uploadRetryAt = nil
+            if persistedUploads {
+                if uploads.isEmpty {
+                    stateDirty = true
+                } else if answeredUploadsRewriteAt == nil {
+                    answeredUploadsRewriteAt = clock.now() + Self.answeredUploadsRewriteInterval
+                }
             }
-            let delay = configuration.uploadRetry.delay(afterFailures: consecutiveUploadFailures)
-            uploadRetryAt = clock.now() + delay
-            let what = outcome.wereEvents ? "\(outcome.count) events" : "customer update"
-            logger.warning("Segments: Upload of \(what) failed: \(error); kept, retrying in \(delay)")
-            // While uploads fail (offline, an outage), what waits is written down at each failure,
-            // so a process that dies before stop() loses at most what was tracked since the last
-            // one. Written once per retry, not per event: the backoff bounds how often.
+        }
+        if !resolution.setAside.isEmpty { setAside(resolution.setAside) }
+        if resolution.eventsDelivered > 0 {
+            counters.eventsUploaded.wrappingIncrement(by: resolution.eventsDelivered, ordering: .relaxed)
+            requestCheck(.trackedEvent)
+        }
+        guard let error = resolution.failure else { return }
+        counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
+        if resolution.paused {
+            logger.error(
+                "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(store == nil ? "" : " and saved at stop"); uploads resume when the client is started with a configuration the server accepts")
             stateDirty = true
             return
         }
-        uploads.removeFirst(outcome.count)
-        if persistedUploads { stateDirty = true }
-        consecutiveUploadFailures = 0
-        uploadRetryAt = nil
-        if outcome.wereEvents {
-            counters.eventsUploaded.wrappingIncrement(by: outcome.count, ordering: .relaxed)
-            requestCheck(.trackedEvent)
+        guard let delay = resolution.retryDelay else {
+            // A refused upload being split, or its refused command set aside: the rest goes at once.
+            logger.debug("Segments: Upload refused (\(error)); sending it in smaller parts to find the refused commands")
+            return
+        }
+        if stopping {
+            finalUploadFailed = true
+            logger.warning("Segments: Final upload before stop failed: \(error)")
+            return
+        }
+        uploadRetryAt = clock.now() + delay
+        logger.warning("Segments: Upload of \(uploadDescription) failed: \(error); kept, retrying in \(delay)")
+        // While uploads fail (offline, an outage), what waits is written down at each failure,
+        // so a process that dies before stop() loses at most what was tracked since the last
+        // one. Written once per retry, not per event: the backoff bounds how often.
+        stateDirty = true
+    }
+
+    /// What the next upload carries, for a log line.
+    private var uploadDescription: String {
+        if case .customer = uploads.items.first { return "customer update" }
+        let events = uploads.items.prefix(configuration.maxUploadBatchSize).prefix { if case .event = $0 { true } else { false } }
+        return "\(events.count) events"
+    }
+
+    /// Sets aside uploads the server refused for good: appended to the dead-letter file, with one
+    /// `Segments:` error line for the lot.
+    private func setAside(_ refused: [(item: UploadItem, reason: String)]) {
+        counters.uploadsSetAside.wrappingIncrement(by: refused.count, ordering: .relaxed)
+        let events = refused.count { if case .event = $0.item { true } else { false } }
+        let what = [(events, "tracked events"), (refused.count - events, "customer updates")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: " and ")
+        let reasons = Array(Set(refused.map(\.reason))).sorted()
+        let why = reasons.prefix(3).joined(separator: "; ") + (reasons.count > 3 ? "; …" : "")
+        guard let deadLetters else {
+            logger.error("Segments: The server refused \(what) for good (\(why)); discarded: configure stateDirectory to keep them")
+            return
+        }
+        let now = clock.wallClockSeconds()
+        do {
+            let replaced = try deadLetters.append(refused.map { .init(reason: $0.reason, setAsideAt: now, item: $0.item) })
+            logger.error("Segments: The server refused \(what) for good (\(why)); set aside in \(deadLetters.fileURL.path)")
+            if !replaced.isEmpty {
+                logger.error("Segments: Set aside with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
+            }
+        } catch {
+            logger.error("Segments: The server refused \(what) for good (\(why)); could not set them aside in \(deadLetters.fileURL.path): \(error)")
         }
     }
 
@@ -593,16 +700,19 @@ final class EngineOwner {
         stateDirty = false
         let state = PersistedState(
             customerIds: identity.load().customerIds,
-            linkedIds: linkedIds,
+            linkedIds: serverLink.flatMap { $0.cookie == identity.load().cookie ? $0.ids : nil } ?? [:],
             lastKnown: lastKnown.map { known in
                 PersistedState.LastKnown(
                     customerIds: known.customerIds,
                     categories: Dictionary(uniqueKeysWithValues: known.categories.map { ($0.key.name, $0.value) }))
             },
-            pendingUploads: Array(uploads))
+            pendingUploads: Array(uploads.items))
         do {
-            let replaced = try store.save(state)
+            let (replaced, bytes) = try store.save(state)
+            counters.stateWrites.wrappingIncrement(ordering: .relaxed)
+            counters.stateBytesWritten.wrappingIncrement(by: bytes, ordering: .relaxed)
             persistedUploads = !state.pendingUploads.isEmpty
+            answeredUploadsRewriteAt = nil
             if !replaced.isEmpty {
                 logger.error("Segments: State saved with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
             }
@@ -622,13 +732,16 @@ private func performFetch(
         do {
             try await transport.linkCustomerIds(cookie: identity.cookie, externalIds: link, context: context)
         } catch {
-            return FetchOutcome(purpose: purpose, identity: identity, linked: nil, result: .failure(.link(error)))
+            return FetchOutcome(
+                purpose: purpose, identity: identity, linked: nil, linkAttempted: true, result: .failure(.link(error)))
         }
     }
     do {
         let response = try await transport.fetchSegments(cookie: identity.cookie, context: context)
-        return FetchOutcome(purpose: purpose, identity: identity, linked: link, result: .success(response))
+        return FetchOutcome(
+            purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .success(response))
     } catch {
-        return FetchOutcome(purpose: purpose, identity: identity, linked: link, result: .failure(.fetch(error)))
+        return FetchOutcome(
+            purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .failure(.fetch(error)))
     }
 }

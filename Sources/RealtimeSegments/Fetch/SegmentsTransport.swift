@@ -42,10 +42,20 @@ public enum SegmentsAuthorization: Sendable, Hashable {
 /// ``SegmentsError/malformedResponse(_:)``, never an empty success.
 public protocol SegmentsTransport: Sendable {
     /// Uploads tracked events, in order (`POST /track/v2/projects/{token}/customers/events`, or a
-    /// batch endpoint). Either all are accepted or the call throws.
+    /// batch endpoint). Returns if the server accepted every event.
+    ///
+    /// How the engine treats what it throws: `unauthorized` and `notFound` stop uploads, keeping
+    /// every event; `unexpectedStatus` with a 4xx status other than 408, and `invalidArgument`,
+    /// refuse the whole upload, which the engine then sends in smaller parts until the refused
+    /// events stand alone, and sets those aside; every other error is retried with backoff
+    /// (honouring ``SegmentsError/retryAfter``). Throw
+    /// ``SegmentsError/partialUpload(answered:refused:then:)`` when the server refused some events
+    /// and accepted the others, or answered only the first ones: answered events are never sent
+    /// again.
     func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError)
 
-    /// Uploads a customer record update (`POST /track/v2/projects/{token}/customers`).
+    /// Uploads a customer record update (`POST /track/v2/projects/{token}/customers`). Errors are
+    /// treated as for ``trackEvents(_:context:)``; a refused update is set aside.
     func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError)
 
     /// Links the cookie to the customer's hard ids

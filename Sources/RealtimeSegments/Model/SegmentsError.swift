@@ -10,10 +10,11 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     case unauthorized(status: Int)
     /// The project or resource does not exist (HTTP 404).
     case notFound
-    /// The server asked to slow down (HTTP 429).
-    case rateLimited
-    /// The server failed (HTTP 5xx).
-    case serverError(status: Int)
+    /// The server asked to slow down (HTTP 429), for at least `retryAfter` if it said how long
+    /// (its `Retry-After` header).
+    case rateLimited(retryAfter: Duration? = nil)
+    /// The server failed (HTTP 5xx); `retryAfter` is its `Retry-After` header, if it sent one.
+    case serverError(status: Int, retryAfter: Duration? = nil)
     /// Any other unexpected HTTP status.
     case unexpectedStatus(Int)
     /// The request did not complete before its deadline.
@@ -31,12 +32,25 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// HTTP status such as `"503"`, `"decode error"`, or the server error's classification (its
     /// message when it has none).
     case fetchSegmentsFailed(String)
+    /// The server answered for the first `answered` commands of an upload: it refused those listed
+    /// in `refused` for good (sending them again would be refused again) and accepted the others.
+    /// The commands after them were not sent, because of `then`; `nil` when every command was
+    /// answered.
+    indirect case partialUpload(answered: Int, refused: [CommandRefusal], then: SegmentsError?)
 
-    /// `true` for failures that a retry may fix (network, timeout, 429, 5xx).
+    /// `true` for failures that a retry may fix: network, timeout, 408, 429 and 5xx.
     public var isTransient: Bool {
         switch self {
-        case .timeout, .connectionFailed, .rateLimited, .serverError: true
+        case .timeout, .connectionFailed, .rateLimited, .serverError, .unexpectedStatus(408): true
         default: false
+        }
+    }
+
+    /// How long the server asked the client to wait before trying again (`Retry-After`), if it did.
+    public var retryAfter: Duration? {
+        switch self {
+        case .rateLimited(let delay), .serverError(_, let delay): delay
+        default: nil
         }
     }
 
@@ -48,8 +62,8 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .stopped: "the segments client has been stopped"
         case .unauthorized(let status): "not authorized (HTTP \(status)): check the project token and authorization"
         case .notFound: "not found (HTTP 404): check the base URL and project token"
-        case .rateLimited: "rate limited (HTTP 429)"
-        case .serverError(let status): "server error (HTTP \(status))"
+        case .rateLimited(let delay): "rate limited (HTTP 429)\(Self.describe(retryAfter: delay))"
+        case .serverError(let status, let delay): "server error (HTTP \(status))\(Self.describe(retryAfter: delay))"
         case .unexpectedStatus(let status): "unexpected HTTP status \(status)"
         case .timeout: "request timed out"
         case .connectionFailed(let reason): "connection failed: \(reason)"
@@ -57,6 +71,29 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .customerChanged: "the customer changed while segments were being fetched"
         case .invalidSegmentIdentifier: "Audience segments fetch failed (invalid identifier)"
         case .fetchSegmentsFailed(let reason): "Audience segments fetch failed (\(reason))."
+        case .partialUpload(let answered, let refused, let then):
+            "the server refused \(refused.count) of \(answered) answered commands"
+                + (refused.first.map { " (first: \($0.reason))" } ?? "")
+                + (then.map { "; the rest were not sent: \($0)" } ?? "")
         }
+    }
+
+    private static func describe(retryAfter: Duration?) -> String {
+        retryAfter.map { ", retry after \($0)" } ?? ""
+    }
+}
+
+/// One command of an upload that the server refused for good (`"success": false` in a batch
+/// answer, or a 4xx status for a request that carried one command).
+public struct CommandRefusal: Hashable, Sendable {
+    /// The command's index in the upload (events in the order they were passed to the transport).
+    public var index: Int
+    /// The reason the server gave, as one line.
+    public var reason: String
+
+    /// Creates a refusal.
+    public init(index: Int, reason: String) {
+        self.index = index
+        self.reason = reason
     }
 }

@@ -38,8 +38,14 @@ enum DurableFile {
         close(descriptor)
     }
 
-    private static func writeAndSync(_ data: Data, to url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    /// Appends `data` to `target` (created if missing) and fsyncs it. A crash can leave only a
+    /// prefix of `data` at the end of the file, never damage what was there before.
+    static func append(_ data: Data, to target: URL) throws {
+        try writeAndSync(data, to: target, flags: O_WRONLY | O_CREAT | O_APPEND)
+    }
+
+    private static func writeAndSync(_ data: Data, to url: URL, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC) throws {
+        let descriptor = open(url.path, flags, 0o600)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }

@@ -51,13 +51,13 @@ struct StateStore: Sendable {
     }
 
     /// Writes `state` atomically. Returns where numbers JSON cannot carry were written as `null`
-    /// (see ``JSONValue/encode(to:)``), for the caller to log.
-    func save(_ state: PersistedState) throws -> [String] {
+    /// (see ``JSONValue/encode(to:)``), for the caller to log, and how many bytes were written.
+    func save(_ state: PersistedState) throws -> (replaced: [String], bytes: Int) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (data, replaced) = try NonFiniteNumbers.encode(state)
         let temporary = directory.appendingPathComponent(".segments-state.json.\(ProcessInfo.processInfo.processIdentifier).tmp")
         try DurableFile.replace(fileURL, with: data, temporary: temporary)
         DurableFile.syncDirectory(directory)
-        return replaced
+        return (replaced, data.count)
     }
 }

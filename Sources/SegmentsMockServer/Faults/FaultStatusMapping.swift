@@ -10,7 +10,7 @@ extension SegmentsError {
         switch status {
         case 401, 403: .unauthorized(status: status)
         case 404: .notFound
-        case 429: .rateLimited
+        case 429: .rateLimited()
         case 500...599: .serverError(status: status)
         default: .unexpectedStatus(status)
         }

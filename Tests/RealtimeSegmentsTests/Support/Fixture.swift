@@ -24,6 +24,8 @@ final class Fixture: Sendable {
         configuration.clock = clock
         configuration.logger = logs.makeLogger()
         configuration.stateDirectory = stateDirectory
+        // Retry delays exactly as the policy's doubling says (UploadRefusalTests covers jitter).
+        configuration.uploadRetry.jitter = 0
         configure(&configuration)
         client = SegmentsClient(configuration: configuration)
     }

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Where uploads the server refused for good are set aside: `<directory>/segments-dead-letter.jsonl`,
+/// one JSON object per line, appended and never rewritten by the engine.
+///
+/// Each line is `{"reason": "...", "setAsideAt": <seconds since 1970>, "item": <the upload>}`,
+/// where `item` is `{"event": {...}}` or `{"customer": {...}}` as in the state file. The file is
+/// for people and tools to inspect or replay; the engine never reads it back.
+///
+/// Threading: used by the engine thread only.
+struct DeadLetterFile: Sendable {
+    struct Entry: Codable, Equatable, Sendable {
+        var reason: String
+        var setAsideAt: Double
+        var item: UploadItem
+    }
+
+    let directory: URL
+    var fileURL: URL { directory.appendingPathComponent("segments-dead-letter.jsonl") }
+
+    /// Appends one line per entry and syncs the file. Returns where numbers JSON cannot carry were
+    /// written as `null`.
+    func append(_ entries: [Entry]) throws -> [String] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var lines = Data()
+        var replaced: [String] = []
+        for entry in entries {
+            let (data, paths) = try NonFiniteNumbers.encode(entry)
+            lines.append(data)
+            lines.append(UInt8(ascii: "\n"))
+            replaced += paths
+        }
+        try DurableFile.append(lines, to: fileURL)
+        return replaced
+    }
+
+    /// Every entry in the file, in the order they were set aside (for tests and tools); a line that
+    /// cannot be decoded (a torn last line after a crash) is skipped.
+    func entries() -> [Entry] {
+        guard let data = try? Data(contentsOf: fileURL) else { return [] }
+        return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
+            try? JSONDecoder().decode(Entry.self, from: Data(line))
+        }
+    }
+}

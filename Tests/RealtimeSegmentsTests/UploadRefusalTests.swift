@@ -1,0 +1,174 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// SPEC §7 upload answers and "nothing is lost": a transient failure is retried with backoff (and
+/// `Retry-After`), a refusal is found and set aside without blocking the events behind it, and a
+/// wrong key stops uploads without dropping anything.
+final class UploadRefusalTests: XCTestCase {
+    /// A server that refuses, with a 400 for the whole request, any upload carrying an event of
+    /// type "bad" (as a real server refuses a request with one invalid command), and accepts the rest.
+    private final class RefusingTransport: SegmentsTransport {
+        let accepted = InMemorySegmentsTransport()
+        let attempts = Locked<[[String]]>([])
+
+        func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+            attempts.withLock { $0.append(events.map(\.eventType)) }
+            if events.contains(where: { $0.eventType == "bad" }) { throw .unexpectedStatus(400) }
+            try await accepted.trackEvents(events, context: context)
+        }
+
+        func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+            try await accepted.identifyCustomer(update, context: context)
+        }
+
+        func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+            async throws(SegmentsError)
+        {
+            try await accepted.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
+        }
+
+        func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+            try await accepted.fetchSegments(cookie: cookie, context: context)
+        }
+    }
+
+    func testARefusedBatchIsSplitUntilTheRefusedEventIsSetAsideAndTheRestArrivesOnce() throws {
+        let directory = temporaryDirectory()
+        let server = RefusingTransport()
+        let fixture = Fixture(stateDirectory: directory) { $0.transport = server; $0.maxUploadBatchSize = 8 }
+        fixture.client.start()
+        fixture.settle()
+        let types = (0..<8).map { $0 == 5 ? "bad" : "e\($0)" }
+        fixture.client.flush()
+        for type in types { try fixture.client.trackEvent(eventType: type) }
+        fixture.settle()
+        for _ in 0..<10 { fixture.advance(.seconds(1)) }
+
+        XCTAssertEqual(server.accepted.trackedEvents.map(\.eventType), types.filter { $0 != "bad" })
+        XCTAssertEqual(DeadLetterFile(directory: directory).entries().map { eventType(of: $0.item) }, ["bad"])
+        XCTAssertEqual(DeadLetterFile(directory: directory).entries().first?.reason, "unexpected HTTP status 400")
+        XCTAssertEqual(
+            fixture.logs.count(
+                prefix: "Segments: The server refused 1 tracked events for good (unexpected HTTP status 400); set aside in "),
+            1)
+        XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 1)
+
+        // The queue is not wedged: a later event goes out, and its upload requests a check.
+        try fixture.client.trackEvent(eventType: "after")
+        fixture.settle()
+        XCTAssertEqual(server.accepted.trackedEvents.last?.eventType, "after")
+    }
+
+    func testACommandRefusedInABatchAnswerIsSetAsideAndTheOthersAreNotSentAgain() throws {
+        let directory = temporaryDirectory()
+        let server = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+        let fixture = Fixture(stateDirectory: directory, transport: server)
+        server.failNext(.trackEvents, with: .partialUpload(
+            answered: 3, refused: [CommandRefusal(index: 1, reason: "invalid event_type")], then: nil))
+        fixture.client.start()
+        fixture.settle()
+        fixture.client.flush()
+        for type in ["a", "b", "c"] { try fixture.client.trackEvent(eventType: type) }
+        fixture.settle()
+        // The scripted answer stood for the server's: a, c accepted; b refused. Nothing is resent.
+        for _ in 0..<5 { fixture.advance(.seconds(1)) }
+        try fixture.client.trackEvent(eventType: "d")
+        fixture.settle()
+        XCTAssertEqual(server.trackedEvents.map(\.eventType), ["d"], "a, b and c were answered and not sent again")
+        XCTAssertEqual(DeadLetterFile(directory: directory).entries().map { eventType(of: $0.item) }, ["b"])
+        XCTAssertEqual(
+            fixture.logs.count(prefix: "Segments: The server refused 1 tracked events for good (invalid event_type)"), 1)
+    }
+
+    func testAWrongKeyStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
+        let directory = temporaryDirectory()
+        do {
+            let fixture = Fixture(stateDirectory: directory)
+            fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
+            fixture.client.start()
+            fixture.settle()
+            for type in ["a", "b", "c"] { try fixture.client.trackEvent(eventType: type) }
+            fixture.settle()
+            for _ in 0..<20 { fixture.advance(.seconds(60)) }
+            XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not retried with the same key")
+            XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
+            fixture.client.stop()
+        }
+        // The next start (a new configuration) finds every event.
+        let restarted = Fixture(stateDirectory: directory)
+        restarted.client.start()
+        restarted.settle()
+        XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["a", "b", "c"])
+    }
+
+    func testRetryAfterIsHonouredWhenLongerThanTheBackoff() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .rateLimited(retryAfter: .seconds(30)))
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "purchase")
+        fixture.settle()
+        fixture.advance(.seconds(29))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "the backoff (1 s) is shorter than Retry-After")
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["purchase"])
+    }
+
+    func testTheBackoffIsJitteredWithinItsBounds() {
+        let policy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
+        var random = SeededGenerator(seed: 7)
+        let delays = (0..<200).map { _ in policy.delay(afterFailures: 3, random: &random) }
+        XCTAssertTrue(delays.allSatisfy { $0 >= .seconds(2) && $0 <= .seconds(4) }, "\(delays.min()!)...\(delays.max()!)")
+        XCTAssertGreaterThan(Set(delays).count, 100, "delays are spread, not one value")
+        var none = SeededGenerator(seed: 7)
+        XCTAssertEqual(RetryPolicy(initial: .seconds(1), maximum: .seconds(60), jitter: 0).delay(afterFailures: 3, random: &none), .seconds(4))
+    }
+
+    func testTransientAndPermanentFailuresAreToldApart() {
+        for transient: SegmentsError in [.timeout, .connectionFailed("x"), .rateLimited(), .serverError(status: 503), .unexpectedStatus(408)] {
+            XCTAssertTrue(transient.isTransient, "\(transient)")
+            XCTAssertEqual(UploadQueue.kind(of: transient), .transient, "\(transient)")
+        }
+        XCTAssertEqual(UploadQueue.kind(of: .malformedResponse("captive portal")), .transient)
+        for refusal: SegmentsError in [.unexpectedStatus(400), .unexpectedStatus(413), .unexpectedStatus(422)] {
+            XCTAssertFalse(refusal.isTransient)
+            XCTAssertEqual(UploadQueue.kind(of: refusal), .refusal, "\(refusal)")
+        }
+        for configuration: SegmentsError in [.unauthorized(status: 401), .unauthorized(status: 403), .notFound] {
+            XCTAssertEqual(UploadQueue.kind(of: configuration), .configuration, "\(configuration)")
+        }
+    }
+
+    func testARefusedCustomerUpdateIsSetAsideAndTheEventsAfterItGoOut() throws {
+        let directory = temporaryDirectory()
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.transport.failNext(.identifyCustomer, with: .unexpectedStatus(422))
+        fixture.client.start()
+        fixture.settle()
+        try fixture.client.identifyCustomer(properties: ["plan": .string("pro")])
+        try fixture.client.trackEvent(eventType: "after")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["after"])
+        XCTAssertEqual(DeadLetterFile(directory: directory).entries().count, 1)
+        XCTAssertEqual(
+            fixture.logs.count(prefix: "Segments: The server refused 1 customer updates for good (unexpected HTTP status 422); set aside in "), 1)
+    }
+}
+
+private func eventType(of item: UploadItem) -> String? {
+    if case .event(let event) = item { return event.eventType }
+    return nil
+}
+
+/// A deterministic generator (SplitMix64) for tests of randomized delays.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
