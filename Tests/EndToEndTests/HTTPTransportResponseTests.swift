@@ -135,25 +135,24 @@ final class HTTPTransportResponseTests: XCTestCase {
         XCTAssertNil(error)
     }
 
-    /// Commands the server refused (`"success": false`) were delivered and answered: not an error
-    /// (sent again, they would be refused again), but a `Segments:` error line naming them.
-    func testRefusedEventsAreLoggedNotRetried() async throws {
-        let (transport, server, logs) = try transport(answering: [
+    /// Commands the server refused (`"success": false`) were delivered and answered: reported as a
+    /// partial upload naming them (sent again, they would be refused again), so the engine sets
+    /// them aside and does not send the accepted ones again.
+    func testRefusedEventsAreReportedAsAPartialUpload() async throws {
+        let (transport, server, _) = try transport(answering: [
             #"{"results":[{"success":true},{"success":false,"errors":["property is too long"]}]}"#,
         ])
         defer { server.stop() }
         let error = await failure { () async throws(SegmentsError) in try await transport.trackEvents(events, context: context) }
-        XCTAssertNil(error)
-        XCTAssertEqual(
-            logs.all.filter { $0.hasPrefix("Segments: The server refused") },
-            [#"Segments: The server refused 1 of 2 tracked events, which are not sent again (POST /track/v2/projects/p/batch): "purchase" (["property is too long"])"#])
+        XCTAssertEqual(error, .partialUpload(
+            answered: 2, refused: [CommandRefusal(index: 1, reason: #"["property is too long"]"#)], then: nil))
     }
 
     /// The same rules one event at a time (`useBatchEndpoint = false`): `{"success": true}` per
-    /// event, a refusal logged, any other body malformed.
+    /// event, a refusal reported, any other body malformed.
     func testSingleEventUploadsAreJudgedByTheirAnswers() async throws {
         let wrong = [#""ok""#, "{}", #"{"success":"yes"}"#]
-        let (transport, server, logs) = try transport(
+        let (transport, server, _) = try transport(
             answering: [#"{"success":true}"#, #"{"success":true}"#, #"{"success":true}"#, #"{"success":false,"error":"invalid"}"#] + wrong,
             useBatchEndpoint: false)
         defer { server.stop() }
@@ -161,30 +160,64 @@ final class HTTPTransportResponseTests: XCTestCase {
         let accepted = await failure(of: upload)
         XCTAssertNil(accepted)
         let refused = await failure(of: upload)
-        XCTAssertNil(refused)
-        XCTAssertEqual(
-            logs.all.filter { $0.hasPrefix("Segments: The server refused") },
-            [#"Segments: The server refused 1 of 2 tracked events, which are not sent again (POST /track/v2/projects/p/customers/events): "purchase" (invalid)"#])
+        XCTAssertEqual(refused, .partialUpload(answered: 2, refused: [CommandRefusal(index: 1, reason: "invalid")], then: nil))
         for answer in wrong {
             assertMalformed(await failure(of: upload), "an event answered \(answer)")
         }
     }
 
-    /// A customer update: accepted by `{"success": true}`, refused with a `Segments:` line,
+    /// Issue 30, item 5: one event at a time, a failure after the first event was accepted reports
+    /// how many were answered, so the accepted one is not sent again; a 4xx refuses that event
+    /// alone and the next one still goes.
+    func testASingleEventUploadFailingHalfwayReportsWhatWasAnswered() async throws {
+        let three = events + [TrackedEvent(customerIds: ["cookie": "c1"], eventType: "share", timestamp: 3, properties: [:])]
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 200, body: #"{"success":true}"#), .init(status: 503, body: "{}", headers: ["retry-after": "7"]),
+            .init(status: 200, body: #"{"success":true}"#), .init(status: 400, body: #"{"error":"bad"}"#),
+            .init(status: 200, body: #"{"success":true}"#),
+        ])
+        defer { server.stop() }
+        let transport = try transport(server, useBatchEndpoint: false)
+        let first = await failure { () async throws(SegmentsError) in try await transport.trackEvents(three, context: self.context) }
+        XCTAssertEqual(first, .partialUpload(answered: 1, refused: [], then: .serverError(status: 503, retryAfter: .seconds(7))))
+        let second = await failure { () async throws(SegmentsError) in try await transport.trackEvents(Array(three.dropFirst()), context: self.context) }
+        XCTAssertEqual(second, .partialUpload(
+            answered: 2, refused: [CommandRefusal(index: 1, reason: "unexpected HTTP status 400")], then: nil))
+        XCTAssertEqual(server.requests.count, 4, "each event was sent once, the one that met the 503 twice")
+    }
+
+    /// A customer update: accepted by `{"success": true}`, refused as a partial upload naming it,
     /// malformed otherwise.
     func testACustomerUpdateIsJudgedByItsAnswer() async throws {
         let update = CustomerUpdate(customerIds: ["cookie": "c1"], properties: [:])
-        let (transport, server, logs) = try transport(answering: [#"{"success":true}"#, #"{"success":false}"#, "{}", "<html></html>"])
+        let (transport, server, _) = try transport(answering: [#"{"success":true}"#, #"{"success":false}"#, "{}", "<html></html>"])
         defer { server.stop() }
         let identify = { () async throws(SegmentsError) in try await transport.identifyCustomer(update, context: self.context) }
         let accepted = await failure(of: identify)
         XCTAssertNil(accepted)
-        XCTAssertEqual(logs.count(prefix: "Segments: The server refused the customer update"), 0)
         let refused = await failure(of: identify)
-        XCTAssertNil(refused)
-        XCTAssertEqual(logs.count(prefix: "Segments: The server refused the customer update, which is not sent again"), 1)
+        XCTAssertEqual(refused, .partialUpload(answered: 1, refused: [CommandRefusal(index: 0, reason: "no reason given")], then: nil))
         assertMalformed(await failure(of: identify), "a customer update answered {}")
         assertMalformed(await failure(of: identify), "a customer update answered with HTML")
+    }
+
+    /// SPEC §7: 408 is transient (a timeout), and 429 and 5xx carry the server's `Retry-After`,
+    /// given in seconds or as an HTTP date.
+    func testRetryAfterIsReadFromSecondsOrADateAnd408IsATimeout() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 429, body: "{}", headers: ["retry-after": "120"]),
+            .init(status: 503, body: "{}", headers: ["retry-after": "Fri, 31 Dec 2100 23:59:59 GMT"]),
+            .init(status: 503, body: "{}", headers: ["retry-after": "soon"]),
+            .init(status: 408, body: "{}"),
+        ])
+        defer { server.stop() }
+        let transport = try transport(server)
+        var outcomes: [Result<SegmentsResponse, SegmentsError>] = []
+        for _ in 0..<4 { outcomes.append(await fetch(transport)) }
+        XCTAssertEqual(outcomes, [
+            .failure(.rateLimited(retryAfter: .seconds(120))), .failure(.serverError(status: 503, retryAfter: .seconds(86_400))),
+            .failure(.serverError(status: 503)), .failure(.timeout),
+        ])
     }
 
     /// A link counts as done only if its answer is a JSON object that does not refuse it: counted

@@ -45,6 +45,8 @@ final class CannedHTTPServer: Sendable {
         var status: Int
         var body: String
         var delivery: Delivery = .whole
+        /// Extra header fields (for example `retry-after`).
+        var headers: [String: String] = [:]
     }
 
     private struct State {
@@ -143,7 +145,8 @@ final class CannedHTTPServer: Sendable {
                 return state.responses.count > 1 ? state.responses.removeFirst() : state.responses[0]
             }
             let payload = Data(response.body.utf8)
-            let text = "HTTP/1.1 \(response.status) Status\r\ncontent-type: application/json\r\ncontent-length: \(payload.count)\r\n\r\n"
+            let extra = response.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
+            let text = "HTTP/1.1 \(response.status) Status\r\ncontent-type: application/json\r\ncontent-length: \(payload.count)\r\n\(extra)\r\n"
             let sentBody = response.delivery == .whole ? payload : payload.prefix(payload.count / 2)
             let bytes = Data(text.utf8) + sentBody
             let sent = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
