@@ -297,6 +297,7 @@ public final class SegmentsClient: Sendable {
             let hardIdsChanged = customerIds.contains { current.customerIds[$0.key] != $0.value }
             return IdentitySnapshot(customerIds: ids, generation: current.generation + (hardIdsChanged ? 1 : 0))
         }
+        configuration.identityPublishedForTesting?()
         channels.ingest(.identify(next, properties: properties, namedHardId: !customerIds.isEmpty))
     }
 
@@ -313,6 +314,7 @@ public final class SegmentsClient: Sendable {
             IdentitySnapshot(customerIds: [CustomerIdKey.cookie: UUID().uuidString], generation: current.generation + 1)
         }
         registry.clearPendingFirstLoads()
+        configuration.identityPublishedForTesting?()
         channels.ingest(.anonymize(next))
     }
 

@@ -53,6 +53,10 @@ public struct SegmentsConfiguration: Sendable {
     /// Qualified segments (SPEC §9): API key, segments to check, cache size and lifetime. `nil`
     /// (the default) makes every qualified-segments fetch fail with "apiKey/apiHost not defined".
     public var qualifiedSegments: QualifiedSegmentsConfiguration?
+    /// Runs between an identity change's publication and its entry into the ingestion ring, on the
+    /// calling thread (`identifyCustomer`, `anonymize`): lets a test hold a call there to force
+    /// two calls' interleaving. Not part of the API; `nil` outside tests.
+    var identityPublishedForTesting: (@Sendable () -> Void)?
 
     /// Creates a configuration with the defaults.
     public init(projectToken: String, authorization: SegmentsAuthorization? = nil, transport: any SegmentsTransport) {
