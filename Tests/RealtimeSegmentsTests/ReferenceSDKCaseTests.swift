@@ -56,7 +56,9 @@ final class ReferenceSDKCaseTests: XCTestCase {
     }
 
     /// iOS "synchronize": same data → nothing; changed → that category; other customer → every
-    /// response category; other customer with an empty response → nothing.
+    /// response category. Other customer with an empty response: the reference SDK notifies
+    /// nobody, leaving the previous customer's segments on screen; SPEC §4 delivers `[]` to the
+    /// categories that were showing segments.
     func testSynchronizeCases() throws {
         let fixture = Fixture()
         _ = fixture.register(.discovery, tag: "d")
@@ -84,7 +86,7 @@ final class ReferenceSDKCaseTests: XCTestCase {
         try fixture.client.identifyCustomer(customerIds: ["customer": "another"])
         fixture.settle()
         fixture.advance(.seconds(5))
-        XCTAssertEqual(fixture.recorder.count, 0, "new customer, empty response")
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[]], "new customer, empty response: cleared, not left on screen")
     }
 
     /// iOS "lifetime": the getSegments cache is fresh at creation and expired after 5.5 s.

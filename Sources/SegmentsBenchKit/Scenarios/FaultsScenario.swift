@@ -7,8 +7,8 @@ import SegmentsMockServer
 public struct FaultsScenario: Scenario {
     public init() {}
     public let name = "faults"
-    public let simulates = "tracking, identify and pull traffic while every endpoint fails at random: 5xx/429/401 statuses, added latency, hangs past the request deadline, malformed and truncated bodies, connection resets (seeded)"
-    public let measures = "errors and timeouts seen by the engine, and lost events after the faults stop (must be 0)"
+    public let simulates = "tracking, identify and pull traffic while every endpoint fails at random: 5xx/429/401 statuses (uploads: 5xx/429/408), added latency, hangs past the request deadline, malformed and truncated bodies, connection resets (seeded)"
+    public let measures = "errors and timeouts seen by the engine, lost events after the faults stop (must be 0), and how much the state file is written while uploads fail and recover"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 8)
@@ -16,10 +16,22 @@ public struct FaultsScenario: Scenario {
             errorRate: 0.10, errorStatuses: [500, 503, 429, 401], latency: .uniform(.zero, .milliseconds(5)),
             hangRate: 0.01, maxHang: .seconds(2), malformedRate: 0.04, truncatedRate: options.transport == .http ? 0.02 : 0,
             resetRate: 0.02)
-        let plan = FaultPlan.everyEndpoint(profile, seed: options.seed)
+        var plan = FaultPlan.everyEndpoint(profile, seed: options.seed)
+        // Uploads meet transient statuses only: a 401 there means a wrong key, on which the engine
+        // stops uploading (keeping every event) until it is configured again, by design.
+        var uploadProfile = profile
+        uploadProfile.errorStatuses = [500, 503, 429, 408]
+        for endpoint in [MockEndpoint.trackEvent, .trackCustomer, .trackBatch] { plan.profiles[endpoint] = uploadProfile }
+        // A state directory, as an app keeps one: failed uploads are written down, and the state
+        // file's writes (count and bytes) are part of what this scenario measures.
+        let stateDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("segments-bench-faults-\(ProcessInfo.processInfo.processIdentifier)-\(options.seed)")
+        try? FileManager.default.removeItem(at: stateDirectory)
+        defer { try? FileManager.default.removeItem(at: stateDirectory) }
         let engine = try EngineUnderTest.make(
             transport: options.transport, debounce: .milliseconds(50), faults: plan, requestTimeout: .milliseconds(300)) { configuration in
             configuration.cacheTTL = .milliseconds(20)
+            configuration.stateDirectory = stateDirectory
         }
         defer { engine.shutdown() }
         let delivered = ManagedAtomic<Int>(0)
@@ -68,6 +80,14 @@ public struct FaultsScenario: Scenario {
             Figure(name: "faults.pullEmptyResults", value: Double(pullErrors.load(ordering: .relaxed)), unit: "count",
                    summary: "getSegments completions that returned [] because their fetch failed"),
             Figure(name: "faults.deliveries", value: Double(delivered.load(ordering: .relaxed)), unit: "count", summary: "callback invocations despite faults"),
+            Figure(name: "faults.uploadsSetAside", value: Double(statistics.uploadsSetAside), unit: "count", gate: .zero,
+                   summary: "events or customer updates set aside as refused for good (the faults are all transient: must be 0)"),
+            Figure(name: "faults.stateWrites", value: Double(statistics.stateWrites), unit: "count",
+                   summary: "writes of the state file (each failed upload, each check, answered uploads at most once a second)"),
+            Figure(name: "faults.stateWritesPerUpload", value: Double(statistics.stateWrites) / Double(max(1, statistics.eventsUploaded)),
+                   unit: "ratio", summary: "state file writes per uploaded event: write amplification of the upload queue"),
+            Figure(name: "faults.stateBytesPerEvent", value: Double(statistics.stateBytesWritten) / Double(max(1, statistics.eventsUploaded)),
+                   unit: "bytes", summary: "bytes written to the state file per uploaded event"),
         ]
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
