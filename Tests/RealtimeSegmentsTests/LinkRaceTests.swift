@@ -19,14 +19,17 @@ final class LinkRaceTests: XCTestCase {
         semaphore.wait()
     }
 
-    /// If a second link was sent while the first was held, lets the second land first (the race
-    /// the server can see); then lets every link land.
+    /// If a second link was sent while the first was held, lets the second land first and holds
+    /// the fetch behind it until the first link has landed too (the race the server can see); then
+    /// lets every link land and every fetch be answered.
     private func landTheNewerLinkFirst(_ server: LastLinkWinsTransport) {
         if server.heldLinkCount == 2 {
             server.releaseNewestHeldLink()
-            waitUntil { server.landedLinks.count == 1 }
+            waitUntil { server.landedLinks.count == 1 && server.heldFetchCount == 1 }
         }
         server.releaseHeldLinks()
+        waitUntil { server.landedLinks.count == server.linkCallCount }
+        server.releaseHeldFetches()
     }
 
     private func pull(_ fixture: Fixture) -> () -> [Segment] {
@@ -50,6 +53,7 @@ final class LinkRaceTests: XCTestCase {
         try fixture.client.identifyCustomer(customerIds: ["registered": "alice"])
         fixture.settle()
         server.holdLinks()
+        server.holdFetches()
         fixture.clock.advance(by: .seconds(5))  // the check for alice: its link is held
         waitUntil { server.heldLinkCount == 1 }
 
@@ -75,6 +79,7 @@ final class LinkRaceTests: XCTestCase {
         try fixture.client.identifyCustomer(customerIds: ["registered": "alice"])
         fixture.settle()
         server.holdLinks()
+        server.holdFetches()
         let pulled = pull(fixture)  // for alice: its link is held
         barrier(fixture)
         XCTAssertEqual(server.heldLinkCount, 1)

@@ -127,10 +127,12 @@ final class EngineOwner {
         self.coalescer = CoalescerStateMachine(
             timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
         self.lastKnown = initial.lastKnown
-        let cookie = initial.customerIds[CustomerIdKey.cookie]
-        self.serverLink = initial.linkedIds.isEmpty || cookie == nil ? nil : (cookie!, initial.linkedIds)
+        // The state file's linked ids belong to the cookie it holds, the one the client starts with.
+        if let cookie = initial.customerIds[CustomerIdKey.cookie], !initial.linkedIds.isEmpty {
+            self.serverLink = (cookie, initial.linkedIds)
+        }
         self.stampingIds = initial.customerIds
-        self.shownCategories = Set(initial.lastKnown?.categories.filter { !$0.value.isEmpty }.keys ?? [:].keys)
+        self.shownCategories = Set((initial.lastKnown?.categories ?? [:]).compactMap { $0.value.isEmpty ? nil : $0.key })
         self.uploads = UploadQueue(initial.pendingUploads)
         self.deadLetters = configuration.stateDirectory.map(DeadLetterFile.init(directory:))
     }

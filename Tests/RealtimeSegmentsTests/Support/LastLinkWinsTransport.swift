@@ -16,6 +16,9 @@ final class LastLinkWinsTransport: SegmentsTransport {
         var fetchedFor: [String] = []
         var linksInFlight = 0
         var mostLinksInFlight = 0
+        var linkCalls = 0
+        var holdFetches = false
+        var heldFetches: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Locked(State())
@@ -46,6 +49,23 @@ final class LastLinkWinsTransport: SegmentsTransport {
         state.withLock { $0.heldLinks.popLast() }?.resume()
     }
 
+    /// From now on, fetches wait (before the server answers them) until ``releaseHeldFetches()``.
+    func holdFetches() { state.withLock { $0.holdFetches = true } }
+
+    /// Lets the held fetches be answered; later ones are no longer held.
+    func releaseHeldFetches() {
+        let held = state.withLock { state in
+            state.holdFetches = false
+            defer { state.heldFetches.removeAll() }
+            return state.heldFetches
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    var heldFetchCount: Int { state.withLock { $0.heldFetches.count } }
+    /// Link calls made so far (landed or not).
+    var linkCallCount: Int { state.withLock { $0.linkCalls } }
+
     /// The most link calls that were in flight at once.
     var mostLinksInFlight: Int { state.withLock { $0.mostLinksInFlight } }
 
@@ -63,6 +83,7 @@ final class LastLinkWinsTransport: SegmentsTransport {
         async throws(SegmentsError)
     {
         state.withLock { state in
+            state.linkCalls += 1
             state.linksInFlight += 1
             state.mostLinksInFlight = max(state.mostLinksInFlight, state.linksInFlight)
         }
@@ -86,6 +107,13 @@ final class LastLinkWinsTransport: SegmentsTransport {
     var neverBlocks: Bool { true }
 
     func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let hold = state.withLock { state in
+                if state.holdFetches { state.heldFetches.append(continuation) }
+                return state.holdFetches
+            }
+            if !hold { continuation.resume() }
+        }
         let customer = state.withLock { state in
             let customer = state.linkedCustomer[cookie] ?? "anonymous"
             state.fetchedFor.append(customer)
