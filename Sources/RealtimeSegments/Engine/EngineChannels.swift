@@ -196,10 +196,16 @@ public final class EngineChannels: Sendable {
     }
 
     /// Asks for a listener check (lock-free, allocation-free).
+    ///
+    /// What the caller published before (a registration) is seen by the check this request
+    /// causes, even when the flag is already set and this call sets nothing: the look at the flag
+    /// and the engine's take (``takeReloadRequest()``) are sequentially consistent, as are the
+    /// registry's publication and the engine's read of it, so the take that clears the flag this
+    /// call saw set comes after the publication. Plain loads on x86.
     @inline(__always)
     @_spi(Benchmarks)
     public func requestReload() {
-        if !reloadRequested.atomic.load(ordering: .relaxed) {
+        if !reloadRequested.atomic.load(ordering: .sequentiallyConsistent) {
             reloadRequested.atomic.store(true, ordering: .sequentiallyConsistent)
         }
         wakeIfSleeping()
@@ -308,7 +314,7 @@ public final class EngineChannels: Sendable {
     /// Takes the reload flag (engine thread).
     @_spi(Benchmarks)
     public func takeReloadRequest() -> Bool {
-        reloadRequested.atomic.load(ordering: .relaxed) && reloadRequested.atomic.exchange(false, ordering: .acquiringAndReleasing)
+        reloadRequested.atomic.load(ordering: .relaxed) && reloadRequested.atomic.exchange(false, ordering: .sequentiallyConsistent)
     }
 
     /// Waits up to `nanoseconds` of real time without asking producers to wake the engine.
