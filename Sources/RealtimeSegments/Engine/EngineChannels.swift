@@ -31,7 +31,7 @@ public final class EngineChannels: Sendable {
     /// engine asleep), never once per event in steady state, so it may share a line with the
     /// references producers read. Wakers only ever turn `asleep` into `awake` (a compare-and-swap),
     /// so a wake-up that lands after the end cannot clear `ended`.
-    private let engineState = Atomic<EngineState>(.awake)
+    private let engineState = Atomic<UInt8>(EngineState.awake)
     /// The engine is in a short timed wait while events flow (``linger(nanoseconds:)``): producers
     /// do not signal it, control messages and stalled producers do.
     private let lingering = AtomicCell<Bool>(false)
@@ -213,7 +213,7 @@ public final class EngineChannels: Sendable {
 
     @inline(__always)
     private func wakeIfSleeping() {
-        if _slowPath(engineState.load(ordering: .sequentiallyConsistent) != .awake) { wakeEngine() }
+        if _slowPath(engineState.load(ordering: .sequentiallyConsistent) != EngineState.awake) { wakeEngine() }
     }
 
     /// Out of line: the first event after a pause needs it, the rest only test the flag, and
@@ -227,7 +227,7 @@ public final class EngineChannels: Sendable {
     /// Turns `asleep` into `awake`; `true` if it did (the caller then signals the engine).
     @inline(__always)
     private func wakeIfAsleep() -> Bool {
-        engineState.compareExchange(expected: .asleep, desired: .awake, ordering: .sequentiallyConsistent).exchanged
+        engineState.compareExchange(expected: EngineState.asleep, desired: EngineState.awake, ordering: .sequentiallyConsistent).exchanged
     }
 
     /// Wakes the engine from a sleep or a linger: for work that should not wait for the next look
@@ -255,7 +255,7 @@ public final class EngineChannels: Sendable {
         // Dekker's handshake with the producers, as in `sleep(until:clock:)`: a call that claimed
         // before the look at the claims below is waited for here; one that claimed after it sees
         // `ended` when it looks on its way out, and takes its item out itself.
-        engineState.store(.ended, ordering: .sequentiallyConsistent)
+        engineState.store(EngineState.ended, ordering: .sequentiallyConsistent)
         let dropped = lateItems.withLock { _ in
             let claimed = ring.claimedPositions
             var dropped = 0
@@ -338,28 +338,30 @@ public final class EngineChannels: Sendable {
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.
     func sleep(until deadline: SegmentsInstant?, clock: any SegmentsClock) {
-        engineState.store(.asleep, ordering: .sequentiallyConsistent)
+        engineState.store(EngineState.asleep, ordering: .sequentiallyConsistent)
         // Dekker-style re-check: a producer that enqueued before seeing `asleep` is seen here.
         if !ring.isEmpty || inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
             || reloadRequested.atomic.load(ordering: .sequentiallyConsistent)
         {
-            engineState.store(.awake, ordering: .relaxed)
+            engineState.store(EngineState.awake, ordering: .relaxed)
             return
         }
         clock.sleep(until: deadline, wakeup: wakeup)
-        engineState.store(.awake, ordering: .relaxed)
+        engineState.store(EngineState.awake, ordering: .relaxed)
     }
 }
 
-/// What producers find when they look whether to wake the engine.
-private enum EngineState: UInt8, AtomicRepresentable {
+/// What producers find when they look whether to wake the engine (``EngineChannels``'s
+/// `engineState`). Raw bytes rather than an `AtomicRepresentable` enum, whose every load would
+/// check the byte is a valid case before `trackEvent` compares it.
+private enum EngineState {
     /// Running: producers leave it alone.
-    case awake
+    static var awake: UInt8 { 0 }
     /// Sleeping or about to (``EngineChannels/sleep(until:clock:)``): the first producer to see it
     /// wakes it.
-    case asleep
+    static var asleep: UInt8 { 1 }
     /// Ended (``EngineChannels/closeRing(logger:)``), for good: producers take their items out.
-    case ended
+    static var ended: UInt8 { 2 }
 }
 
 /// The control inbox: messages for the engine, and whether the engine has ended.
