@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import XCTest
 
 @_spi(Benchmarks) @testable import RealtimeSegments
@@ -72,6 +73,25 @@ final class EngineChannelsTests: XCTestCase {
         XCTAssertEqual(closed.wait(timeout: .now() + 10), .success)
         XCTAssertTrue(channels.ring.isEmpty)
         XCTAssertEqual(logs.messages, ["Segments: 2 events or customer changes tracked while stop() ran were dropped"])
+    }
+
+    /// A nudge (a control message, a stalled producer) that found the engine running, and whose
+    /// wake-up lands after the engine ended, must leave the end's mark in place: a call that
+    /// publishes after it still takes its event out and reports it.
+    func testANudgeRacingTheEngineEndStillLeavesLateEventsToTheirCalls() {
+        let logs = LogCapture()
+        let logger = logs.makeLogger()
+        let raced = Atomic<Bool>(false)
+        let channels = EngineChannels(ringCapacity: 8) { channels in
+            // The engine ends between the nudge's look at `ended` and its wake-up.
+            guard !raced.exchange(true, ordering: .relaxed) else { return }
+            channels.closeRing(logger: logger)
+        }
+        channels.post(.flush)
+        XCTAssertTrue(raced.load(ordering: .relaxed), "the nudge ran into the engine's end")
+        channels.ingestEvent(eventType: "late", properties: [:], timestamp: 1)
+        XCTAssertTrue(channels.ring.isEmpty, "the late event is not left in a ring nobody reads")
+        XCTAssertEqual(logs.messages, ["Segments: 1 events or customer changes tracked while stop() ran were dropped"])
     }
 
     func testWaitingForIdleAfterAStopWithoutStartEndsAtOnce() {

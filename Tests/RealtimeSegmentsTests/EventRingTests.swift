@@ -98,7 +98,7 @@ final class EventRingTests: XCTestCase {
     }
 
     func testEnqueueTakesOverItsElementAndDequeueHandsItBack() {
-        final class Token {}
+        final class Token: Sendable {}
         weak var weakToken: Token?
         let ring = EventRing<Token>(minimumCapacity: 4)
         do {
@@ -112,7 +112,7 @@ final class EventRingTests: XCTestCase {
     }
 
     func testReferencesAreReleasedWhenTheRingIsDropped() {
-        final class Token {}
+        final class Token: Sendable {}
         weak var weakToken: Token?
         do {
             let ring = EventRing<Token>(minimumCapacity: 4)

@@ -148,6 +148,62 @@ final class ListenerTests: XCTestCase {
         fixture.settle()
     }
 
+    /// SPEC §1, §4: a category the server returns beyond the three known ones is kept as
+    /// `.other`, and its callbacks get its data like any other category's: the first load, then
+    /// every change.
+    func testACallbackOfAnOtherCategoryReceivesItsData() throws {
+        let fixture = Fixture()
+        let recommendations = SegmentCategory.other("recommendations")
+        fixture.transport.defaultResponse = SegmentsResponse(wireCategories: ["recommendations": [segment(7)], "discovery": [segment(1)]])
+        _ = fixture.register(recommendations, firstLoad: true, tag: "r")
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "r"), [[segment(7)]])
+        fixture.transport.defaultResponse = SegmentsResponse(wireCategories: ["Recommendations": [segment(7), segment(8)]])
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "r"), [[segment(7)], [segment(7), segment(8)]], "the change, under any spelling of the name")
+    }
+
+    /// SPEC §2 in parallel delivery: a callback that blocks holds back neither another category's
+    /// delivery (split over the helpers too) nor ingestion and fetching.
+    func testASlowCallbackInParallelDeliveryDoesNotStallOtherCategoriesIngestionOrFetching() throws {
+        let fixture = Fixture { $0.deliveryMode = .parallel }
+        // Enough callbacks in each category that both deliveries are shared out over the helpers.
+        let callbacks = 2 * DeliveryExecutor.parallelShare
+        let release = DispatchSemaphore(value: 0)
+        let discoveryNotified = Atomic<Int>(0)
+        let discoveryDelivered = DispatchSemaphore(value: 0)
+        var registrations: [SegmentCallbackData] = []
+        for index in 0..<callbacks {
+            // "content" is scheduled first (name order); its first callback blocks.
+            registrations.append(SegmentCallbackData(category: .content, isIncludeFirstLoad: true) { _ in
+                if index == 0 { release.wait() }
+            })
+        }
+        for _ in 0..<callbacks {
+            registrations.append(SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in
+                if discoveryNotified.add(1, ordering: .relaxed).newValue == callbacks { discoveryDelivered.signal() }
+            })
+        }
+        fixture.client.segmentation.addCallbacks(registrations)
+        fixture.client.start()
+        XCTAssertTrue(fixture.client.waitUntilIdle())
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(discoveryDelivered.wait(timeout: .now() + 10), .success, "every discovery callback ran while content is blocked")
+        for index in 0..<100 { try fixture.client.trackEvent(eventType: "e\(index)") }
+        waitUntil { fixture.transport.trackedEvents.count == 100 }
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        // The check the uploads requested (see the ordered-mode test for why the clock moves on
+        // until it has run).
+        waitUntil {
+            fixture.clock.advance(by: .seconds(1))
+            return fixture.transport.fetchCount == 2
+        }
+        release.signal()
+        fixture.settle()
+    }
+
     func testCallbacksOfOneCategoryRunInRegistrationOrder() {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])

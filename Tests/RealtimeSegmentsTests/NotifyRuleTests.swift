@@ -1,4 +1,6 @@
+import Foundation
 import RealtimeSegments
+import Synchronization
 import XCTest
 
 /// SPEC §4: a category is changed iff its set differs; callbacks of changed categories get the full
@@ -163,5 +165,37 @@ final class NotifyRuleTests: XCTestCase {
         XCTAssertEqual(fixture.recorder.count, 0, "the result for the previous ids is dropped")
         fixture.advance(.seconds(5))
         XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[]], "served by the next check")
+    }
+
+    /// SPEC §4, §5: a delivery cut short by a switch (a new hard id) leaves the first loads it did
+    /// not reach pending, and the next check serves them, for the new customer.
+    func testFirstLoadsCutShortByASwitchMidDeliveryAreServedByTheNextCheck() throws {
+        let fixture = Fixture()
+        // On a category the responses leave out: for the new customer it is not "changed", so only
+        // a first load still pending brings it `[]`.
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let blocked = Atomic<Bool>(false)
+        fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .content, isIncludeFirstLoad: true) { segments in
+            fixture.recorder.record(tag: "first", segments)
+            guard !blocked.exchange(true, ordering: .relaxed) else { return }
+            entered.signal()
+            proceed.wait()
+        })
+        _ = fixture.register(.content, firstLoad: true, tag: "cut")
+        _ = fixture.register(.content, firstLoad: true, tag: "cut")
+        fixture.client.start()
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))  // the initial check; its delivery blocks in the first callback
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the delivery started")
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        proceed.signal()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.count(tag: "cut"), 0, "the switch stopped the delivery before them")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "cut"), [[], []], "served by the next check")
+        XCTAssertEqual(fixture.recorder.segments(tag: "first"), [[]], "a first load is served once")
+        XCTAssertEqual(fixture.transport.fetchedCookies.count, 2)
     }
 }

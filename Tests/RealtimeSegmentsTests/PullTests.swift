@@ -1,5 +1,5 @@
 import Foundation
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 import Synchronization
 import XCTest
 
@@ -67,18 +67,26 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 3)
     }
 
-    func testConcurrentCallersShareOneFetch() async throws {
+    /// Single flight: the fetch is held until every caller has joined it (their requests are
+    /// handled in order, before the barrier posted after them), then released once.
+    func testConcurrentCallersShareOneFetch() {
         let fixture = startedFixture(response([.discovery: [1], .content: [2]]))
         fixture.transport.holdFetches()
-        let client = fixture.client
-        async let first = client.getSegments(category: .discovery)
-        async let second = client.getSegments(category: .content)
-        async let third = client.getSegments(category: .discovery, force: true)
+        let results = Locked<[Int: [Segment]]>([:])
+        let requests: [(category: SegmentCategory, force: Bool)] = [(.discovery, false), (.content, false), (.discovery, true)]
+        for (index, request) in requests.enumerated() {
+            fixture.client.getSegments(category: request.category, force: request.force) { segments in
+                results.withLock { $0[index] = segments }
+            }
+        }
+        let joined = DispatchSemaphore(value: 0)
+        fixture.client.channels.post(.barrier(joined))
+        XCTAssertEqual(joined.wait(timeout: .now() + 10), .success, "every caller has joined")
         waitUntil { fixture.transport.heldFetchCount == 1 }
-        usleep(20_000)
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "the callers wait for the one held fetch")
         fixture.transport.releaseHeldFetches()
-        let results = try await [first, second, third]
-        XCTAssertEqual(results, [[segment(1)], [segment(2)], [segment(1)]])
+        fixture.settle()
+        XCTAssertEqual(results.withLock { $0 }, [0: [segment(1)], 1: [segment(2)], 2: [segment(1)]])
         XCTAssertEqual(fixture.transport.fetchCount, 1)
     }
 

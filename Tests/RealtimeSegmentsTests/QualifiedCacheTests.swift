@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import Synchronization
 import XCTest
 
 /// SPEC §9: the qualified-segments LRU cache with a TTL on the monotonic clock.
@@ -217,4 +218,55 @@ final class QualifiedCacheTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(cache.count, 3)
     }
+
+    /// Two saves race: the one that read the clock first takes the cache's lock second. Entries
+    /// still age in the order they were stored, so a later save sweeps every expired entry
+    /// before it evicts a live one (an age list out of order stopped the sweep at a live entry).
+    func testSavesThatReadTheClockOutOfOrderStillSweepEveryExpiredEntry() {
+        let clock = GatedClock()
+        let cache = QualifiedSegmentsCache(size: 2, timeout: .seconds(10), clock: clock)
+        clock.holdNextRead()
+        let firstSaved = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            cache.save("read-first", ["1"])
+            firstSaved.signal()
+        }
+        XCTAssertEqual(clock.hasRead.wait(timeout: .now() + 10), .success, "the first save read the clock")
+        clock.base.advance(by: .seconds(1))
+        cache.save("stored-first", ["2"])
+        clock.proceed.signal()
+        XCTAssertEqual(firstSaved.wait(timeout: .now() + 10), .success)
+        clock.base.advance(by: .seconds(9))
+        cache.save("third", ["3"])
+        XCTAssertEqual(cache.count, 2)
+        for key in cache.keysByRecency {
+            XCTAssertNotNil(cache.peek(key), "\(key): a save swept the expired entries, so none is left")
+        }
+    }
+}
+
+/// A manual clock whose next `now()`, once armed, reads the time and then waits at a gate: a
+/// caller preempted between reading the clock and using what it read.
+private final class GatedClock: SegmentsClock {
+    let base = ManualClock()
+    /// Signalled when the held read has read the time.
+    let hasRead = DispatchSemaphore(value: 0)
+    /// Lets the held read return.
+    let proceed = DispatchSemaphore(value: 0)
+    private let armed = Atomic<Bool>(false)
+
+    func holdNextRead() { armed.store(true, ordering: .releasing) }
+
+    func now() -> SegmentsInstant {
+        let now = base.now()
+        if armed.exchange(false, ordering: .acquiringAndReleasing) {
+            hasRead.signal()
+            proceed.wait()
+        }
+        return now
+    }
+
+    func wallClockSeconds() -> Double { base.wallClockSeconds() }
+
+    func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) { base.sleep(until: deadline, wakeup: wakeup) }
 }

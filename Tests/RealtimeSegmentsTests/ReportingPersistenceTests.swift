@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import Logging
 import XCTest
 
 /// SPEC §10: reporting segments are persisted per visitor, crash-safe, and restored at start.
@@ -145,4 +146,46 @@ final class ReportingPersistenceTests: XCTestCase {
         let reader = Fixture(stateDirectory: directory)
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments.customSegments.count, 1_000)
     }
+
+    /// Restore logs (a corrupt file, the count restored) only after it released its lock: a log
+    /// handler is app code, and one that asks the reporting manager something from another thread
+    /// and waits for the answer must get it.
+    func testRestoreLogsWithoutHoldingItsLock() throws {
+        try persist(["good": ReportingSegments(country: "DE")])
+        try Data("{not json".utf8).write(to: reportingDirectory.appendingPathComponent("visitor-bad.json"))
+        let manager = Locked<ReportingSegmentsManager?>(nil)
+        let linesThatBlockedTheApp = Locked<[String]>([])
+        let logger = Logger(label: "restore") { _ in
+            CallingLogHandler { message in
+                guard let manager = manager.withLock({ $0 }) else { return }
+                let answered = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    _ = manager.visitorCount
+                    answered.signal()
+                }
+                if answered.wait(timeout: .now() + 2) == .timedOut {
+                    linesThatBlockedTheApp.withLock { $0.append(message) }
+                }
+            }
+        }
+        let reporting = ReportingSegmentsManager(stateDirectory: directory, logger: logger)
+        manager.withLock { $0 = reporting }
+        reporting.restoreIfNeeded()
+        XCTAssertEqual(reporting.visitorCount, 1)
+        XCTAssertEqual(linesThatBlockedTheApp.withLock { $0 }, [], "no line was logged under the restore lock")
+    }
+}
+
+/// Calls `onLog` with the text of every line (on the logging thread).
+private struct CallingLogHandler: LogHandler {
+    let onLog: @Sendable (String) -> Void
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { onLog(event.message.description) }
 }

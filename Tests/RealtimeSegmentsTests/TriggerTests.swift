@@ -42,7 +42,12 @@ final class TriggerTests: XCTestCase {
         let fixture = Fixture()
         _ = fixture.register(.discovery)
         fixture.clock.advance(by: .seconds(60))
-        XCTAssertEqual(fixture.transport.fetchCount, 0)
+        XCTAssertEqual(fixture.transport.fetchCount, 0, "nothing is fetched before start")
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.fetchCount, 0, "the start's check is debounced")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "trigger 2: the start fetches for the callback registered before it")
     }
 
     func testIdentifyWithAHardIdRequestsACheck() throws {

@@ -83,8 +83,10 @@ public final class SegmentsClient: Sendable {
 
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {
-            // Reload trigger 1: a registration while the engine runs.
-            if lifecycle.atomic.load(ordering: .relaxed) == .started { channels.requestReload() }
+            // Reload trigger 1: a registration while the engine runs. Sequentially consistent
+            // against `start()`'s exchange: either this sees `started`, or the engine, which
+            // starts after it, sees the registration in its initial check (trigger 2).
+            if lifecycle.atomic.load(ordering: .sequentiallyConsistent) == .started { channels.requestReload() }
         }
     }
 
@@ -145,7 +147,7 @@ public final class SegmentsClient: Sendable {
             return
         }
         initial.customerIds = identity.load().customerIds
-        guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .acquiringAndReleasing).exchanged
+        guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .sequentiallyConsistent).exchanged
         else {
             configuration.logger.debug("Segments: start() ignored: the client was stopped")
             return

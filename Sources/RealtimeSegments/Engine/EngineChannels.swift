@@ -23,31 +23,43 @@ public final class EngineChannels: Sendable {
     private let inbox = Locked<Inbox>(Inbox())
     private let inboxCount = AtomicCell<Int>(0)
     private let reloadRequested = AtomicCell<Bool>(false)
+    /// Whether producers must wake the engine (asleep) or take their items out themselves (ended).
+    ///
     /// In the object itself rather than in an ``AtomicCell``: every `trackEvent` reads it, and
     /// this saves that read a dependent load. It is written when the engine falls asleep or wakes,
     /// and by whoever wakes it (a control message, a producer that found the ring full or the
     /// engine asleep), never once per event in steady state, so it may share a line with the
-    /// references producers read.
-    private let sleeping = Atomic<Bool>(false)
+    /// references producers read. Wakers only ever turn `asleep` into `awake` (a compare-and-swap),
+    /// so a wake-up that lands after the end cannot clear `ended`.
+    private let engineState = Atomic<UInt8>(EngineState.awake)
     /// The engine is in a short timed wait while events flow (``linger(nanoseconds:)``): producers
     /// do not signal it, control messages and stalled producers do.
     private let lingering = AtomicCell<Bool>(false)
     private let outstandingWork = AtomicCell<Int>(0)
     /// Times a producer found the ring full and had to wait.
     let producerStalls = AtomicCell<Int>(0)
-    /// Set once, as the engine thread ends (``closeRing(logger:)``). From then on `sleeping` stays
-    /// set, so a producer whose call was still running finds it on its way out (the load every
+    /// Set once, as the engine thread ends (``closeRing(logger:)``). From then on `engineState`
+    /// stays `ended`, so a producer whose call was still running finds it on its way out (the load every
     /// call makes already) and takes its item out again itself, with a `Segments:` line: an event
     /// put in a ring no engine reads would otherwise be gone without a word.
     private let ended = AtomicCell<Bool>(false)
     /// The ended engine's logger, and the lock that makes whoever empties the ring after the engine
     /// ended its one consumer.
     private let lateItems = Locked<Logger?>(nil)
+    /// Test hook, `nil` outside tests: called by a nudge after it found the engine not ended and
+    /// before it wakes it, where a nudge races the engine's end (``closeRing(logger:)``).
+    private let nudgeSawEngineRunning: (@Sendable (EngineChannels) -> Void)?
 
     /// Creates the channels with a ring of at least `ringCapacity` events.
     @_spi(Benchmarks)
-    public init(ringCapacity: Int) {
+    public convenience init(ringCapacity: Int) {
+        self.init(ringCapacity: ringCapacity, nudgeSawEngineRunning: nil)
+    }
+
+    /// Creates the channels with a test hook at the point where a nudge races the engine's end.
+    init(ringCapacity: Int, nudgeSawEngineRunning: (@Sendable (EngineChannels) -> Void)?) {
         ring = EventRing(minimumCapacity: ringCapacity)
+        self.nudgeSawEngineRunning = nudgeSawEngineRunning
     }
 
     // MARK: Producers
@@ -184,10 +196,16 @@ public final class EngineChannels: Sendable {
     }
 
     /// Asks for a listener check (lock-free, allocation-free).
+    ///
+    /// What the caller published before (a registration) is seen by the check this request
+    /// causes, even when the flag is already set and this call sets nothing: the look at the flag
+    /// and the engine's take (``takeReloadRequest()``) are sequentially consistent, as are the
+    /// registry's publication and the engine's read of it, so the take that clears the flag this
+    /// call saw set comes after the publication. Plain loads on x86.
     @inline(__always)
     @_spi(Benchmarks)
     public func requestReload() {
-        if !reloadRequested.atomic.load(ordering: .relaxed) {
+        if !reloadRequested.atomic.load(ordering: .sequentiallyConsistent) {
             reloadRequested.atomic.store(true, ordering: .sequentiallyConsistent)
         }
         wakeIfSleeping()
@@ -195,7 +213,7 @@ public final class EngineChannels: Sendable {
 
     @inline(__always)
     private func wakeIfSleeping() {
-        if _slowPath(sleeping.load(ordering: .sequentiallyConsistent)) { wakeEngine() }
+        if _slowPath(engineState.load(ordering: .sequentiallyConsistent) != EngineState.awake) { wakeEngine() }
     }
 
     /// Out of line: the first event after a pause needs it, the rest only test the flag, and
@@ -203,16 +221,24 @@ public final class EngineChannels: Sendable {
     @inline(never)
     private func wakeEngine() {
         if ended.atomic.load(ordering: .acquiring) { return takeLateItems() }
-        if sleeping.exchange(false, ordering: .sequentiallyConsistent) { wakeup.signal() }
+        if wakeIfAsleep() { wakeup.signal() }
+    }
+
+    /// Turns `asleep` into `awake`; `true` if it did (the caller then signals the engine).
+    @inline(__always)
+    private func wakeIfAsleep() -> Bool {
+        engineState.compareExchange(expected: EngineState.asleep, desired: EngineState.awake, ordering: .sequentiallyConsistent).exchanged
     }
 
     /// Wakes the engine from a sleep or a linger: for work that should not wait for the next look
     /// at the ring (control messages, a full ring). A signal that lands after the linger ended
     /// only makes the next wait return at once, which the loop tolerates.
     private func nudgeEngine() {
-        // After the end `sleeping` stays set (see `ended`); there is no engine to wake.
+        // After the end there is no engine to wake. An end that lands after this look is safe
+        // too: the end's `ended` state is never turned into `awake`.
         guard !ended.atomic.load(ordering: .acquiring) else { return }
-        if sleeping.exchange(false, ordering: .sequentiallyConsistent) || lingering.atomic.load(ordering: .sequentiallyConsistent) {
+        nudgeSawEngineRunning?(self)
+        if wakeIfAsleep() || lingering.atomic.load(ordering: .sequentiallyConsistent) {
             wakeup.signal()
         }
     }
@@ -228,8 +254,8 @@ public final class EngineChannels: Sendable {
         ended.atomic.store(true, ordering: .releasing)
         // Dekker's handshake with the producers, as in `sleep(until:clock:)`: a call that claimed
         // before the look at the claims below is waited for here; one that claimed after it sees
-        // `sleeping` set when it looks on its way out, and takes its item out itself.
-        sleeping.store(true, ordering: .sequentiallyConsistent)
+        // `ended` when it looks on its way out, and takes its item out itself.
+        engineState.store(EngineState.ended, ordering: .sequentiallyConsistent)
         let dropped = lateItems.withLock { _ in
             let claimed = ring.claimedPositions
             var dropped = 0
@@ -288,7 +314,7 @@ public final class EngineChannels: Sendable {
     /// Takes the reload flag (engine thread).
     @_spi(Benchmarks)
     public func takeReloadRequest() -> Bool {
-        reloadRequested.atomic.load(ordering: .relaxed) && reloadRequested.atomic.exchange(false, ordering: .acquiringAndReleasing)
+        reloadRequested.atomic.load(ordering: .relaxed) && reloadRequested.atomic.exchange(false, ordering: .sequentiallyConsistent)
     }
 
     /// Waits up to `nanoseconds` of real time without asking producers to wake the engine.
@@ -312,17 +338,30 @@ public final class EngineChannels: Sendable {
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.
     func sleep(until deadline: SegmentsInstant?, clock: any SegmentsClock) {
-        sleeping.store(true, ordering: .sequentiallyConsistent)
-        // Dekker-style re-check: a producer that enqueued before seeing `sleeping` is seen here.
+        engineState.store(EngineState.asleep, ordering: .sequentiallyConsistent)
+        // Dekker-style re-check: a producer that enqueued before seeing `asleep` is seen here.
         if !ring.isEmpty || inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
             || reloadRequested.atomic.load(ordering: .sequentiallyConsistent)
         {
-            sleeping.store(false, ordering: .relaxed)
+            engineState.store(EngineState.awake, ordering: .relaxed)
             return
         }
         clock.sleep(until: deadline, wakeup: wakeup)
-        sleeping.store(false, ordering: .relaxed)
+        engineState.store(EngineState.awake, ordering: .relaxed)
     }
+}
+
+/// What producers find when they look whether to wake the engine (``EngineChannels``'s
+/// `engineState`). Raw bytes rather than an `AtomicRepresentable` enum, whose every load would
+/// check the byte is a valid case before `trackEvent` compares it.
+private enum EngineState {
+    /// Running: producers leave it alone.
+    static var awake: UInt8 { 0 }
+    /// Sleeping or about to (``EngineChannels/sleep(until:clock:)``): the first producer to see it
+    /// wakes it.
+    static var asleep: UInt8 { 1 }
+    /// Ended (``EngineChannels/closeRing(logger:)``), for good: producers take their items out.
+    static var ended: UInt8 { 2 }
 }
 
 /// The control inbox: messages for the engine, and whether the engine has ended.

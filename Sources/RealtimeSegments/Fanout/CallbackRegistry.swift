@@ -68,8 +68,13 @@ final class CallbackRegistry: Sendable {
     private static let removedSlack = 64
 
     /// The current registrations (lock-free).
+    ///
+    /// Sequentially consistent, like the publication in ``add(_:)``: a registration then looks at
+    /// whether the engine runs (and at the reload flag) after publishing, and the engine reads the
+    /// registrations after it started (or took the flag), so one of the two sees the other (see
+    /// `EngineChannels.requestReload()`). A plain load on x86.
     @inline(__always)
-    func snapshot() -> RegistrySnapshot { current.load(ordering: .acquiring) }
+    func snapshot() -> RegistrySnapshot { current.load(ordering: .sequentiallyConsistent) }
 
     /// Number of registrations whose first load has not been served yet.
     var pendingFirstLoads: Int { pendingFirstLoadCount.load(ordering: .acquiring) }
@@ -101,7 +106,8 @@ final class CallbackRegistry: Sendable {
                 byCategory[category] = run
                 byIdentity[subscriber.registration.identity, default: []].append(subscriber.registration)
             }
-            current.store(RegistrySnapshot(byCategory: byCategory), ordering: .releasing)
+            // Sequentially consistent: see `snapshot()`.
+            current.store(RegistrySnapshot(byCategory: byCategory), ordering: .sequentiallyConsistent)
         }
     }
 

@@ -19,13 +19,15 @@ import Synchronization
 /// ``dequeue()`` from one consumer thread at a time (the engine thread); ``isEmpty`` from any
 /// thread (a snapshot).
 @_spi(Benchmarks)
-public final class EventRing<Element>: @unchecked Sendable {
+public final class EventRing<Element: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every slot is owned by exactly one thread at a time. A producer owns slot
     // `p` from the moment it has claimed position `p` (a successful CAS, or a fetch-add that
     // returned `p`) and seen `sequence[p] == p` (acquire), until its release store of `sequence[p]`;
     // the consumer owns it from observing that store (acquire) until its own release store of
     // `sequence[p] = p + capacity`, which hands it back to producers. Elements are only touched
-    // inside those windows.
+    // inside those windows, and each window's acquire/release pair orders the element's writes
+    // before the next owner's reads. An element moves from a producer's thread to the consumer's,
+    // hence `Element: Sendable`. The other stored properties are immutable or atomic.
     let capacity: Int
     private let mask: Int
     /// `capacity` slots of ``slotStride`` bytes: the sequence at offset 0, the element at
@@ -54,7 +56,12 @@ public final class EventRing<Element>: @unchecked Sendable {
             byteCount: capacity * Self.slotStride,
             alignment: max(CacheLinePadding.lineSize, MemoryLayout<Element>.alignment))
         for index in 0..<capacity {
-            slot(at: index).initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(index))
+            let slot = slot(at: index)
+            slot.initializeMemory(as: UnsafeAtomic<Int>.Storage.self, to: .init(index))
+            // Bound once, here: every later access to the element goes through
+            // `assumingMemoryBound(to: Element.self)` (free), which needs memory bound to
+            // `Element`. The element itself is initialized and deinitialized per use.
+            (slot + Self.elementOffset).bindMemory(to: Element.self, capacity: 1)
         }
     }
 
@@ -105,7 +112,7 @@ public final class EventRing<Element>: @unchecked Sendable {
         UnsafeAtomic(at: slot.assumingMemoryBound(to: UnsafeAtomic<Int>.Storage.self))
     }
 
-    /// The element stored in `slot`.
+    /// The element stored in `slot` (memory bound to `Element` by `init`).
     @inline(__always)
     fileprivate static func element(in slot: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Element> {
         (slot + elementOffset).assumingMemoryBound(to: Element.self)

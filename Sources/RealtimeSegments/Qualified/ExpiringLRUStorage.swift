@@ -6,15 +6,16 @@
 /// linked lists by index, so touching an entry never scans:
 /// - the **recency list**, least recently used first: a lookup hit moves the entry to the end, and
 ///   eviction takes from the front;
-/// - the **age list**, oldest save first: since saves stamp entries with a monotonic clock and
-///   append them, the list is sorted by save time, and the expired entries are exactly a prefix of
-///   it. Sweeping that prefix on save frees the room expired entries hold, without a scan (W6).
+/// - the **age list**, oldest save first: saves append entries and stamp them no earlier than the
+///   newest one (see ``save(_:_:now:)``), so the list is sorted by stamp, and the expired entries are
+///   exactly a prefix of it. Sweeping that prefix on save frees the room expired entries hold,
+///   without a scan (W6).
 ///
 /// A hit refreshes recency, not age: the TTL always counts from the save.
 ///
 /// Threading: a value type with no synchronization; ``QualifiedSegmentsCache`` guards it with a lock.
 struct ExpiringLRUStorage<Key: Hashable, Value> {
-    private struct Node {
+    fileprivate struct Node {
         var key: Key?
         var value: Value?
         var savedAt: SegmentsInstant
@@ -74,10 +75,15 @@ struct ExpiringLRUStorage<Key: Hashable, Value> {
     /// Saves `value` for `key` as a fresh entry (most recently used, stamped `now`), replacing any
     /// previous one; then removes expired entries and evicts the least recently used ones while
     /// there are more than ``capacity``.
+    ///
+    /// A `now` older than the newest entry's stamp (a caller that read the clock before another
+    /// one but saves after it) stamps the entry with the newest stamp instead: the entry counts as
+    /// saved when it was stored, and the age list stays sorted, which the sweep relies on.
     mutating func save(_ key: Key, _ value: Value, now: SegmentsInstant) {
         guard capacity > 0 else { return }
         if let previous = slots[key] { unlinkAndFree(previous) }
-        let node = Node(key: key, value: value, savedAt: now)
+        let stamp = newest == Self.none ? now : max(now, nodes[newest].savedAt)
+        let node = Node(key: key, value: value, savedAt: stamp)
         let slot: Int
         if let reused = freeSlots.popLast() {
             nodes[reused] = node
@@ -89,7 +95,7 @@ struct ExpiringLRUStorage<Key: Hashable, Value> {
         slots[key] = slot
         appendRecency(slot)
         appendAge(slot)
-        while oldest != Self.none, isExpired(oldest, now: now) { unlinkAndFree(oldest) }
+        while oldest != Self.none, isExpired(oldest, now: stamp) { unlinkAndFree(oldest) }
         while slots.count > capacity { unlinkAndFree(leastRecent) }
     }
 
@@ -169,3 +175,7 @@ struct ExpiringLRUStorage<Key: Hashable, Value> {
         nodes[slot].newer = Self.none
     }
 }
+
+/// A plain value: sendable when what it stores is.
+extension ExpiringLRUStorage: Sendable where Key: Sendable, Value: Sendable {}
+extension ExpiringLRUStorage.Node: Sendable where Key: Sendable, Value: Sendable {}

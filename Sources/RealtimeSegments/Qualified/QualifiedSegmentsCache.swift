@@ -15,8 +15,10 @@
 ///   Expired entries are also removed when a lookup meets them. ``peek(_:)`` never returns one.
 ///
 /// Threading: every method may be called from any thread. Each call takes one lock for an O(1)
-/// step (the clock is read before it), and writes are synchronous: a lookup that starts after a
-/// save returned sees it.
+/// step, and writes are synchronous: a lookup that starts after a save returned sees it. The clock
+/// is read before the lock is taken (a ``SegmentsClock`` may be app code); saves that reach the
+/// lock out of clock order are stamped in the order they were stored (see
+/// `ExpiringLRUStorage.save(_:_:now:)`).
 public final class QualifiedSegmentsCache: Sendable {
     /// The default number of users kept (the reference SDK's).
     public static let defaultSize = 100

@@ -30,6 +30,12 @@ struct ReportingFileStore: Sendable {
         var failed: [String] = []
     }
 
+    /// A line for the caller of ``loadAll()`` to log once it holds no lock.
+    struct LogLine: Sendable {
+        var level: Logger.Level
+        var text: String
+    }
+
     let directory: URL
     let logger: Logger
 
@@ -47,18 +53,20 @@ struct ReportingFileStore: Sendable {
         directory.appendingPathComponent(".visitor-\(escapedName).tmp")
     }
 
-    /// Every persisted visitor. Corrupt files are logged as `Segments:` errors and skipped;
-    /// leftover temporary files are deleted.
-    func loadAll() -> [(visitorId: String, segments: ReportingSegments)] {
+    /// Every persisted visitor, and the lines to log about the others: corrupt files are skipped
+    /// with a `Segments:` error, leftover temporary files are deleted. Logs nothing itself: its
+    /// caller holds a lock (see ``LogLine``).
+    func loadAll() -> (entries: [(visitorId: String, segments: ReportingSegments)], lines: [LogLine]) {
+        var lines: [LogLine] = []
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
             // No directory yet: nothing was ever persisted. Any other failure is reported.
             if FileManager.default.fileExists(atPath: directory.path) {
-                logger.error("Segments: Cannot read reporting segments directory \(directory.path): \(error); nothing restored")
+                lines.append(.init(level: .error, text: "Segments: Cannot read reporting segments directory \(directory.path): \(error); nothing restored"))
             }
-            return []
+            return ([], lines)
         }
         let decoder = JSONDecoder()
         var loaded: [(visitorId: String, segments: ReportingSegments)] = []
@@ -68,7 +76,7 @@ struct ReportingFileStore: Sendable {
             if name.hasPrefix(".visitor-") && name.hasSuffix(".tmp") {
                 // An interrupted write: the rename never happened, so the visitor's file (if any)
                 // still holds the previous state.
-                logger.debug("Segments: Removing leftover reporting segments temporary file \(url.path)")
+                lines.append(.init(level: .debug, text: "Segments: Removing leftover reporting segments temporary file \(url.path)"))
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
@@ -76,15 +84,15 @@ struct ReportingFileStore: Sendable {
             do {
                 let record = try decoder.decode(Record.self, from: Data(contentsOf: url))
                 guard record.version == Record.currentVersion else {
-                    logger.error("Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version)")
+                    lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version)"))
                     continue
                 }
                 loaded.append((record.visitorId, record.segments))
             } catch {
-                logger.error("Segments: Ignoring corrupt reporting segments file \(url.path): \(error)")
+                lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error)"))
             }
         }
-        return loaded
+        return (loaded, lines)
     }
 
     /// Replaces the file of every visitor in `entries`, then syncs the directory once. A failed

@@ -102,18 +102,24 @@ public final class ReportingSegmentsManager: Sendable {
     /// the public API without loading them.
     var hasRestored: Bool { restored.load(ordering: .acquiring) }
 
-    /// Loads the persisted visitors once; later calls return at once.
+    /// Loads the persisted visitors once; later calls return at once. What the restore has to say
+    /// is logged after the gate is released: a log handler is app code, and one that reached this
+    /// manager (from any thread) would otherwise wait for the gate it holds.
     func restoreIfNeeded() {
         if restored.load(ordering: .acquiring) { return }
-        restoreGate.withLock { _ in
-            guard !restored.load(ordering: .acquiring) else { return }
+        let lines = restoreGate.withLock { _ -> [ReportingFileStore.LogLine] in
+            guard !restored.load(ordering: .acquiring) else { return [] }
+            var lines: [ReportingFileStore.LogLine] = []
             if let fileStore {
-                let entries = fileStore.loadAll()
-                store.restore(entries)
-                logger.debug("Segments: Restored reporting segments of \(entries.count) visitors")
+                let loaded = fileStore.loadAll()
+                store.restore(loaded.entries)
+                lines = loaded.lines
+                lines.append(.init(level: .debug, text: "Segments: Restored reporting segments of \(loaded.entries.count) visitors"))
             }
             restored.store(true, ordering: .releasing)
+            return lines
         }
+        for line in lines { logger.log(level: line.level, "\(line.text)") }
     }
 
     // MARK: Visitor operations (through ReportingVisitor)

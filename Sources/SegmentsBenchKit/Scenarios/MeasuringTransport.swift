@@ -91,8 +91,10 @@ public final class MeasuringTransport: SegmentsTransport {
 }
 
 /// A value behind an `NSLock` (TSan-visible), for the harness's bookkeeping.
-public final class LockedBox<Value>: @unchecked Sendable {
-    // @unchecked Sendable: `value` is only accessed inside `withLock`, under `lock`.
+public final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `value` is only accessed inside `withLock`, under `lock`, so no two
+    // threads touch it at once; and `Value: Sendable`, so what one thread puts in and another
+    // takes out may cross threads.
     private let lock = NSLock()
     private var value: Value
 
