@@ -361,6 +361,7 @@ final class EngineOwner {
         }
     }
 
+    @inline(never)
     private func launchFetch(_ purpose: FetchPurpose, for identity: IdentitySnapshot) {
         let hardIds = identity.hardIds
         let mustLink = !hardIds.isEmpty && !(serverLink?.cookie == identity.cookie && serverLink?.ids == hardIds)
@@ -414,6 +415,9 @@ final class EngineOwner {
         }
     }
 
+    // Out of line (once per check), like `launchFetch` and `performFetch`: `segments-bench`'s
+    // instruction counts of a check collect inside these functions.
+    @inline(never)
     private func handleCheckCompleted(_ outcome: FetchOutcome) {
         defer { finishCheck() }
         recordLink(outcome)
@@ -725,6 +729,7 @@ final class EngineOwner {
 }
 
 /// Links (if asked) and fetches for `identity`; never throws, the failure is in the outcome.
+@inline(never)
 private func performFetch(
     _ purpose: FetchPurpose, identity: IdentitySnapshot, link: [String: String]?,
     transport: any SegmentsTransport, context: SegmentsRequestContext, counters: EngineCounters

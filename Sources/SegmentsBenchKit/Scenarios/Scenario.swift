@@ -25,6 +25,7 @@ public enum ScenarioCatalog {
         ReportingScenario(),
         FaultsScenario(),
         SoakScenario(),
+        CostsScenario(),
     ]
 
     /// The scenario named `name`.
