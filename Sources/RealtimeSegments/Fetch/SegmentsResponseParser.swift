@@ -22,6 +22,8 @@
 /// ``SegmentsResponse/init(wireCategories:)`` merges in dictionary order.
 struct SegmentsResponseParser {
     private var reader: JSONByteReader
+    /// Bytes read again after the main pass had read them (see ``parse(_:rereadBytes:)``).
+    private var rereadBytes = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         reader = JSONByteReader(bytes)
@@ -29,12 +31,23 @@ struct SegmentsResponseParser {
 
     /// Parses `bytes` (a non-empty body).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
+        var rereadBytes = 0
+        return try parse(bytes, rereadBytes: &rereadBytes)
+    }
+
+    /// ``parse(_:)``, adding to `rereadBytes` how many bytes it read more than once: the work beyond
+    /// the one pass, which must stay linear in the body's size (tests hold it to that).
+    static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, rereadBytes: inout Int
+    ) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
         var parser = SegmentsResponseParser(bytes)
+        defer { rereadBytes += parser.rereadBytes }
         do {
             return try parser.parseRoot()
         } catch .shape(let reason) {
             // JSONDecoder reads the whole document before it decodes anything, so invalid JSON
             // after a shape error is reported as invalid JSON. The error path can afford a second pass.
+            parser.rereadBytes += bytes.count
             guard isValidDocument(bytes) else { throw .syntax }
             throw .shape(reason)
         }
@@ -102,10 +115,11 @@ struct SegmentsResponseParser {
     /// Whether a key equal to `key` (as Swift strings, as a `[String: _]` would compare them) came
     /// before `limit` in the root object. Only asked when a key names a category already seen, which
     /// real bodies never do, so it re-reads the keys instead of keeping them all on the fast path.
-    private func isRepeatedRootKey(_ key: String, rootStart: Int, before limit: Int) -> Bool {
+    private mutating func isRepeatedRootKey(_ key: String, rootStart: Int, before limit: Int) -> Bool {
         var rescan = JSONByteReader(reader.bytes)
         rescan.index = rootStart + 1
         rescan.depth = 1
+        defer { rereadBytes += rescan.index - (rootStart + 1) }
         do {
             while rescan.peek() == 0x22, rescan.index < limit {
                 if rescan.makeString(try rescan.scanString()) == key { return true }
