@@ -14,9 +14,15 @@ final class SegmentsResponseParserWorkTests: XCTestCase {
         return (categories, rereadBytes)
     }
 
-    /// `{"key0":[],...,"key<n-1>":[],"key0":[],...}`: `n` keys, then each of them again.
+    /// `index` in five digits, so that bodies of twice the keys are twice as long.
+    private func digits(_ index: Int) -> String {
+        let text = String(index)
+        return String(repeating: "0", count: max(0, 5 - text.count)) + text
+    }
+
+    /// `{"key00000":[],...,"key<n-1>":[],"key00000":[],...}`: `n` keys, then each of them again.
     private func repeatedKeys(_ count: Int) -> [UInt8] {
-        let keys = (0..<count).map { #""key\#($0)":[]"# }
+        let keys = (0..<count).map { #""key\#(digits($0))":[]"# }
         return Array(("{" + (keys + keys).joined(separator: ",") + "}").utf8)
     }
 
@@ -28,7 +34,7 @@ final class SegmentsResponseParserWorkTests: XCTestCase {
             let key = String(letters.enumerated().map { bit, letter in
                 index >> bit & 1 == 1 ? Character(letter.uppercased()) : letter
             })
-            return #""\#(key)":[{"id":"\#(index)","segmentation_id":"s"}]"#
+            return #""\#(key)":[{"id":"\#(digits(index))","segmentation_id":"s"}]"#
         }
         return Array(("{" + members.joined(separator: ",") + "}").utf8)
     }
@@ -55,7 +61,7 @@ final class SegmentsResponseParserWorkTests: XCTestCase {
     func testManySpellingsOfOneCategoryAreMergedInLinearWork() throws {
         try assertLinear(spellingsOfOneKey)
         let merged = try parse(spellingsOfOneKey(1_000)).categories
-        XCTAssertEqual(merged[SegmentCategory(name: "abcdefghijklmnop")]?.map(\.id), (0..<1_000).map(String.init))
+        XCTAssertEqual(merged[SegmentCategory(name: "abcdefghijklmnop")]?.map(\.id), (0..<1_000).map(digits))
     }
 
     /// Repeats are told from new spellings both for keys read before the first repeat and after it.

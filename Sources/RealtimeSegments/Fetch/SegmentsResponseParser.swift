@@ -75,6 +75,8 @@ struct SegmentsResponseParser {
         // Three known categories; one allocation instead of growing twice.
         var categories: [SegmentCategory: [Segment]] = Dictionary(minimumCapacity: 4)
         var invalidKey: String?
+        // The root keys read so far, kept from the first key that names a category already seen.
+        var earlierKeys: Set<String>?
         if reader.peek() == UInt8(ascii: "}") {
             reader.index += 1
         } else {
@@ -85,9 +87,10 @@ struct SegmentsResponseParser {
                 try reader.consume(UInt8(ascii: ":"))
                 let category = SegmentCategory(name: key)
                 if categories.index(forKey: category) == nil {
+                    earlierKeys?.insert(key)
                     categories[category] = try parseCategory(key: key)
                     if invalidKey == nil, !Self.isValid(category, key: key) { invalidKey = key }
-                } else if isRepeatedRootKey(key, rootStart: rootStart, before: keyStart) {
+                } else if isRepeatedRootKey(key, earlierKeys: &earlierKeys, rootStart: rootStart, before: keyStart) {
                     try reader.skipValue()
                 } else {
                     // Another spelling of a category already seen (`Discovery`, `discovery`).
@@ -113,24 +116,37 @@ struct SegmentsResponseParser {
     }
 
     /// Whether a key equal to `key` (as Swift strings, as a `[String: _]` would compare them) came
-    /// before `limit` in the root object. Only asked when a key names a category already seen, which
-    /// real bodies never do, so it re-reads the keys instead of keeping them all on the fast path.
-    private mutating func isRepeatedRootKey(_ key: String, rootStart: Int, before limit: Int) -> Bool {
+    /// before `limit` in the root object; adds `key` to `earlierKeys`, the root keys before `limit`.
+    ///
+    /// Only asked when a key names a category already seen, which real bodies never do, so the
+    /// common path keeps no keys: on the first such key `earlierKeys` is `nil` and is filled by
+    /// re-reading the keys before it, once per body; from then on the caller adds every key, and
+    /// each question is one set lookup, not a re-read (quadratic on a body of many repeats).
+    private mutating func isRepeatedRootKey(
+        _ key: String, earlierKeys: inout Set<String>?, rootStart: Int, before limit: Int
+    ) -> Bool {
+        if earlierKeys == nil { earlierKeys = rootKeys(after: rootStart, before: limit) }
+        return !earlierKeys!.insert(key).inserted
+    }
+
+    /// The keys of the root object that starts at `rootStart`, up to `limit`, read again.
+    private mutating func rootKeys(after rootStart: Int, before limit: Int) -> Set<String> {
+        var keys = Set<String>()
         var rescan = JSONByteReader(reader.bytes)
         rescan.index = rootStart + 1
         rescan.depth = 1
         defer { rereadBytes += rescan.index - (rootStart + 1) }
         do {
             while rescan.peek() == 0x22, rescan.index < limit {
-                if rescan.makeString(try rescan.scanString()) == key { return true }
+                keys.insert(rescan.makeString(try rescan.scanString()))
                 try rescan.consume(UInt8(ascii: ":"))
                 try rescan.skipValue()
                 try rescan.consume(UInt8(ascii: ","))
             }
         } catch {
-            // Already parsed once, so unreachable; no earlier key then.
+            // Already parsed once, so unreachable.
         }
-        return false
+        return keys
     }
 
     // MARK: Categories and segments
