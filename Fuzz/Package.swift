@@ -19,8 +19,10 @@ let package = Package(
                 .product(name: "RealtimeSegmentsHTTP", package: "RealtimeSegments"),
                 .product(name: "SegmentsMockServer", package: "RealtimeSegments"),
                 .product(name: "Logging", package: "swift-log"),
+                "CFuzzerDriver",
             ]
         ),
+        .target(name: "CFuzzerDriver"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import CFuzzerDriver
 import Foundation
 
 /// The decoders this executable fuzzes, one per run: `SEGMENTS_FUZZ_TARGET` names it (see `Fuzz/run`).
@@ -30,6 +31,16 @@ private let target: FuzzTarget = {
     }
     return target
 }()
+
+/// Runs libFuzzer's driver (its command line is libFuzzer's) on ``fuzzOneInput(_:_:)``.
+@main
+enum SegmentsFuzzMain {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzOneInput))
+    }
+}
 
 /// libFuzzer's entry point: one input, for the target of this run. A finding is a crash (a trap,
 /// an AddressSanitizer report, or a failed oracle `check`) or a run over libFuzzer's `-timeout`.
