@@ -135,6 +135,23 @@ final class HTTPTransportResponseTests: XCTestCase {
         XCTAssertNil(error)
     }
 
+    /// A 2xx body nested deeper than `JSONDecoder` survives (513 `[`, the last one ending the body:
+    /// it traps there) is a malformed response like any other page, not a crash of the app.
+    func testAnAnswerNestedTooDeepIsMalformedNotACrash() async throws {
+        let deep = String(repeating: "[", count: 513)
+        let server = try CannedHTTPServer(responses: Array(repeating: (200, deep), count: 3))
+        defer { server.stop() }
+        let batch = try transport(server, useBatchEndpoint: true)
+        let single = try transport(server, useBatchEndpoint: false)
+        assertMalformed(await failure { () async throws(SegmentsError) in try await batch.trackEvents(events, context: context) },
+                        "a batch upload answered 513 [")
+        assertMalformed(await failure { () async throws(SegmentsError) in try await single.trackEvents(events, context: context) },
+                        "an event upload answered 513 [")
+        assertMalformed(await failure { () async throws(SegmentsError) in
+            try await batch.linkCustomerIds(cookie: "c1", externalIds: ["registered": "r"], context: context)
+        }, "a link answered 513 [")
+    }
+
     /// Commands the server refused (`"success": false`) were delivered and answered: reported as a
     /// partial upload naming them (sent again, they would be refused again), so the engine sets
     /// them aside and does not send the accepted ones again.

@@ -119,6 +119,20 @@ final class PersistenceTests: XCTestCase {
         XCTAssertNotEqual(try Data(contentsOf: stateFile), original, "a fresh state was saved in its place")
     }
 
+    /// Nesting that `JSONDecoder` traps on (513 `[`, the last one ending the file) is a corrupt
+    /// file like any other: set aside and logged, not a crash at start.
+    func testAStateFileNestedTooDeepIsSetAsideNotACrash() throws {
+        let original = Data(repeating: UInt8(ascii: "["), count: 513)
+        try original.write(to: stateFile)
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Ignoring corrupt state file \(stateFile.path)"), 1)
+        fixture.client.start()
+        fixture.client.stop()
+        let kept = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix("segments-state.json.corrupt-") }
+        XCTAssertEqual(try kept.map { try Data(contentsOf: directory.appendingPathComponent($0)) }, [original])
+    }
+
     func testAStateFileWithoutACookieIsTreatedAsCorrupt() throws {
         try Data(#"{"version":1,"customerIds":{},"linkedIds":{},"pendingUploads":[]}"#.utf8).write(to: stateFile)
         let fixture = Fixture(stateDirectory: directory)

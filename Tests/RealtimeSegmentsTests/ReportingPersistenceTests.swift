@@ -124,6 +124,20 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertTrue(errors[0].hasPrefix("Segments: Ignoring corrupt reporting segments file \(corrupt.path): "), errors[0])
     }
 
+    /// Nesting that `JSONDecoder` traps on (513 `[`, the last one ending the file) is a corrupt
+    /// file like any other: logged and skipped, not a crash at start.
+    func testAFileNestedTooDeepIsLoggedAndIgnoredNotACrash() throws {
+        try persist(["good": ReportingSegments(country: "DE")])
+        let corrupt = reportingDirectory.appendingPathComponent("visitor-deep.json")
+        try Data(repeating: UInt8(ascii: "["), count: 513).write(to: corrupt)
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        XCTAssertEqual(fixture.client.reporting.visitorCount, 1)
+        let errors = fixture.logs.all.filter { $0.level == .error }.map(\.message)
+        XCTAssertEqual(errors.count, 1)
+        XCTAssertTrue(errors.first?.hasPrefix("Segments: Ignoring corrupt reporting segments file \(corrupt.path): ") ?? false, "\(errors)")
+    }
+
     func testALeftoverTemporaryFileFromAnInterruptedWriteDoesNotAffectRestore() throws {
         try persist(["v-1": ReportingSegments(country: "old")])
         // What a crash between writing the temporary file and renaming it leaves behind.

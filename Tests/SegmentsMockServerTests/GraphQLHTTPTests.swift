@@ -176,6 +176,16 @@ final class GraphQLHTTPTests: XCTestCase {
         XCTAssertNotNil(jsonObject(answer.body)?["error"])
     }
 
+    /// A body nested deeper than `JSONDecoder` survives (513 `[`, the last one ending the body: it
+    /// traps there) is a 400 like any other malformed JSON, not a crash of the server's process.
+    func testBodyNestedTooDeepIs400NotACrash() async throws {
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
+            try await session.sendGraphQL(String(repeating: "[", count: 513))
+        }
+
+        XCTAssertEqual(answer.status, 400)
+    }
+
     func testBodyWithoutQueryIs400() async throws {
         let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(#"{"variables":{}}"#)

@@ -66,6 +66,22 @@ final class HTTPErrorTests: XCTestCase {
         assertJSONError(answer, 400)
     }
 
+    /// A body nested deeper than `JSONDecoder` survives (513 `[`, the last one ending the body: it
+    /// traps there) is a 400 like any other invalid JSON, not a crash of the server's process.
+    func testBodyNestedTooDeepIs400NotACrash() async throws {
+        let deep = String(repeating: "[", count: 513)
+        let answers = try await withMockServer { session in
+            [
+                try await session.send(.POST, "/track/v2/projects/mock-project/customers/events", body: deep),
+                try await session.send(.POST, "/track/v2/projects/mock-project/customers", body: deep),
+                try await session.send(.POST, "/track/v2/projects/mock-project/batch", body: deep),
+                try await session.send(.POST, "/webxp/projects/mock-project/cookies/c1/link-ids", body: deep),
+            ]
+        }
+
+        for answer in answers { assertJSONError(answer, 400) }
+    }
+
     func testBodyOfTheWrongShapeIs400AndStoresNothing() async throws {
         let backend = SegmentsBackend()
         let answers = try await withMockServer(backend: backend) { session in

@@ -22,6 +22,8 @@
 /// ``SegmentsResponse/init(wireCategories:)`` merges in dictionary order.
 struct SegmentsResponseParser {
     private var reader: JSONByteReader
+    /// Bytes read again after the main pass had read them (see ``parse(_:rereadBytes:)``).
+    private var rereadBytes = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         reader = JSONByteReader(bytes)
@@ -29,12 +31,23 @@ struct SegmentsResponseParser {
 
     /// Parses `bytes` (a non-empty body).
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
+        var rereadBytes = 0
+        return try parse(bytes, rereadBytes: &rereadBytes)
+    }
+
+    /// ``parse(_:)``, adding to `rereadBytes` how many bytes it read more than once: the work beyond
+    /// the one pass, which must stay linear in the body's size (tests hold it to that).
+    static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, rereadBytes: inout Int
+    ) throws(JSONParseError) -> [SegmentCategory: [Segment]] {
         var parser = SegmentsResponseParser(bytes)
+        defer { rereadBytes += parser.rereadBytes }
         do {
             return try parser.parseRoot()
         } catch .shape(let reason) {
             // JSONDecoder reads the whole document before it decodes anything, so invalid JSON
             // after a shape error is reported as invalid JSON. The error path can afford a second pass.
+            parser.rereadBytes += bytes.count
             guard isValidDocument(bytes) else { throw .syntax }
             throw .shape(reason)
         }
@@ -62,6 +75,8 @@ struct SegmentsResponseParser {
         // Three known categories; one allocation instead of growing twice.
         var categories: [SegmentCategory: [Segment]] = Dictionary(minimumCapacity: 4)
         var invalidKey: String?
+        // The root keys read so far, kept from the first key that names a category already seen.
+        var earlierKeys: Set<String>?
         if reader.peek() == UInt8(ascii: "}") {
             reader.index += 1
         } else {
@@ -72,9 +87,10 @@ struct SegmentsResponseParser {
                 try reader.consume(UInt8(ascii: ":"))
                 let category = SegmentCategory(name: key)
                 if categories.index(forKey: category) == nil {
+                    earlierKeys?.insert(key)
                     categories[category] = try parseCategory(key: key)
                     if invalidKey == nil, !Self.isValid(category, key: key) { invalidKey = key }
-                } else if isRepeatedRootKey(key, rootStart: rootStart, before: keyStart) {
+                } else if isRepeatedRootKey(key, earlierKeys: &earlierKeys, rootStart: rootStart, before: keyStart) {
                     try reader.skipValue()
                 } else {
                     // Another spelling of a category already seen (`Discovery`, `discovery`).
@@ -100,23 +116,37 @@ struct SegmentsResponseParser {
     }
 
     /// Whether a key equal to `key` (as Swift strings, as a `[String: _]` would compare them) came
-    /// before `limit` in the root object. Only asked when a key names a category already seen, which
-    /// real bodies never do, so it re-reads the keys instead of keeping them all on the fast path.
-    private func isRepeatedRootKey(_ key: String, rootStart: Int, before limit: Int) -> Bool {
+    /// before `limit` in the root object; adds `key` to `earlierKeys`, the root keys before `limit`.
+    ///
+    /// Only asked when a key names a category already seen, which real bodies never do, so the
+    /// common path keeps no keys: on the first such key `earlierKeys` is `nil` and is filled by
+    /// re-reading the keys before it, once per body; from then on the caller adds every key, and
+    /// each question is one set lookup, not a re-read (quadratic on a body of many repeats).
+    private mutating func isRepeatedRootKey(
+        _ key: String, earlierKeys: inout Set<String>?, rootStart: Int, before limit: Int
+    ) -> Bool {
+        if earlierKeys == nil { earlierKeys = rootKeys(after: rootStart, before: limit) }
+        return !earlierKeys!.insert(key).inserted
+    }
+
+    /// The keys of the root object that starts at `rootStart`, up to `limit`, read again.
+    private mutating func rootKeys(after rootStart: Int, before limit: Int) -> Set<String> {
+        var keys = Set<String>()
         var rescan = JSONByteReader(reader.bytes)
         rescan.index = rootStart + 1
         rescan.depth = 1
+        defer { rereadBytes += rescan.index - (rootStart + 1) }
         do {
             while rescan.peek() == 0x22, rescan.index < limit {
-                if rescan.makeString(try rescan.scanString()) == key { return true }
+                keys.insert(rescan.makeString(try rescan.scanString()))
                 try rescan.consume(UInt8(ascii: ":"))
                 try rescan.skipValue()
                 try rescan.consume(UInt8(ascii: ","))
             }
         } catch {
-            // Already parsed once, so unreachable; no earlier key then.
+            // Already parsed once, so unreachable.
         }
-        return false
+        return keys
     }
 
     // MARK: Categories and segments

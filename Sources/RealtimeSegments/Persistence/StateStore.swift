@@ -26,7 +26,7 @@ struct StateStore: Sendable {
             return .corrupt("unreadable: \(error)")
         }
         do {
-            let state = try JSONDecoder().decode(PersistedState.self, from: data)
+            let state = try JSONDecoder().decodeUntrusted(PersistedState.self, from: data)
             guard state.version == PersistedState.currentVersion else {
                 return .corrupt("unsupported version \(state.version)")
             }

@@ -82,7 +82,7 @@ struct ReportingFileStore: Sendable {
             }
             guard name.hasPrefix("visitor-") && name.hasSuffix(".json") else { continue }
             do {
-                let record = try decoder.decode(Record.self, from: Data(contentsOf: url))
+                let record = try decoder.decodeUntrusted(Record.self, from: Data(contentsOf: url))
                 guard record.version == Record.currentVersion else {
                     lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version)"))
                     continue

@@ -34,7 +34,7 @@ struct GraphQLRequestBody: Sendable, Decodable {
     static func decode(_ body: Data) throws(RequestValidation.Rejection) -> GraphQLRequestBody {
         guard !body.isEmpty else { throw RequestValidation.Rejection(reason: "empty body") }
         do {
-            return try JSONDecoder().decode(GraphQLRequestBody.self, from: body)
+            return try JSONDecoder().decodeUntrusted(GraphQLRequestBody.self, from: body)
         } catch DecodingError.keyNotFound(let key, _) {
             throw RequestValidation.Rejection(reason: "missing \"\(key.stringValue)\"")
         } catch DecodingError.typeMismatch(_, let context) {

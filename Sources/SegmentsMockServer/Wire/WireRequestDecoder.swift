@@ -45,7 +45,7 @@ enum WireRequestDecoder {
     private static func decode<Value: Decodable>(_ type: Value.Type, _ body: Data) throws(Rejection) -> Value {
         guard !body.isEmpty else { throw Rejection(reason: "empty body") }
         do {
-            return try JSONDecoder().decode(type, from: body)
+            return try JSONDecoder().decodeUntrusted(type, from: body)
         } catch let error as DecodingError {
             throw Rejection(reason: describe(error))
         } catch {
