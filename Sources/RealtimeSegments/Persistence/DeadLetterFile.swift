@@ -39,7 +39,7 @@ struct DeadLetterFile: Sendable {
     func entries() -> [Entry] {
         guard let data = try? Data(contentsOf: fileURL) else { return [] }
         return data.split(separator: UInt8(ascii: "\n")).compactMap { line in
-            try? JSONDecoder().decode(Entry.self, from: Data(line))
+            try? JSONDecoder().decodeUntrusted(Entry.self, from: Data(line))
         }
     }
 }

@@ -1,19 +1,31 @@
 import Foundation
 
 /// What one callgrind output file says: the instructions executed while collection was on, and how
-/// often each function was called from collected code.
+/// often each function called each other one from collected code.
 ///
 /// Reads the format callgrind writes (`events:`, `fn=`, `cfn=`, `calls=`, `totals:`/`summary:`),
 /// with or without string compression (`(id) name` defines an id, `(id)` refers to it).
 struct CallgrindProfile: Equatable {
     /// Instructions executed (the `Ir` event) while collection was on, every thread together.
     var instructions: Int
-    /// Calls made from collected code, by callee name.
-    var calls: [String: Int]
+    /// Calls made from collected code, by caller and callee name.
+    var calls: [Edge: Int]
 
-    /// Calls to any function whose name is in `names`.
-    func calls(to names: Set<String>) -> Int {
-        calls.reduce(0) { $0 + (names.contains($1.key) ? $1.value : 0) }
+    struct Edge: Hashable {
+        var caller: String
+        var callee: String
+    }
+
+    /// Calls to any function in `names` from a function outside `names` and `alsoNotFrom`: one
+    /// logical operation that enters through several of them (`swift_bridgeObjectRetain` jumping to
+    /// `swift_retain`) counts once. Callgrind's counts on such runtime-internal edges also take in
+    /// calls made while collection was off, so they are never read.
+    func calls(to names: Set<String>, notFrom alsoNotFrom: Set<String> = []) -> Int {
+        calls.reduce(0) { total, entry in
+            let (edge, count) = entry
+            guard names.contains(edge.callee), !names.contains(edge.caller), !alsoNotFrom.contains(edge.caller) else { return total }
+            return total + count
+        }
     }
 
     enum ParseError: Error, CustomStringConvertible {
@@ -30,7 +42,8 @@ struct CallgrindProfile: Equatable {
         var events: [String] = []
         var totals: [Int]?
         var names: [Int: String] = [:]
-        var calls: [String: Int] = [:]
+        var calls: [Edge: Int] = [:]
+        var caller = ""
         var callee: String?
         var expectCallCount = false
         var skipNextCost = false
@@ -40,7 +53,7 @@ struct CallgrindProfile: Equatable {
                 expectCallCount = false
                 if line.hasPrefix("calls=") {
                     let count = line.dropFirst("calls=".count).split(separator: " ").first.flatMap { Int($0) } ?? 0
-                    if let callee { calls[callee, default: 0] += count }
+                    if let callee { calls[Edge(caller: caller, callee: callee), default: 0] += count }
                     // The next line is the inclusive cost of the call: not a cost of this function.
                     skipNextCost = true
                     continue
@@ -55,7 +68,7 @@ struct CallgrindProfile: Equatable {
                 callee = Self.resolve(String(line.dropFirst("cfn=".count)), names: &names)
                 expectCallCount = true
             } else if line.hasPrefix("fn=") {
-                _ = Self.resolve(String(line.dropFirst("fn=".count)), names: &names)
+                caller = Self.resolve(String(line.dropFirst("fn=".count)), names: &names)
             } else if let first = line.first, first.isNumber || first == "+" || first == "-" || first == "*" {
                 // A cost line: position(s) then event counts; Ir is the first event.
                 let fields = line.split(separator: " ")
@@ -82,7 +95,7 @@ struct CallgrindProfile: Equatable {
         CallgrindProfile(instructions: left.instructions + right.instructions, calls: left.calls.merging(right.calls, uniquingKeysWith: +))
     }
 
-    init(instructions: Int, calls: [String: Int]) {
+    init(instructions: Int, calls: [Edge: Int]) {
         self.instructions = instructions
         self.calls = calls
     }

@@ -21,6 +21,7 @@ public struct CostProbe: Sendable {
         case valgrindFailed(region: String, status: Int32, output: String)
         case noOutput(region: String)
         case regionStalled(String)
+        case stripFailed(status: Int32)
 
         public var description: String {
             switch self {
@@ -30,6 +31,7 @@ public struct CostProbe: Sendable {
                 "valgrind exited \(status) counting \(region): \(output.suffix(600))"
             case .noOutput(let region): "callgrind wrote no profile for \(region)"
             case .regionStalled(let region): "the \(region) region did not complete"
+            case .stripFailed(let status): "objcopy --strip-debug exited \(status) (binutils is needed to count instructions)"
             }
         }
     }
@@ -43,9 +45,11 @@ public struct CostProbe: Sendable {
         "swift_release", "swift_release_n", "swift_bridgeObjectRelease", "swift_bridgeObjectRelease_n",
         "swift_nonatomic_release", "swift_unknownObjectRelease",
     ]
-    /// Allocation entry points (the Swift runtime's allocations go through `malloc` too, but a
-    /// direct `swift_slowAlloc` caller is counted here as well).
-    static let allocationFunctions: Set<String> = ["malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc"]
+    /// Allocation entry points: the C allocator's, and the Swift runtime's, which calls `malloc`
+    /// itself (an object allocated through `swift_allocObject` counts once).
+    static let allocationFunctions: Set<String> = [
+        "malloc", "calloc", "realloc", "posix_memalign", "aligned_alloc", "swift_slowAlloc",
+    ]
 
     /// The executable that runs `cost-region` (this one).
     public var executable: String
@@ -70,21 +74,38 @@ public struct CostProbe: Sendable {
     /// The cost of one operation of `region`.
     public func measure(_ region: CostRegion) throws -> Cost {
         let n = region.iterations
-        let once = try profile(region, iterations: n)
-        let twice = try profile(region, iterations: 2 * n)
+        let executable = try countedExecutable()
+        let once = try profile(region, iterations: n, executable: executable)
+        let twice = try profile(region, iterations: 2 * n, executable: executable)
         let operations = Double(n * region.operationsPerIteration)
         func perOperation(_ value: (CallgrindProfile) -> Int) -> Double {
             Double(value(twice) - value(once)) / operations
         }
         return Cost(
             instructions: perOperation(\.instructions),
-            retains: perOperation { $0.calls(to: Self.retainFunctions) },
-            releases: perOperation { $0.calls(to: Self.releaseFunctions) },
+            retains: perOperation { $0.calls(to: Self.retainFunctions, notFrom: Self.releaseFunctions) },
+            releases: perOperation { $0.calls(to: Self.releaseFunctions, notFrom: Self.retainFunctions) },
             allocations: perOperation { $0.calls(to: Self.allocationFunctions) })
     }
 
+    /// A copy of ``executable`` without its DWARF debug information, which valgrind 3.19 cannot
+    /// read in the form this toolchain writes (it gives up on the whole binary); the symbol table,
+    /// which names the counted functions, stays. Made once per work directory.
+    func countedExecutable() throws -> String {
+        let copy = workDirectory.appendingPathComponent("segments-bench.counted")
+        if FileManager.default.isExecutableFile(atPath: copy.path) { return copy.path }
+        try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
+        let strip = Process()
+        strip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        strip.arguments = ["objcopy", "--strip-debug", executable, copy.path]
+        try strip.run()
+        strip.waitUntilExit()
+        guard strip.terminationStatus == 0 else { throw Failure.stripFailed(status: strip.terminationStatus) }
+        return copy.path
+    }
+
     /// Runs `region` with `iterations` under callgrind and reads the profile (all threads).
-    func profile(_ region: CostRegion, iterations: Int) throws -> CallgrindProfile {
+    func profile(_ region: CostRegion, iterations: Int, executable: String) throws -> CallgrindProfile {
         guard let valgrind = Self.valgrind else { throw Failure.valgrindMissing }
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         let output = workDirectory.appendingPathComponent("callgrind.\(region.rawValue).\(iterations).out")

@@ -54,12 +54,33 @@ public enum CostRegion: String, CaseIterable, Sendable {
     /// Iterations the probe runs (and twice as many, to subtract fixed costs).
     var iterations: Int {
         switch self {
-        case .trackEvent, .trackEventWithProperties, .reloadRequest: 20_000
+        case .trackEvent, .trackEventWithProperties: 100_000
+        case .reloadRequest: 20_000
         case .packedDiff: 200
         case .decodeAndDiff: 500
         case .delivery: 4
-        case .check: 20
+        case .check: 100
         }
+    }
+
+    /// How the gate holds the region's instruction count. The same build counts the same to a few
+    /// tenths of an instruction per operation on the small paths; decode + diff varies by up to
+    /// 0.7% with the allocator's state, and a whole check, whose Swift concurrency and Dispatch
+    /// hand-offs take different paths from run to run, by about 2%: its changes are caught by its
+    /// allocation and retain counts instead.
+    public var instructionRule: GateRule {
+        switch self {
+        case .check: .lowerIsBetter(relative: 0.05, absolute: 0)
+        case .decodeAndDiff: .lowerIsBetter(relative: 0.02, absolute: 0)
+        default: .lowerIsBetter(relative: 0.01, absolute: 0.3)
+        }
+    }
+
+    /// How the gate holds the region's releases per operation: one more fails, except in a whole
+    /// check, where which thread drops an object's last reference (inside the counted functions or
+    /// after them) varies by tens of releases from run to run: reported, not gated.
+    public var releaseRule: GateRule? {
+        self == .check ? nil : CostsScenario.countRule
     }
 
     /// Callgrind `--toggle-collect` patterns (mangled Swift names): collection is on inside them.
@@ -71,11 +92,13 @@ public enum CostRegion: String, CaseIterable, Sendable {
                 "*12performFetch*", "*16DeliveryExecutorC11runDelivery*",
             ]
         default:
-            ["*\(Self.functionPrefix)\(rawValue.prefix(1).uppercased() + rawValue.dropFirst())*"]
+            // The counted function's mangled name: the type, then the name's length and the name.
+            ["*10CostRegionO\(countedFunction.utf8.count)\(countedFunction)*"]
         }
     }
 
-    static let functionPrefix = "costRegion"
+    /// The name of the function the region's loop runs in (`measuredTrackEvent`, …).
+    var countedFunction: String { "measured" + rawValue.prefix(1).uppercased() + rawValue.dropFirst() }
     static let diffSegments = 1_000
     static let deliveryCallbacks = 10_000
 
@@ -90,54 +113,54 @@ public enum CostRegion: String, CaseIterable, Sendable {
             engine.client.start()
             let properties: [String: JSONValue] = ["sku": .string("A-1"), "price": .number(9.5)]
             if self == .trackEvent {
-                try Self.costRegionTrackEvent(engine.client, iterations: 1_000)
+                try Self.measuredTrackEvent(engine.client, iterations: 1_000)
                 _ = engine.client.waitUntilIdle(timeout: .seconds(60))
-                try Self.costRegionTrackEvent(engine.client, iterations: iterations)
+                try Self.measuredTrackEvent(engine.client, iterations: iterations)
             } else {
-                try Self.costRegionTrackEventWithProperties(engine.client, properties, iterations: 1_000)
+                try Self.measuredTrackEventWithProperties(engine.client, properties, iterations: 1_000)
                 _ = engine.client.waitUntilIdle(timeout: .seconds(60))
-                try Self.costRegionTrackEventWithProperties(engine.client, properties, iterations: iterations)
+                try Self.measuredTrackEventWithProperties(engine.client, properties, iterations: iterations)
             }
             _ = engine.client.waitUntilIdle(timeout: .seconds(60))
         case .reloadRequest:
             let channels = EngineChannels(ringCapacity: 16)
-            Self.costRegionReloadRequest(channels, iterations: iterations)
+            Self.measuredReloadRequest(channels, iterations: iterations)
         case .packedDiff:
             let segments = (0..<Self.diffSegments).map(HotPathScenario.hexSegment)
             let previous = PackedSegmentSet(segments)
             let next = PackedSegmentSet(segments.reversed())
             precondition(previous.isPacked && previous == next)
-            Self.costRegionPackedDiff(previous, next, iterations: iterations)
+            Self.measuredPackedDiff(previous, next, iterations: iterations)
         case .decodeAndDiff:
             let body = Array(HotPathScenario.responseBody().utf8)
             let customerIds = ["cookie": "cost-cookie"]
             let previous = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(body))
-            try Self.costRegionDecodeAndDiff(body, previous: previous, iterations: iterations)
+            try Self.measuredDecodeAndDiff(body, customerIds: customerIds, previous: previous, iterations: iterations)
         case .delivery:
             let targets = FanoutTargets(count: Self.deliveryCallbacks)
             let delivery = SynchronousDelivery(callbacks: targets.registrations)
             let payload = FanoutProbe.payload(variant: 0)
             precondition(delivery.deliver(payload, to: .discovery) == Self.deliveryCallbacks)
-            Self.costRegionDelivery(delivery, payload, iterations: iterations)
+            Self.measuredDelivery(delivery, payload, iterations: iterations)
         case .check:
             try Self.runChecks(iterations: iterations)
         }
     }
 
     @inline(never)
-    static func costRegionTrackEvent(_ client: SegmentsClient, iterations: Int) throws {
+    static func measuredTrackEvent(_ client: SegmentsClient, iterations: Int) throws {
         for _ in 0..<iterations { try client.trackEvent(eventType: "view_item") }
     }
 
     @inline(never)
-    static func costRegionTrackEventWithProperties(
+    static func measuredTrackEventWithProperties(
         _ client: SegmentsClient, _ properties: [String: JSONValue], iterations: Int
     ) throws {
         for _ in 0..<iterations { try client.trackEvent(eventType: "view_item", properties: properties) }
     }
 
     @inline(never)
-    static func costRegionReloadRequest(_ channels: EngineChannels, iterations: Int) {
+    static func measuredReloadRequest(_ channels: EngineChannels, iterations: Int) {
         for _ in 0..<iterations {
             channels.requestReload()
             blackHole(channels.takeReloadRequest())
@@ -145,23 +168,25 @@ public enum CostRegion: String, CaseIterable, Sendable {
     }
 
     @inline(never)
-    static func costRegionPackedDiff(_ previous: PackedSegmentSet, _ next: PackedSegmentSet, iterations: Int) {
+    static func measuredPackedDiff(_ previous: PackedSegmentSet, _ next: PackedSegmentSet, iterations: Int) {
         var equal = 0
         for _ in 0..<iterations where previous == next { equal += 1 }
         blackHole(equal)
     }
 
     @inline(never)
-    static func costRegionDecodeAndDiff(_ body: [UInt8], previous: LastKnownState, iterations: Int) throws {
+    static func measuredDecodeAndDiff(
+        _ body: [UInt8], customerIds: [String: String], previous: LastKnownState, iterations: Int
+    ) throws {
         var comparer = SegmentSetComparer()
         for _ in 0..<iterations {
-            let next = LastKnownState(customerIds: previous.customerIds, response: try SegmentsResponseDecoder.decode(body))
+            let next = LastKnownState(customerIds: customerIds, response: try SegmentsResponseDecoder.decode(body))
             blackHole(LastKnownState.changedCategories(from: previous, to: next, using: &comparer).count)
         }
     }
 
     @inline(never)
-    static func costRegionDelivery(_ delivery: SynchronousDelivery, _ payload: [Segment], iterations: Int) {
+    static func measuredDelivery(_ delivery: SynchronousDelivery, _ payload: [Segment], iterations: Int) {
         for _ in 0..<iterations { blackHole(delivery.deliver(payload, to: .discovery)) }
     }
 

@@ -44,13 +44,10 @@ public struct FanoutSweepScenario: Scenario {
                 Figure(name: "fanout-sweep.N\(size).nsPerCallback", value: Double(last.p50) / Double(size), unit: "ns",
                        summary: "fan-out time per callback, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).ratioToClosureLoop", value: ratio, unit: "ratio",
-                       // From 10,000 callbacks on, the fixed hand-over cost is small against the loop.
-                       // Still, 118 quick runs on one day read 0.46–1.95 (median 0.82) on an Intel
-                       // VM, and on an AMD one 24 back-to-back quick runs read 0.76–2.52 and a CI
-                       // run 3.22: a slow stretch of the host can hit the delivery thread's vCPU and
-                       // not the floor's. The gate stops what is far outside that: a dispatch per
-                       // callback read 48–131× in `peers`. Allocations per check are gated tightly.
-                       gate: size >= 10_000 ? .lowerIsBetter(relative: 1, absolute: 2) : size >= 1_000 ? .latencyRatio : nil,
+                       // Wall-clock: reported, not gated in one run (it moves with the machine's
+                       // load); `segments-bench compare` judges it over repetitions, and the
+                       // `costs` scenario gates the delivery loop's instructions.
+                       gate: nil,
                        summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check did not complete or a callback was not called exactly once"),
@@ -109,7 +106,6 @@ public struct FanoutSweepScenario: Scenario {
                 // Gated: a registry whose add or remove copies every registration again falls to
                 // under a tenth of the rate at 10,000 callbacks; a busy machine costs a few percent.
                 Figure(name: "fanout-sweep.churn.achievedToTarget", value: churn.pairsPerSecond / rate, unit: "ratio",
-                       gate: .higherIsBetter(relative: 0, absolute: 0.25),
                        summary: "add + remove pairs achieved per second over the \(Int(rate)) asked for (1: the registry kept up)"),
                 Figure(name: "fanout-sweep.churn.addP999Ns", value: Double(add.p999), unit: "ns",
                        summary: "addCallback p99.9 with \(stable) callbacks registered and deliveries running"),
