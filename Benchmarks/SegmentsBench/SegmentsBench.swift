@@ -282,6 +282,7 @@ struct CICommand: ParsableCommand {
             Writes the report and, next to it, gate.json, gate-junit.xml and gate-summary.md. With --json, standard output \
             is one JSON document: {"report": <report.json>, "gate": {"passed": …, "exitCode": …, "rows": […]}}.
 
+
             """ + ExitStatus.helpText)
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
     @OptionGroup var output: OutputOptions

@@ -123,6 +123,21 @@ final class GateExitStatusTests: XCTestCase {
         XCTAssertEqual(check.exitStatus, .harnessError)
     }
 
+    func testAJemallocStatisticMissingWithoutJemallocIsSkippedNotAHarnessError() {
+        let growth = Figure(name: "tracking-storm.jemallocActiveGrowth", value: 0.9, unit: "ratio",
+                            gate: .lowerIsBetter(relative: 0.5, absolute: 0.25), summary: "")
+        let baseline = Baseline(from: report(figures + [growth]))
+        let withoutJemalloc = BenchReport(
+            machine: MachineInfo.current(), gitRevision: "test", startedAt: Date(), command: "test",
+            scenarios: [ScenarioResult(scenario: "tracking-storm", summary: "", configuration: [:], figures: figures,
+                                       allocationsMeasured: false)])
+        let check = GateCheck(report: withoutJemalloc, baseline: baseline)
+        XCTAssertEqual(check.rows.first { $0.name == growth.name }?.verdict, .skipped)
+        XCTAssertEqual(check.exitStatus, .pass)
+        // With jemalloc, the same figure missing is a harness error.
+        XCTAssertEqual(GateCheck(report: report(figures), baseline: baseline).exitStatus, .harnessError)
+    }
+
     func testAnUnreadableBaselineIsAHarnessError() {
         let check = GateCheck(report: report(figures), unreadableBaseline: "/nonexistent: no such file")
         XCTAssertTrue(check.rows.isEmpty)

@@ -90,6 +90,13 @@ public struct GateCheck: Sendable {
     /// Rows worth showing (everything but passes and figures of scenarios that did not run).
     public var notable: [Row] { rows.filter { $0.verdict != .pass && $0.verdict != .notRun } }
 
+    /// `true` for a figure only jemalloc can measure: an allocation count (unit `allocs…`) or a
+    /// jemalloc statistic (named for it, such as `soak.jemallocActiveGrowth`). Missing from a
+    /// scenario that ran without jemalloc, such a figure is ``Verdict/skipped``, not missing.
+    static func needsJemalloc(name: String, unit: String) -> Bool {
+        unit.hasPrefix("allocs") || name.localizedCaseInsensitiveContains("jemalloc")
+    }
+
     /// The suffix of the figure that ``SuiteRunner`` reports, set to 1, for a scenario that threw.
     static let scenarioFailedSuffix = ".scenarioFailed"
 
@@ -101,7 +108,7 @@ public struct GateCheck: Sendable {
         for (name, entry) in baseline.figures.sorted(by: { $0.key < $1.key }) {
             guard let figure = current[name] else {
                 let scenario = String(name.prefix { $0 != "." })
-                let isAllocation = entry.unit.hasPrefix("allocs")
+                let isAllocation = Self.needsJemalloc(name: name, unit: entry.unit)
                 let ranScenario = report.scenarios.contains { $0.scenario == scenario }
                 let verdict: Verdict =
                     !ranScenario ? .notRun : (isAllocation && scenariosWithoutAllocations.contains(scenario) ? .skipped : .missing)
