@@ -143,6 +143,7 @@ final class GateExitStatusTests: XCTestCase {
         XCTAssertTrue(check.rows.isEmpty)
         XCTAssertEqual(check.exitStatus, .harnessError)
         XCTAssertTrue(check.renderTable().contains("baseline unreadable: /nonexistent"))
+        XCTAssertFalse(check.renderTable().contains("within their tolerance"), "nothing was compared")
     }
 
     func testAnUnreadableReportIsAHarnessError() {

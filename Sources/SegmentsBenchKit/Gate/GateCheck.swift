@@ -213,7 +213,10 @@ public struct GateCheck: Sendable {
     public func renderTable() -> String {
         var lines: [String] = []
         let shown = notable
-        if shown.isEmpty {
+        if rows.isEmpty {
+            // Nothing was compared (the baseline or the report could not be read): the harness
+            // errors below say why.
+        } else if shown.isEmpty {
             lines.append("All \(rows.count) gated figures are within their tolerance of the baseline.")
         } else {
             let header = ["figure", "baseline", "now", "change", "limit", "rule", "verdict"]
