@@ -2,12 +2,41 @@ import ArgumentParser
 import Foundation
 import SegmentsBenchKit
 
-/// Entry point: jemalloc first (allocation counts need it to be the allocator from the start).
+/// Entry point: jemalloc first (allocation counts need it to be the allocator from the start),
+/// then the command, whose errors end the process with an ``ExitStatus``.
 @main
 enum Entry {
     static func main() {
         JemallocRuntime.preloadIfAvailable()
-        SegmentsBench.main()
+        do {
+            var command = try SegmentsBench.parseAsRoot()
+            try command.run()
+        } catch {
+            exit(for: error)
+        }
+    }
+
+    /// Prints what ArgumentParser would for `error` (help on standard output, errors on standard
+    /// error) and exits: an `ExitCode` the command threw (the gate's statuses) as it is, a usage or
+    /// validation error with ``ExitStatus/usage`` (64), any other error with
+    /// ``ExitStatus/harnessError`` (70), help and `--version` with 0.
+    static func exit(for error: any Error) -> Never {
+        let code = SegmentsBench.exitCode(for: error)
+        let message = SegmentsBench.fullMessage(for: error)
+        if code.isSuccess {
+            if !message.isEmpty { print(message) }
+            Foundation.exit(0)
+        }
+        if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+        let status: Int32
+        if error is ExitCode {
+            status = code.rawValue
+        } else if code == .validationFailure {
+            status = ExitStatus.usage.rawValue
+        } else {
+            status = ExitStatus.harnessError.rawValue
+        }
+        Foundation.exit(status)
     }
 }
 
@@ -138,28 +167,84 @@ struct RunCommand: ParsableCommand {
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "check", abstract: "Compare a report with a baseline: exit 0 when no figure regressed, 1 when one did.")
+        commandName: "check",
+        abstract: "Compare a report with a baseline; write gate.json, gate-junit.xml and gate-summary.md next to the report.",
+        discussion: ExitStatus.helpText)
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
     @Option(help: "Report to check.") var report: String = "Reports/latest/report.json"
-    @Flag(help: "JSON output.") var json = false
+    @Option(help: "Directory for the verdict files (default: the report's directory).") var out: String?
+    @Flag(help: "Print the rows as JSON instead of the table.") var json = false
 
     func run() throws {
-        let check = try GateCheck(
-            report: ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: report))),
-            baseline: Baseline.load(from: URL(fileURLWithPath: baseline)))
-        try printAndExit(check, json: json)
+        let reportURL = URL(fileURLWithPath: report)
+        let directory = out.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? reportURL.deletingLastPathComponent()
+        let loaded: BenchReport?
+        let check: GateCheck
+        do {
+            let decoded = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
+            loaded = decoded
+            check = judge(decoded, baselinePath: baseline)
+        } catch {
+            loaded = nil
+            check = GateCheck(unreadableReport: "\(report): \(describe(error))")
+        }
+        try conclude(check, report: loaded, baselinePath: baseline, directory: directory, printing: json ? .rows : .table)
     }
 }
 
-func printAndExit(_ check: GateCheck, json: Bool) throws {
-    if json {
-        // The report's encoder: a figure that is not a number (NaN) is written as a string
-        // rather than making the encoding throw.
-        print(String(decoding: try ReportWriter.makeJSONEncoder().encode(check.rows), as: UTF8.self))
-    } else {
-        print(check.renderTable())
+/// `report` judged against the baseline at `baselinePath`; a baseline that cannot be read is a
+/// harness error, not a thrown error.
+func judge(_ report: BenchReport, baselinePath: String) -> GateCheck {
+    do {
+        return GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baselinePath)))
+    } catch {
+        return GateCheck(report: report, unreadableBaseline: "\(baselinePath): \(describe(error))")
     }
-    if !check.passed { throw ExitCode(1) }
+}
+
+/// An error in one line: a file error as the system words it, anything else as it describes itself.
+func describe(_ error: any Error) -> String {
+    if let error = error as? CocoaError { return error.localizedDescription }
+    return String(describing: error)
+}
+
+/// How ``conclude(_:report:baselinePath:directory:printing:)`` prints the verdict on standard output.
+enum VerdictPrinting {
+    /// The table of notable rows, warnings, harness errors and the verdict line.
+    case table
+    /// Every row as a JSON array (warnings and errors go to standard error).
+    case rows
+    /// The report and the verdict as one JSON document (``GatedReport``).
+    case gatedReport(BenchReport)
+}
+
+/// Writes the verdict files into `directory`, prints the verdict, and throws the exit code when it
+/// is not 0 (``ExitStatus``: 2 regression, 3 violation, 70 harness error). A verdict that cannot be
+/// written is a harness error.
+func conclude(_ check: GateCheck, report: BenchReport?, baselinePath: String, directory: URL, printing: VerdictPrinting) throws {
+    var status = check.exitStatus
+    do {
+        try GateVerdictFiles(directory: directory).write(check, report: report, baselinePath: baselinePath)
+    } catch {
+        FileHandle.standardError.write(Data("harness error: could not write the verdict into \(directory.path): \(describe(error))\n".utf8))
+        status = ExitStatus.combined([status, .harnessError])
+    }
+    switch printing {
+    case .table:
+        print(check.renderTable())
+        print("Verdict: \(directory.appendingPathComponent(GateVerdictFiles.json).path), \(GateVerdictFiles.junit), \(GateVerdictFiles.summary)")
+    case .rows, .gatedReport:
+        let lines = check.warnings.map { "warning: \($0)" } + check.harnessErrors.map { "harness error: \($0)" } + [check.verdictLine]
+        FileHandle.standardError.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        if case .gatedReport(let report) = printing {
+            print(try GatedReport(report: report, check: check).jsonText())
+        } else {
+            // The report's encoder: a figure that is not a number (NaN) is written as a string
+            // rather than making the encoding throw.
+            print(String(decoding: try ReportWriter.makeJSONEncoder().encode(check.rows), as: UTF8.self))
+        }
+    }
+    if status != .pass { throw ExitCode(status.rawValue) }
 }
 
 struct BaselineCommand: ParsableCommand {
@@ -191,8 +276,14 @@ struct BaselineCommand: ParsableCommand {
 
 struct CICommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "ci", abstract: "The quick regression gate: run every scenario with --quick, write the report, check it against the baseline.",
-        discussion: "With --json, standard output is one JSON document: {\"report\": <report.json>, \"gate\": {\"passed\": …, \"rows\": […]}}.")
+        commandName: "ci",
+        abstract: "The quick regression gate: run every scenario with --quick, write the report, check it against the baseline.",
+        discussion: """
+            Writes the report and, next to it, gate.json, gate-junit.xml and gate-summary.md. With --json, standard output \
+            is one JSON document: {"report": <report.json>, "gate": {"passed": …, "exitCode": …, "rows": […]}}.
+
+
+            """ + ExitStatus.helpText)
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
     @OptionGroup var output: OutputOptions
 
@@ -201,12 +292,8 @@ struct CICommand: ParsableCommand {
         options.quick = true
         let report = try runAndReport(
             ScenarioCatalog.all, options: options, out: output.out, printing: output.json ? .nothing : .summary)
-        let check = GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baseline)))
-        if output.json {
-            print(try GatedReport(report: report, check: check).jsonText())
-            if !check.passed { throw ExitCode(1) }
-        } else {
-            try printAndExit(check, json: false)
-        }
+        try conclude(
+            judge(report, baselinePath: baseline), report: report, baselinePath: baseline,
+            directory: URL(fileURLWithPath: output.out, isDirectory: true), printing: output.json ? .gatedReport(report) : .table)
     }
 }

@@ -19,7 +19,7 @@ final class GatedReportTests: XCTestCase {
     }
 
     func testTheOutputIsOneJSONObjectHoldingTheReportAndTheGate() throws {
-        let report = report(figures)
+        let report = report(Array(figures.prefix(2)))
         let check = GateCheck(report: report, baseline: Baseline(from: report))
         let text = try GatedReport(report: report, check: check).jsonText()
 
@@ -27,8 +27,9 @@ final class GatedReportTests: XCTestCase {
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         XCTAssertEqual(Set(object.keys), ["report", "gate"])
         let gate = try XCTUnwrap(object["gate"] as? [String: Any])
-        XCTAssertEqual(Set(gate.keys), ["passed", "rows"])
+        XCTAssertEqual(Set(gate.keys), ["passed", "exitCode", "verdict", "rows", "warnings", "harnessErrors"])
         XCTAssertEqual(gate["passed"] as? Bool, true)
+        XCTAssertEqual(gate["exitCode"] as? Int, 0)
     }
 
     func testTheDocumentDecodesToTheSameReportAndRows() throws {
@@ -48,5 +49,7 @@ final class GatedReportTests: XCTestCase {
         XCTAssertEqual(decoded.gate.rows.map(\.name), check.rows.map(\.name))
         XCTAssertEqual(decoded.gate.rows.map(\.verdict), check.rows.map(\.verdict))
         XCTAssertEqual(decoded.gate.rows.first { $0.name == "tracking-storm.lostEvents" }?.verdict, .violated)
+        // The reported ratio is NaN: a harness error, which wins over the violation.
+        XCTAssertEqual(decoded.gate.exitCode, ExitStatus.harnessError.rawValue)
     }
 }

@@ -210,7 +210,7 @@ final class ReportWriterTests: XCTestCase {
         let summary = try read("summary.md")
         XCTAssertTrue(summary.contains("| Latency | Count | p50 | p90 | p99 | p99.9 | p99.99 | max |"))
         for latency in report.scenarios.flatMap(\.latencies) {
-            let cells = latency.percentiles.map { ReportFormat.humanDuration(ns: Double($0.value)) }.joined(separator: " | ")
+            let cells = latency.percentiles.map { ReportFormat.percentile($0.value) }.joined(separator: " | ")
             let name = latency.name + (latency.coordinatedOmissionCorrected ? " †" : "")
             XCTAssertTrue(summary.contains("| \(name) | \(ReportFormat.grouped(latency.count)) | \(cells) |"), "missing row for \(name)")
         }

@@ -1,18 +1,23 @@
 import Foundation
 
-/// The short summary printed at the end of a run: per scenario its gated figures and latencies.
+/// The short summary printed at the end of a run: the clock's resolution, then per scenario its
+/// gated figures (marked when within 10× of the clock's resolution) and latencies (a percentile
+/// the sample count cannot support shown as `—` with the count).
 public enum ConsoleSummary {
     /// Renders `report` for a terminal.
     public static func render(_ report: BenchReport) -> String {
-        var lines = ["", "segments-bench \(report.gitRevision.prefix(12)) on \(report.machine.cores) cores, load \(report.machine.loadAverage), jemalloc \(report.machine.jemalloc)"]
+        var lines = ["", "segments-bench \(report.toolVersion) at \(report.gitRevision.prefix(12)) on \(report.machine.cores) cores, load \(report.machine.loadAverage), jemalloc \(report.machine.jemalloc)",
+                     "clock: \(ReportFormat.clock(report.machine.clock))"]
         for scenario in report.scenarios {
             lines.append(String(format: "== %@ (%.1f s)", scenario.scenario, scenario.wallSeconds))
             for figure in scenario.figures where figure.gate != nil || figure.unit == "ops/s" {
-                lines.append("  \(figure.name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(ReportFormat.value(of: figure))")
+                lines.append("  \(figure.name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(ReportFormat.value(of: figure, clock: report.machine.clock))")
             }
             for latency in scenario.latencies where latency.count > 0 {
-                let percentiles = latency.percentiles.map { "\($0.label) \(ReportFormat.humanDuration(ns: Double($0.value)))" }
-                    .joined(separator: "  ")
+                // A percentile the sample count cannot support is shown as `—` with that count.
+                let percentiles = latency.percentiles.map { percentile in
+                    "\(percentile.label) " + (percentile.value.map { ReportFormat.humanDuration(ns: Double($0)) } ?? "— (n=\(latency.count))")
+                }.joined(separator: "  ")
                 lines.append("  \(latency.name): \(percentiles)\(latency.coordinatedOmissionCorrected ? " (CO-corrected)" : "")")
             }
             for note in scenario.notes { lines.append("  note: \(note)") }

@@ -1,20 +1,24 @@
 import Foundation
 
-/// Compares a run with a baseline: which gated figures regressed, by how much, and which improved
-/// beyond tolerance (a hint to update the baseline, never a failure).
+/// Compares a run with a baseline: which gated figures regressed, by how much, which broke a
+/// correctness rule, which could not be judged, and which improved beyond tolerance (a hint to
+/// update the baseline, never a failure). ``exitStatus`` is the verdict a CI system reads; see
+/// ``ExitStatus`` for the codes and their precedence.
 public struct GateCheck: Sendable {
     /// The verdict on one figure.
     public enum Verdict: String, Codable, Sendable {
         case pass
-        /// Worse than the baseline beyond its tolerance: fails the gate.
+        /// Worse than the baseline beyond its tolerance: a regression (exit 2).
         case regressed
         /// Better than the baseline beyond its tolerance: passes, with a hint.
         case improved
-        /// A `mustEqual` figure with another value, or an `atMost` figure above its bound: fails
-        /// the gate.
+        /// A `mustEqual` figure with another value, or an `atMost` figure above its bound: a
+        /// broken correctness rule (exit 3).
         case violated
-        /// In the baseline but not measured now: fails the gate (unless skipped below).
+        /// In the baseline but not measured now although its scenario ran: a harness error (exit 70).
         case missing
+        /// Measured now as NaN or infinite, so no rule can judge it: a harness error (exit 70).
+        case invalid
         /// Not measurable in this run (allocation counts without jemalloc): warns, does not fail.
         case skipped
         /// Its scenario was not part of this run (`segments-bench run <one scenario>`): not checked.
@@ -34,21 +38,67 @@ public struct GateCheck: Sendable {
         public var rule: String
         public var verdict: Verdict
 
-        /// Relative change from the baseline, if both exist.
+        /// Creates a row.
+        public init(name: String, unit: String, baseline: Double?, current: Double?, limit: Double?, rule: String, verdict: Verdict) {
+            self.name = name
+            self.unit = unit
+            self.baseline = baseline
+            self.current = current
+            self.limit = limit
+            self.rule = rule
+            self.verdict = verdict
+        }
+
+        /// Relative change from the baseline, if both exist and are finite.
         public var change: Double? {
-            guard let baseline, let current else { return nil }
+            guard let baseline, let current, baseline.isFinite, current.isFinite else { return nil }
             if baseline == 0 { return current == 0 ? 0 : nil }
             return (current - baseline) / abs(baseline)
         }
     }
 
-    public var rows: [Row]
+    /// Where the baseline came from, as it records it.
+    public struct BaselineInfo: Codable, Sendable {
+        public var gitRevision: String
+        public var createdAt: String
+        public var command: String
+        /// `nil` for a baseline written before the tool version was recorded.
+        public var toolVersion: String?
+        public var machine: MachineInfo
+    }
 
-    /// `true` when no figure regressed, violated its rule, or went missing.
-    public var passed: Bool { !rows.contains { [.regressed, .violated, .missing].contains($0.verdict) } }
+    /// Every gated figure of the baseline and of the run, sorted by name (baseline figures first).
+    public var rows: [Row]
+    /// Why the harness could not judge, beyond what the rows show (``Verdict/missing`` and
+    /// ``Verdict/invalid``): the baseline could not be read, a scenario threw, a reported figure is
+    /// NaN or infinite. Any of these makes ``exitStatus`` ``ExitStatus/harnessError``.
+    public var harnessErrors: [String]
+    /// Differences between this run and the baseline's that make the comparison less meaningful
+    /// without failing it: another machine, configuration or tool version.
+    public var warnings: [String]
+    /// The baseline's origin; `nil` when it could not be read.
+    public var baseline: BaselineInfo?
+
+    /// The gate's verdict: every row's and the harness's, combined by ``ExitStatus/combined(_:)``.
+    public var exitStatus: ExitStatus {
+        ExitStatus.combined(rows.map { ExitStatus($0.verdict) } + (harnessErrors.isEmpty ? [] : [.harnessError]))
+    }
+
+    /// `true` when ``exitStatus`` is ``ExitStatus/pass``.
+    public var passed: Bool { exitStatus == .pass }
 
     /// Rows worth showing (everything but passes and figures of scenarios that did not run).
     public var notable: [Row] { rows.filter { $0.verdict != .pass && $0.verdict != .notRun } }
+
+    /// `true` for a figure only jemalloc can measure: an allocation count (unit `allocs…`) or a
+    /// jemalloc statistic (named for it, such as `soak.jemallocActiveGrowth`). Missing from a
+    /// scenario that ran without jemalloc, such a figure is ``Verdict/skipped``, not missing.
+    static func needsJemalloc(name: String, unit: String) -> Bool {
+        unit.hasPrefix("allocs") || name.localizedCaseInsensitiveContains("jemalloc")
+    }
+
+    /// The suffix of the figure that ``SuiteRunner`` reports, set to 1, for a scenario that threw.
+    static let scenarioFailedSuffix = ".scenarioFailed"
 
     /// Compares `report` with `baseline`.
     public init(report: BenchReport, baseline: Baseline) {
@@ -58,7 +108,7 @@ public struct GateCheck: Sendable {
         for (name, entry) in baseline.figures.sorted(by: { $0.key < $1.key }) {
             guard let figure = current[name] else {
                 let scenario = String(name.prefix { $0 != "." })
-                let isAllocation = entry.unit.hasPrefix("allocs")
+                let isAllocation = Self.needsJemalloc(name: name, unit: entry.unit)
                 let ranScenario = report.scenarios.contains { $0.scenario == scenario }
                 let verdict: Verdict =
                     !ranScenario ? .notRun : (isAllocation && scenariosWithoutAllocations.contains(scenario) ? .skipped : .missing)
@@ -69,7 +119,7 @@ public struct GateCheck: Sendable {
             rows.append(Self.judge(name: name, unit: entry.unit, baseline: entry.value, current: figure.value, rule: entry.gate))
         }
         for figure in report.figures where figure.gate != nil && baseline.figures[figure.name] == nil {
-            if let rule = figure.gate, rule.ignoresBaseline {
+            if let rule = figure.gate, rule.ignoresBaseline || !figure.value.isFinite {
                 rows.append(Self.judge(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, rule: rule))
             } else {
                 rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: nil,
@@ -77,9 +127,50 @@ public struct GateCheck: Sendable {
             }
         }
         self.rows = rows
+        harnessErrors = Self.harnessErrors(in: report)
+        warnings = BaselineDrift.warnings(report: report, baseline: baseline)
+        self.baseline = BaselineInfo(
+            gitRevision: baseline.gitRevision, createdAt: baseline.createdAt, command: baseline.command,
+            toolVersion: baseline.toolVersion, machine: baseline.machine)
+    }
+
+    /// The verdict when the baseline could not be read (missing file, not JSON, not a baseline):
+    /// no rows, a harness error saying why, and the report's own harness errors if there is one.
+    public init(report: BenchReport?, unreadableBaseline reason: String) {
+        rows = []
+        harnessErrors = ["baseline unreadable: \(reason)"] + (report.map(Self.harnessErrors(in:)) ?? [])
+        warnings = []
+        baseline = nil
+    }
+
+    /// The verdict when the report to check could not be read: a harness error saying why.
+    public init(unreadableReport reason: String) {
+        rows = []
+        harnessErrors = ["report unreadable: \(reason)"]
+        warnings = []
+        baseline = nil
+    }
+
+    /// Scenarios that threw and figures that are not numbers, gated or not (a gated one also gets
+    /// an ``Verdict/invalid`` row).
+    static func harnessErrors(in report: BenchReport) -> [String] {
+        var errors: [String] = []
+        for scenario in report.scenarios {
+            for figure in scenario.figures where figure.name.hasSuffix(scenarioFailedSuffix) && figure.value != 0 {
+                errors.append("scenario \(scenario.scenario) threw: \(scenario.notes.first ?? figure.summary)")
+            }
+            for figure in scenario.figures where !figure.value.isFinite {
+                errors.append("figure \(figure.name) is \(figure.value) (not a finite number)")
+            }
+        }
+        return errors
     }
 
     static func judge(name: String, unit: String, baseline: Double?, current: Double, rule: GateRule) -> Row {
+        // Every comparison with NaN is false: without this, NaN would pass every rule.
+        guard current.isFinite else {
+            return Row(name: name, unit: unit, baseline: baseline, current: current, limit: nil, rule: describe(rule), verdict: .invalid)
+        }
         switch rule {
         case .mustEqual(let expected):
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: expected, rule: describe(rule),
@@ -122,7 +213,10 @@ public struct GateCheck: Sendable {
     public func renderTable() -> String {
         var lines: [String] = []
         let shown = notable
-        if shown.isEmpty {
+        if rows.isEmpty {
+            // Nothing was compared (the baseline or the report could not be read): the harness
+            // errors below say why.
+        } else if shown.isEmpty {
             lines.append("All \(rows.count) gated figures are within their tolerance of the baseline.")
         } else {
             let header = ["figure", "baseline", "now", "change", "limit", "rule", "verdict"]
@@ -150,9 +244,25 @@ public struct GateCheck: Sendable {
         if notRun > 0 {
             lines.append("\(notRun) baseline figures belong to scenarios that were not part of this run and were not checked.")
         }
-        let checked = rows.count - notRun
-        let failed = rows.filter { [.regressed, .violated, .missing].contains($0.verdict) }.count
-        lines.append(passed ? "GATE PASSED (\(checked) figures checked)" : "GATE FAILED: \(failed) of \(checked) figures regressed, violated their rule or are missing")
+        for warning in warnings { lines.append("warning: \(warning)") }
+        for error in harnessErrors { lines.append("harness error: \(error)") }
+        lines.append(verdictLine)
         return lines.joined(separator: "\n")
+    }
+
+    /// One line with the overall verdict and the exit code: `GATE PASSED (56 figures checked)`,
+    /// `GATE FAILED (exit 2, regression): 1 of 56 figures regressed`.
+    public var verdictLine: String {
+        let checked = rows.filter { $0.verdict != .notRun }.count
+        let status = exitStatus
+        if status == .pass { return "GATE PASSED (\(checked) figures checked)" }
+        let counts: [(Verdict, String)] = [(.regressed, "regressed"), (.violated, "violated their rule"), (.missing, "missing"),
+                                           (.invalid, "not a number")]
+        var parts = counts.compactMap { verdict, words -> String? in
+            let count = rows.filter { $0.verdict == verdict }.count
+            return count == 0 ? nil : "\(count) of \(checked) figures \(words)"
+        }
+        if !harnessErrors.isEmpty { parts.append("\(harnessErrors.count) harness error\(harnessErrors.count == 1 ? "" : "s")") }
+        return "GATE FAILED (exit \(status.rawValue), \(status.verdict)): " + parts.joined(separator: "; ")
     }
 }

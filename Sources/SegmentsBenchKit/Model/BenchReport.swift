@@ -11,15 +11,38 @@ public struct BenchReport: Codable, Sendable {
     public var startedAt: String
     /// The command line that produced it.
     public var command: String
+    /// The ``ToolVersion`` that wrote it; `unknown` for reports written before it was recorded.
+    public var toolVersion: String
     public var scenarios: [ScenarioResult]
 
-    /// Creates a report.
-    public init(machine: MachineInfo, gitRevision: String, startedAt: Date, command: String, scenarios: [ScenarioResult]) {
+    /// Creates a report, made by this ``ToolVersion`` unless told otherwise.
+    public init(
+        machine: MachineInfo, gitRevision: String, startedAt: Date, command: String, scenarios: [ScenarioResult],
+        toolVersion: String = ToolVersion.current
+    ) {
         self.machine = machine
         self.gitRevision = gitRevision
         self.startedAt = ISO8601DateFormatter().string(from: startedAt)
         self.command = command
+        self.toolVersion = toolVersion
         self.scenarios = scenarios
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case version, machine, gitRevision, startedAt, command, toolVersion, scenarios
+    }
+
+    /// Decodes a report. Fields added after the first version may be missing (they take their
+    /// defaults) and unknown fields are ignored, so a newer or older report still reads.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        machine = try container.decode(MachineInfo.self, forKey: .machine)
+        gitRevision = try container.decodeIfPresent(String.self, forKey: .gitRevision) ?? "unknown"
+        startedAt = try container.decodeIfPresent(String.self, forKey: .startedAt) ?? ""
+        command = try container.decodeIfPresent(String.self, forKey: .command) ?? ""
+        toolVersion = try container.decodeIfPresent(String.self, forKey: .toolVersion) ?? "unknown"
+        scenarios = try container.decode([ScenarioResult].self, forKey: .scenarios)
     }
 
     /// Every figure of every scenario.

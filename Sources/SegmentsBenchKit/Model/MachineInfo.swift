@@ -14,8 +14,53 @@ public struct MachineInfo: Codable, Sendable, Hashable {
     public var loadAverage: String
     /// jemalloc version, or `unavailable`.
     public var jemalloc: String
+    /// The harness clock's resolution and read cost, measured at the start of the run; `nil` in
+    /// reports written before it was recorded.
+    public var clock: ClockResolution?
 
-    /// Reads the current machine.
+    /// Creates a description.
+    public init(
+        hostname: String, cores: Int, memoryBytes: UInt64, cpuModel: String, kernel: String, swiftVersion: String,
+        loadAverage: String, jemalloc: String, clock: ClockResolution? = nil
+    ) {
+        self.hostname = hostname
+        self.cores = cores
+        self.memoryBytes = memoryBytes
+        self.cpuModel = cpuModel
+        self.kernel = kernel
+        self.swiftVersion = swiftVersion
+        self.loadAverage = loadAverage
+        self.jemalloc = jemalloc
+        self.clock = clock
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case hostname, cores, memoryBytes, cpuModel, kernel, swiftVersion, loadAverage, jemalloc, clock
+    }
+
+    /// Decodes a description; every field may be missing (older or foreign files), unknown fields
+    /// are ignored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        hostname = try container.decodeIfPresent(String.self, forKey: .hostname) ?? "unknown"
+        cores = try container.decodeIfPresent(Int.self, forKey: .cores) ?? 0
+        memoryBytes = try container.decodeIfPresent(UInt64.self, forKey: .memoryBytes) ?? 0
+        cpuModel = try container.decodeIfPresent(String.self, forKey: .cpuModel) ?? "unknown"
+        kernel = try container.decodeIfPresent(String.self, forKey: .kernel) ?? "unknown"
+        swiftVersion = try container.decodeIfPresent(String.self, forKey: .swiftVersion) ?? "unknown"
+        loadAverage = try container.decodeIfPresent(String.self, forKey: .loadAverage) ?? "unknown"
+        jemalloc = try container.decodeIfPresent(String.self, forKey: .jemalloc) ?? "unavailable"
+        clock = try container.decodeIfPresent(ClockResolution.self, forKey: .clock)
+    }
+
+    /// The fields that identify the machine and its toolchain, by name: what `check` compares with
+    /// the baseline's (the load average and the clock measurement vary from run to run).
+    public var identity: [(field: String, value: String)] {
+        [("hostname", hostname), ("cores", "\(cores)"), ("memoryBytes", "\(memoryBytes)"), ("cpuModel", cpuModel),
+         ("kernel", kernel), ("swiftVersion", swiftVersion), ("jemalloc", jemalloc)]
+    }
+
+    /// Reads the current machine and measures its clock.
     public static func current() -> MachineInfo {
         let info = ProcessInfo.processInfo
         return MachineInfo(
@@ -26,7 +71,8 @@ public struct MachineInfo: Codable, Sendable, Hashable {
             kernel: (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? info.operatingSystemVersionString,
             swiftVersion: swiftCompilerVersion,
             loadAverage: (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "unknown",
-            jemalloc: AllocationProbe.jemallocVersion ?? "unavailable")
+            jemalloc: AllocationProbe.jemallocVersion ?? "unavailable",
+            clock: ClockResolution.measure())
     }
 
     /// The first processor's model name in `/proc/cpuinfo` text, with its family, model and

@@ -36,6 +36,25 @@ public struct ScenarioResult: Codable, Sendable {
         self.wallSeconds = wallSeconds
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case scenario, summary, configuration, figures, latencies, series, allocationsMeasured, notes, wallSeconds
+    }
+
+    /// Decodes a result; everything but the scenario's name may be missing (it takes its empty
+    /// default) and unknown fields are ignored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        scenario = try container.decode(String.self, forKey: .scenario)
+        summary = try container.decodeIfPresent(String.self, forKey: .summary) ?? ""
+        configuration = try container.decodeIfPresent([String: String].self, forKey: .configuration) ?? [:]
+        figures = try container.decodeIfPresent([Figure].self, forKey: .figures) ?? []
+        latencies = try container.decodeIfPresent([LatencySummary].self, forKey: .latencies) ?? []
+        series = try container.decodeIfPresent([ChartSeries].self, forKey: .series) ?? []
+        allocationsMeasured = try container.decodeIfPresent(Bool.self, forKey: .allocationsMeasured) ?? false
+        notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
+        wallSeconds = try container.decodeIfPresent(Double.self, forKey: .wallSeconds) ?? 0
+    }
+
     /// The figure named `name`, if measured.
     public func figure(_ name: String) -> Figure? { figures.first { $0.name == name } }
 }

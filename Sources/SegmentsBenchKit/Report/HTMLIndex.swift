@@ -59,6 +59,8 @@ struct HTMLIndex {
             ("Load average", "\(e(machine.loadAverage)) <span class=\"muted\">(1, 5, 15 min, at start)</span>"),
             ("jemalloc", e(machine.jemalloc)),
             ("Swift", e(machine.swiftVersion)),
+            ("Clock", e(ReportFormat.clock(machine.clock))),
+            ("segments-bench", e(report.toolVersion)),
             ("Git revision", "<code>\(e(report.gitRevision))</code>"),
             ("Started", e(report.startedAt)),
             ("Command", "<code>\(e(report.command))</code>"),
@@ -104,7 +106,7 @@ struct HTMLIndex {
         if !scenario.figures.isEmpty {
             html += ["<h3>Figures</h3>", "<table>", "<tr><th>Figure</th><th>Value</th><th>Gate</th><th>What it is</th></tr>"]
             for figure in scenario.figures {
-                html.append("<tr><td><code>\(e(figure.name))</code></td><td class=\"num\">\(e(ReportFormat.value(of: figure)))</td>"
+                html.append("<tr><td><code>\(e(figure.name))</code></td><td class=\"num\">\(e(ReportFormat.value(of: figure, clock: report.machine.clock)))</td>"
                     + "<td>\(e(ReportFormat.describe(figure.gate, unit: figure.unit)))</td>"
                     + "<td>\(MarkupEscaping.htmlProse(figure.summary))</td></tr>")
             }
@@ -117,7 +119,7 @@ struct HTMLIndex {
                 + "<th>max</th><th>mean</th><th>Histogram</th></tr>")
             for (latency, histogram) in zip(scenario.latencies, files.histograms) {
                 let mark = latency.coordinatedOmissionCorrected ? " <span title=\"corrected for coordinated omission\">†</span>" : ""
-                let values = latency.percentiles.map { "<td class=\"num\">\(e(ReportFormat.humanDuration(ns: Double($0.value))))</td>" }
+                let values = latency.percentiles.map { "<td class=\"num\">\(e(ReportFormat.percentile($0.value)))</td>" }
                 html.append("<tr><td title=\"\(e(latency.definition))\">\(e(latency.name))\(mark)</td>"
                     + "<td class=\"num\">\(ReportFormat.grouped(latency.count))</td>" + values.joined()
                     + "<td class=\"num\">\(e(ReportFormat.humanDuration(ns: latency.mean)))</td><td>\(link(histogram))</td></tr>")
@@ -125,6 +127,9 @@ struct HTMLIndex {
             html.append("</table>")
             if scenario.latencies.contains(where: \.coordinatedOmissionCorrected) {
                 html.append("<p class=\"muted\">† Corrected for coordinated omission: includes the samples a stalled load generator would have taken.</p>")
+            }
+            if scenario.latencies.contains(where: { $0.percentiles.contains { $0.value == nil } }) {
+                html.append("<p class=\"muted\">\(e(ReportFormat.omittedPercentileNote))</p>")
             }
             html.append("<ul>")
             for latency in scenario.latencies {

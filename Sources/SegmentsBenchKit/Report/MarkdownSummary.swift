@@ -30,6 +30,8 @@ struct MarkdownSummary {
             ("Load average", MarkupEscaping.markdownCell(machine.loadAverage) + " (1, 5, 15 min, at start)"),
             ("jemalloc", MarkupEscaping.markdownCell(machine.jemalloc)),
             ("Swift", MarkupEscaping.markdownCell(machine.swiftVersion)),
+            ("Clock", MarkupEscaping.markdownCell(ReportFormat.clock(machine.clock))),
+            ("segments-bench", MarkupEscaping.markdownCell(report.toolVersion)),
             ("Git revision", MarkupEscaping.markdownCode(report.gitRevision)),
             ("Started", MarkupEscaping.markdownCell(report.startedAt)),
             ("Command", MarkupEscaping.markdownCode(report.command)),
@@ -59,7 +61,7 @@ struct MarkdownSummary {
         if !scenario.figures.isEmpty {
             lines += ["", "### Figures", "", "| Figure | Value | Gate | What it is |", "|---|---:|---|---|"]
             for figure in scenario.figures {
-                lines.append("| \(MarkupEscaping.markdownCode(figure.name)) | \(MarkupEscaping.markdownCell(ReportFormat.value(of: figure))) | "
+                lines.append("| \(MarkupEscaping.markdownCode(figure.name)) | \(MarkupEscaping.markdownCell(ReportFormat.value(of: figure, clock: report.machine.clock))) | "
                     + "\(MarkupEscaping.markdownCell(ReportFormat.describe(figure.gate, unit: figure.unit))) | "
                     + "\(MarkupEscaping.markdownCell(figure.summary)) |")
             }
@@ -71,11 +73,14 @@ struct MarkdownSummary {
             lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
             for latency in scenario.latencies {
                 let name = MarkupEscaping.markdownCell(latency.name) + (latency.coordinatedOmissionCorrected ? " †" : "")
-                let values = latency.percentiles.map { ReportFormat.humanDuration(ns: Double($0.value)) }
+                let values = latency.percentiles.map { ReportFormat.percentile($0.value) }
                 lines.append("| \(name) | \(ReportFormat.grouped(latency.count)) | " + values.joined(separator: " | ") + " |")
             }
             if scenario.latencies.contains(where: \.coordinatedOmissionCorrected) {
                 lines += ["", "† Corrected for coordinated omission: includes the samples a stalled load generator would have taken."]
+            }
+            if scenario.latencies.contains(where: { $0.percentiles.contains { $0.value == nil } }) {
+                lines += ["", ReportFormat.omittedPercentileNote]
             }
             lines.append("")
             for (latency, histogram) in zip(scenario.latencies, files.histograms) {

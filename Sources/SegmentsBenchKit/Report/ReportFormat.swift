@@ -49,6 +49,33 @@ public enum ReportFormat {
     /// A figure's value with its unit (see ``value(_:unit:)``).
     public static func value(of figure: Figure) -> String { value(figure.value, unit: figure.unit) }
 
+    /// A latency percentile for a table cell: the duration, or `—` when the distribution has too
+    /// few samples for it (see ``LatencySummary``).
+    static func percentile(_ value: UInt64?) -> String {
+        value.map { humanDuration(ns: Double($0)) } ?? "—"
+    }
+
+    /// The footnote under a latency table with a `—`: why a percentile is left out.
+    static let omittedPercentileNote =
+        "— too few samples for that percentile: p90 needs at least 10, p99 100, p99.9 1,000 and p99.99 10,000 (see Count)."
+
+    /// The mark of a figure within ``ClockResolution/trustFactor`` times the clock's resolution.
+    static let nearResolutionMark = "‡"
+
+    /// The clock's resolution and read cost in words, with what ``nearResolutionMark`` means;
+    /// `not measured` for reports written before it was.
+    static func clock(_ clock: ClockResolution?) -> String {
+        guard let clock else { return "not measured" }
+        return "resolution \(humanDuration(ns: clock.resolutionNs)), \(humanDuration(ns: clock.readCostNs)) per read "
+            + "(\(nearResolutionMark): a duration under \(number(ClockResolution.trustFactor))× the resolution)"
+    }
+
+    /// `figure`'s value (see ``value(of:)``) with ``nearResolutionMark`` when it is a duration within
+    /// ``ClockResolution/trustFactor`` times `clock`'s resolution.
+    static func value(of figure: Figure, clock: ClockResolution?) -> String {
+        value(of: figure) + (clock?.isNear(figure) == true ? " " + nearResolutionMark : "")
+    }
+
     /// The gate rule in words: `must be 0`, `≤ baseline +5% +0.5`, `≥ baseline -10%`, or `reported`
     /// for a figure that is never gated. Absolute slack is in the figure's unit.
     public static func describe(_ rule: GateRule?, unit: String) -> String {

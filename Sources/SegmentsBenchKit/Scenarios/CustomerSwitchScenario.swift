@@ -32,9 +32,10 @@ public struct CustomerSwitchScenario: Scenario {
         let deliveries = ManagedAtomic<Int>(0)
         let unmarked = ManagedAtomic<Int>(0)
         let endToEnd = LockedBox(LatencyRecorder())
-        let debounceNs = debounce.wholeNanoseconds
         for category in [SegmentCategory.discovery, .content, .merchandising] {
             for _ in 0..<5 {
+                // The change versions this callback has already been timed for.
+                let timed = LockedBox<Set<UInt64>>([])
                 engine.client.segmentation.addCallback(
                     callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
                         let now = monotonicNanoseconds()
@@ -46,9 +47,16 @@ public struct CustomerSwitchScenario: Scenario {
                         if let away = switchedAwayAt.withLock({ $0[marker] }), now > away + Self.staleGraceNanoseconds {
                             stale.wrappingIncrement(ordering: .relaxed)
                         }
-                        if let change = backend.lastChange(forCookie: marker, category: category, projectToken: project) {
-                            let elapsed = now &- change.changedAt
-                            endToEnd.withLock { $0.record(elapsed > debounceNs ? elapsed - debounceNs : 1) }
+                        // Server change → callback: from the backend's stamp of the change this
+                        // delivery carries (its segments, the marker aside, are that change's) to
+                        // the first invocation of this callback with it. A delivery of older data,
+                        // or a repeat of a change already timed, is not a sample.
+                        if let change = backend.lastChange(forCookie: marker, category: category, projectToken: project),
+                           change.changedAt <= now,
+                           Set(segments.filter { $0.segmentationId != MeasuringTransport.markerSegmentationId }) == Set(change.segments),
+                           timed.withLock({ $0.insert(change.version).inserted })
+                        {
+                            endToEnd.withLock { $0.record(now - change.changedAt) }
                         }
                     })
             }
@@ -120,8 +128,9 @@ public struct CustomerSwitchScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.asConfiguration.merging(["switchRate": "\(switchRate)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [endToEnd.withLock { $0 }.summary("server change to callback",
-                                                           definition: "mock server membership change stamp → callback, minus the debounce")],
+            latencies: [endToEnd.withLock { $0 }.summary(
+                "server change to callback",
+                definition: "the mock server's stamp of a membership change → each callback's first invocation with that change's segments (includes the \(debounce) debounce)")],
             allocationsMeasured: false)
     }
 }

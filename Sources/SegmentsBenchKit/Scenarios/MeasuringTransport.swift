@@ -14,7 +14,7 @@ public final class MeasuringTransport: SegmentsTransport {
 
     private let inner: any SegmentsTransport
     private let state = LockedBox(State())
-    /// Subtracted from trigger → fetch start (the configured debounce), in ns.
+    /// The configured debounce, in ns: trigger → fetch start includes it.
     let debounceNanoseconds: UInt64
 
     /// Whether every fetched category gets a marker segment naming the cookie it was fetched for.
@@ -55,13 +55,11 @@ public final class MeasuringTransport: SegmentsTransport {
 
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
         let start = monotonicNanoseconds()
-        let debounce = debounceNanoseconds
         state.withLock { state in
             state.fetchStarts += 1
             // Trigger → fetch start: from the first successful upload since the previous fetch.
             if let trigger = state.lastUploadSuccess {
-                let waited = start &- trigger
-                state.triggerToFetch.record(waited > debounce ? waited - debounce : 1)
+                state.triggerToFetch.record(start &- trigger)
                 state.lastUploadSuccess = nil
             }
         }
@@ -82,7 +80,7 @@ public final class MeasuringTransport: SegmentsTransport {
 
     /// Fetch round trips so far.
     public var fetchRoundTrip: LatencyRecorder { state.withLock { $0.fetchRoundTrip } }
-    /// Trigger (upload success) → fetch start, minus the debounce.
+    /// Trigger (upload success) → fetch start, the debounce included.
     public var triggerToFetch: LatencyRecorder { state.withLock { $0.triggerToFetch } }
     /// Number of fetches started.
     public var fetchCount: Int { state.withLock { $0.fetchStarts } }

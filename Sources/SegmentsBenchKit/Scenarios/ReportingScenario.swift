@@ -53,8 +53,6 @@ public struct ReportingScenario: Scenario {
         figures += [
             Figure(name: "reporting.setterP50", value: Double(latency.p50), unit: "ns",
                    summary: "setter call latency p50 (\(threads) threads, shared visitors, one subscriber, persistence on)"),
-            Figure(name: "reporting.setterP99", value: Double(latency.p99), unit: "ns",
-                   summary: "setter call latency p99"),
             Figure(name: "reporting.settersPerSecond", value: Double(setters) / max(loadSeconds, 1e-9), unit: "ops/s",
                    summary: "setter calls per second, all threads"),
             Figure(name: "reporting.lostUpdates", value: Double(lost), unit: "count", gate: .zero,
@@ -67,6 +65,9 @@ public struct ReportingScenario: Scenario {
             Figure(name: "reporting.settersPerFileWrite", value: Double(setters) / Double(max(written.files, 1)), unit: "ratio",
                    summary: "setter calls per visitor file written (> 1: updates coalesced)"),
         ]
+        if let p99 = latency.p99 {
+            figures.append(Figure(name: "reporting.setterP99", value: Double(p99), unit: "ns", summary: "setter call latency p99"))
+        }
 
         // Phase 2: N visitors persisted, then restored by a new client.
         progress.say("persisting and restoring \(persisted) visitors")

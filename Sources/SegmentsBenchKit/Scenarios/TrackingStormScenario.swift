@@ -153,13 +153,18 @@ public struct TrackingStormScenario: Scenario {
         progress.say("two producers at 100000/s each, steady and in bursts: the tail of one shared fetch-add")
         let steadyFloor = Self.fetchAddLatency(label: "steady", producers: 2, rate: 100_000, seconds: callSeconds)
         let burstyFloor = Self.fetchAddLatency(label: "bursty", producers: 2, rate: 100_000, burst: 100, seconds: callSeconds)
+        // A p99.9 exists only with 1,000 samples or more (see LatencySummary); without, the
+        // figures are left out rather than reported as the maximum.
         for (label, call, floor) in [("steady", steady.latency, steadyFloor), ("bursty", bursty.latency, burstyFloor)] {
-            figures += [
-                Figure(name: "tracking-storm.\(label).fetchAddP999Ns", value: Double(floor.p999), unit: "ns",
-                       summary: "p99.9 of one shared fetch-add in place of trackEvent, same producers, rate and recorder (this machine's tail at that load)"),
-                Figure(name: "tracking-storm.\(label).trackEventP999ToFetchAddP999", value: Double(call.p999) / Double(max(floor.p999, 1)),
-                       unit: "ratio", summary: "trackEvent p99.9 over that fetch-add p99.9, same run (reported: both follow the host)"),
-            ]
+            guard let floorP999 = floor.p999 else { continue }
+            figures.append(
+                Figure(name: "tracking-storm.\(label).fetchAddP999Ns", value: Double(floorP999), unit: "ns",
+                       summary: "p99.9 of one shared fetch-add in place of trackEvent, same producers, rate and recorder (this machine's tail at that load)"))
+            if let callP999 = call.p999 {
+                figures.append(
+                    Figure(name: "tracking-storm.\(label).trackEventP999ToFetchAddP999", value: Double(callP999) / Double(max(floorP999, 1)),
+                           unit: "ratio", summary: "trackEvent p99.9 over that fetch-add p99.9, same run (reported: both follow the host)"))
+            }
         }
 
         // Latency and throughput against the mock backend.
@@ -193,11 +198,15 @@ public struct TrackingStormScenario: Scenario {
             Figure(name: "tracking-storm.eventsPerSecond", value: Double(tracked) / seconds, unit: "ops/s",
                    summary: "events tracked per second, all producers"),
             Figure(name: "tracking-storm.trackEventP50Ns", value: Double(latency.p50), unit: "ns", summary: "trackEvent p50"),
-            Figure(name: "tracking-storm.trackEventP999Ns", value: Double(latency.p999), unit: "ns", summary: "trackEvent p99.9"),
             // Reported, not gated: with two producers and the engine thread sharing two cores, this
             // p50 moved 5× between identical runs (6× to 30× the fetch-add), too noisy for a gate.
             Figure(name: "tracking-storm.trackEventP50ToFetchAdd", value: Double(latency.p50) / max(fetchAdd, 0.1), unit: "ratio",
                    summary: "trackEvent p50 over one atomic fetch-add measured in the same run"),
+        ]
+        if let p999 = latency.p999 {
+            figures.append(Figure(name: "tracking-storm.trackEventP999Ns", value: Double(p999), unit: "ns", summary: "trackEvent p99.9"))
+        }
+        figures += [
             Figure(name: "tracking-storm.lostEvents", value: Double(tracked - accepted), unit: "count", gate: .zero,
                    summary: "events tracked minus events the backend accepted after draining"),
             Figure(name: "tracking-storm.fetchesPerDebounceWindow", value: Double(engine.transport.fetchCount) / windows, unit: "ratio",
@@ -213,7 +222,8 @@ public struct TrackingStormScenario: Scenario {
             latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor]
                 + stampLags + [
                     engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
-                    engine.transport.triggerToFetch.summary("trigger to fetch start", definition: "upload success to fetch start, minus the debounce"),
+                    engine.transport.triggerToFetch.summary(
+                        "trigger to fetch start", definition: "upload success to fetch start, including the \(debounce) debounce"),
                 ],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
@@ -314,7 +324,7 @@ public struct TrackingStormScenario: Scenario {
     }
 
     /// Per-call trackEvent latency with `producers` threads at `rate` events/s each (`who` says so
-    /// in words), as a latency summary and its p50 and p99.9 figures named `tracking-storm.<label>.*`.
+    /// in words), as a latency summary and its p50 and (with 1,000 samples or more) p99.9 figures named `tracking-storm.<label>.*`.
     static func callLatency(
         label: String, who: String, producers: Int, rate: Double, burst: Int = 1, seconds: Double, target: String?,
         engineScheduling: EngineScheduling = .yieldsToApp
@@ -330,12 +340,16 @@ public struct TrackingStormScenario: Scenario {
                 + (burst > 1 ? " in bursts of \(burst)" : "")
                 + (engineScheduling == .standard ? ", engine scheduled as standard" : ""),
             definition: "time inside trackEvent, \(who)")
-        return (latency, [
+        var figures = [
             Figure(name: "tracking-storm.\(label).trackEventP50Ns", value: Double(latency.p50), unit: "ns",
                    summary: "trackEvent p50, \(who)"),
-            Figure(name: "tracking-storm.\(label).trackEventP999Ns", value: Double(latency.p999), unit: "ns",
-                   summary: "trackEvent p99.9, \(who) (\([target, "includes the recorder's clock read"].compactMap { $0 }.joined(separator: "; ")))"),
-        ])
+        ]
+        if let p999 = latency.p999 {
+            figures.append(
+                Figure(name: "tracking-storm.\(label).trackEventP999Ns", value: Double(p999), unit: "ns",
+                       summary: "trackEvent p99.9, \(who) (\([target, "includes the recorder's clock read"].compactMap { $0 }.joined(separator: "; ")))"))
+        }
+        return (latency, figures)
     }
 
     /// The latency of one relaxed fetch-add on a counter shared by `producers` threads, called as

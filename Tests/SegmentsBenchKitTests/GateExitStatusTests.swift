@@ -1,0 +1,168 @@
+import Foundation
+import SegmentsBenchKit
+import XCTest
+
+/// The gate's exit status: which outcome gives which code, and which wins when several happen.
+final class GateExitStatusTests: XCTestCase {
+    private func report(_ figures: [Figure], scenario: String = "tracking-storm", notes: [String] = []) -> BenchReport {
+        BenchReport(
+            machine: MachineInfo.current(), gitRevision: "test", startedAt: Date(), command: "test",
+            scenarios: [ScenarioResult(scenario: scenario, summary: "", configuration: [:], figures: figures,
+                                       allocationsMeasured: true, notes: notes)])
+    }
+
+    private let figures = [
+        Figure(name: "tracking-storm.allocsPerEvent", value: 2, unit: "allocs/op", gate: .allocations, summary: ""),
+        Figure(name: "tracking-storm.lostEvents", value: 0, unit: "count", gate: .zero, summary: ""),
+        Figure(name: "tracking-storm.fetchesPerDebounceWindow", value: 0.5, unit: "ratio", gate: .atMost(1), summary: ""),
+        Figure(name: "tracking-storm.eventsPerSecond", value: 1e6, unit: "ops/s", summary: ""),
+    ]
+
+    private var baseline: Baseline { Baseline(from: report(figures)) }
+
+    private func check(_ change: (inout [Figure]) -> Void) -> GateCheck {
+        var changed = figures
+        change(&changed)
+        return GateCheck(report: report(changed), baseline: baseline)
+    }
+
+    func testTheCodesAreTheDocumentedOnes() {
+        XCTAssertEqual(ExitStatus.pass.rawValue, 0)
+        XCTAssertEqual(ExitStatus.regression.rawValue, 2)
+        XCTAssertEqual(ExitStatus.violation.rawValue, 3)
+        XCTAssertEqual(ExitStatus.usage.rawValue, 64)
+        XCTAssertEqual(ExitStatus.harnessError.rawValue, 70)
+    }
+
+    func testAnUnchangedRunExitsZero() {
+        let check = check { _ in }
+        XCTAssertEqual(check.exitStatus, .pass)
+        XCTAssertTrue(check.passed)
+    }
+
+    func testARegressionExitsTwo() {
+        let check = check { $0[0].value = 5 }
+        XCTAssertEqual(check.rows.first { $0.name == "tracking-storm.allocsPerEvent" }?.verdict, .regressed)
+        XCTAssertEqual(check.exitStatus, .regression)
+        XCTAssertTrue(check.verdictLine.contains("exit 2"))
+    }
+
+    func testABrokenMustEqualRuleExitsThree() {
+        XCTAssertEqual(check { $0[1].value = 1 }.exitStatus, .violation)
+    }
+
+    func testABrokenAtMostRuleExitsThree() {
+        XCTAssertEqual(check { $0[2].value = 1.5 }.exitStatus, .violation)
+    }
+
+    func testAViolationWinsOverARegression() {
+        let check = check {
+            $0[0].value = 5
+            $0[1].value = 1
+        }
+        XCTAssertEqual(Set(check.rows.map(\.verdict)), [.regressed, .violated, .pass])
+        XCTAssertEqual(check.exitStatus, .violation)
+    }
+
+    func testAHarnessErrorWinsOverAViolationAndARegression() {
+        let check = check {
+            $0[0].value = 5
+            $0[1].value = 1
+            $0[2].value = .nan
+        }
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    func testPrecedenceIsHarnessErrorThenViolationThenRegressionThenPass() {
+        XCTAssertEqual(ExitStatus.combined([]), .pass)
+        XCTAssertEqual(ExitStatus.combined([.pass, .regression]), .regression)
+        XCTAssertEqual(ExitStatus.combined([.regression, .violation, .pass]), .violation)
+        XCTAssertEqual(ExitStatus.combined([.violation, .harnessError, .regression]), .harnessError)
+        XCTAssertEqual(ExitStatus.combined([.harnessError, .usage]), .usage)
+    }
+
+    func testAnImprovementASkipAndANewFigureDoNotFail() {
+        XCTAssertEqual(ExitStatus(.improved), .pass)
+        XCTAssertEqual(ExitStatus(.skipped), .pass)
+        XCTAssertEqual(ExitStatus(.notRun), .pass)
+        XCTAssertEqual(ExitStatus(.new), .pass)
+    }
+
+    func testANaNFigureIsInvalidInsteadOfPassingEveryRule() {
+        for index in 0..<3 {
+            let check = check { $0[index].value = .nan }
+            XCTAssertEqual(check.rows.first { $0.name == figures[index].name }?.verdict, .invalid, figures[index].name)
+            XCTAssertEqual(check.exitStatus, .harnessError, figures[index].name)
+        }
+    }
+
+    func testAnInfiniteFigureIsInvalid() {
+        let check = check { $0[0].value = -.infinity }
+        XCTAssertEqual(check.rows.first?.verdict, .invalid)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    func testANaNGatedFigureWithoutABaselineIsInvalidToo() {
+        let extra = Figure(name: "tracking-storm.newRatio", value: .nan, unit: "ratio", gate: .latencyRatio, summary: "")
+        let check = GateCheck(report: report(figures + [extra]), baseline: baseline)
+        XCTAssertEqual(check.rows.first { $0.name == extra.name }?.verdict, .invalid)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    func testANaNReportedFigureIsAHarnessError() {
+        let check = check { $0[3].value = .nan }
+        XCTAssertTrue(check.rows.allSatisfy { $0.verdict == .pass })
+        XCTAssertEqual(check.harnessErrors.count, 1)
+        XCTAssertTrue(check.harnessErrors[0].contains("tracking-storm.eventsPerSecond"))
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    func testABaselineFigureNotMeasuredNowIsAHarnessError() {
+        let check = GateCheck(report: report(Array(figures.dropFirst())), baseline: baseline)
+        XCTAssertEqual(check.rows.first { $0.name == "tracking-storm.allocsPerEvent" }?.verdict, .missing)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    func testAJemallocStatisticMissingWithoutJemallocIsSkippedNotAHarnessError() {
+        let growth = Figure(name: "tracking-storm.jemallocActiveGrowth", value: 0.9, unit: "ratio",
+                            gate: .lowerIsBetter(relative: 0.5, absolute: 0.25), summary: "")
+        let baseline = Baseline(from: report(figures + [growth]))
+        let withoutJemalloc = BenchReport(
+            machine: MachineInfo.current(), gitRevision: "test", startedAt: Date(), command: "test",
+            scenarios: [ScenarioResult(scenario: "tracking-storm", summary: "", configuration: [:], figures: figures,
+                                       allocationsMeasured: false)])
+        let check = GateCheck(report: withoutJemalloc, baseline: baseline)
+        XCTAssertEqual(check.rows.first { $0.name == growth.name }?.verdict, .skipped)
+        XCTAssertEqual(check.exitStatus, .pass)
+        // With jemalloc, the same figure missing is a harness error.
+        XCTAssertEqual(GateCheck(report: report(figures), baseline: baseline).exitStatus, .harnessError)
+    }
+
+    func testAnUnreadableBaselineIsAHarnessError() {
+        let check = GateCheck(report: report(figures), unreadableBaseline: "/nonexistent: no such file")
+        XCTAssertTrue(check.rows.isEmpty)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+        XCTAssertTrue(check.renderTable().contains("baseline unreadable: /nonexistent"))
+        XCTAssertFalse(check.renderTable().contains("within their tolerance"), "nothing was compared")
+    }
+
+    func testAnUnreadableReportIsAHarnessError() {
+        XCTAssertEqual(GateCheck(unreadableReport: "report.json: not JSON").exitStatus, .harnessError)
+    }
+
+    func testAScenarioThatThrewIsAHarnessErrorNotOnlyAViolation() {
+        let failed = Figure(name: "tracking-storm.scenarioFailed", value: 1, unit: "count", gate: .zero,
+                            summary: "the scenario could not run: boom")
+        let check = GateCheck(report: report([failed], notes: ["failed: boom"]), baseline: baseline)
+        XCTAssertEqual(check.rows.first { $0.name == failed.name }?.verdict, .violated)
+        XCTAssertTrue(check.harnessErrors.contains { $0.contains("tracking-storm threw: failed: boom") })
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    func testTheHelpTextNamesEveryCodeAndThePrecedence() {
+        for code in ["0", "2", "3", "64", "70"] {
+            XCTAssertTrue(ExitStatus.helpText.contains(code), code)
+        }
+        XCTAssertTrue(ExitStatus.helpText.contains("70 wins over 3, and 3 over 2"))
+    }
+}
