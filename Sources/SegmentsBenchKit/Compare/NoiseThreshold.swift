@@ -30,10 +30,11 @@ public struct NoiseThreshold: Codable, Sendable, Hashable {
     /// still move by that much on another day of the same machine.
     public static let minimumRelative = 0.01
 
-    /// `true` when a ratio of medians (candidate / baseline) lies within the noise.
+    /// `true` when a ratio of medians (candidate / baseline) lies within the noise, bounds
+    /// included (up to rounding: 1.05 lies within 5%).
     public func admits(ratio: Double) -> Bool {
         guard ratio > 0, ratio.isFinite else { return relative.isInfinite }
-        return abs(log(ratio)) <= log1p(relative)
+        return abs(log(ratio)) <= log1p(relative) + 1e-12
     }
 
     /// Calibrates from the values of one figure over same-build runs.
