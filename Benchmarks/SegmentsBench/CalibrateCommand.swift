@@ -42,7 +42,7 @@ struct CalibrateCommand: ParsableCommand {
         }
         try file.write(to: URL(fileURLWithPath: out))
         for (name, entry) in file.figures.sorted(by: { $0.key < $1.key }) {
-            print("\(name)  median \(entry.median) \(entry.unit)  noise threshold \(String(format: "%.2f%%", entry.relative * 100))")
+            print("\(name)  median \(ComparisonText.number(entry.median)) \(entry.unit)  noise threshold \(String(format: "%.2f%%", entry.relative * 100))")
         }
         print("Noise thresholds of \(file.figures.count) figures written to \(out)")
     }

@@ -56,6 +56,7 @@ final class InterleavedRunnerTests: XCTestCase {
         XCTAssertEqual(figure.candidateSamples, Array(repeating: 130, count: 9))
         XCTAssertEqual(figure.change.estimate, 0.3, accuracy: 1e-12)
         XCTAssertEqual(report.exitCode, CompareExitCode.regressed)
+        XCTAssertEqual(report.regressedFigures, ["fake.latencyNs"])
         XCTAssertEqual(report.runs.prefix(4).map(\.run.side.rawValue).joined(), "ABBA")
     }
 
@@ -68,7 +69,7 @@ final class InterleavedRunnerTests: XCTestCase {
         XCTAssertEqual(reread.figures.map(\.verdict), [.regressed])
         XCTAssertEqual(reread.figures[0].candidateSamples, report.figures[0].candidateSamples)
         let markdown = try String(contentsOf: out.appendingPathComponent("compare.md"), encoding: .utf8)
-        XCTAssertTrue(markdown.contains("| `fake.latencyNs` | 100.0 ns | [130.0 130.0 130.0] ns | [+30.00% +30.00% +30.00%] |"), markdown)
+        XCTAssertTrue(markdown.contains("| `fake.latencyNs` | 100 ns | [130 130 130] ns | [+30.00% +30.00% +30.00%] |"), markdown)
         XCTAssertTrue(markdown.contains("**regressed**"))
     }
 
@@ -76,10 +77,20 @@ final class InterleavedRunnerTests: XCTestCase {
         let text = ComparisonText(try compare(try binary("a", latency: 100), try binary("b", latency: 130))).console()
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines[0], "fake.latencyNs")
-        XCTAssertEqual(lines[1], "    time:   [130.0 130.0 130.0] ns  (baseline 100.0 ns)")
+        XCTAssertEqual(lines[1], "    time:   [130 130 130] ns  (baseline 100 ns)")
         XCTAssertEqual(lines[2], "    change: [+30.00% +30.00% +30.00%] (p = 4.7e-05 < 0.01)")
         XCTAssertEqual(lines[3], "    Performance has regressed. (noise threshold 5.00%, default)")
         XCTAssertTrue(lines[4].hasPrefix("compare: 0 no change, 1 regressed, 0 improved, 0 within noise — 9 repetitions"), lines[4])
+    }
+
+    func testNumbersKeepFourSignificantDigits() {
+        XCTAssertEqual(ComparisonText.number(761040), "761040")
+        XCTAssertEqual(ComparisonText.number(12.2571), "12.26")
+        XCTAssertEqual(ComparisonText.number(0.41312), "0.4131")
+        XCTAssertEqual(ComparisonText.number(-3), "-3")
+        XCTAssertEqual(ComparisonText.percent(-0.0421), "-4.21%")
+        XCTAssertEqual(ComparisonText.pValue(0.00041), "0.0004")
+        XCTAssertEqual(ComparisonText.pValue(1.9e-13), "1.9e-13")
     }
 
     func testAFailingRunIsAHarnessErrorWithItsStandardError() throws {

@@ -27,6 +27,8 @@ public struct ComparisonReport: Codable, Sendable {
     public var figures: [FigureComparison]
     /// Figures that only the candidate measured: listed, not judged.
     public var candidateOnlyFigures: [String]
+    /// The names of the figures that regressed (what fails the comparison), in report order.
+    public var regressedFigures: [String]
 
     /// Judges every figure of `series` (see ``FigureSamples/validated()``).
     public init(
@@ -51,6 +53,7 @@ public struct ComparisonReport: Codable, Sendable {
                 candidate: entry.candidate, threshold: calibrated ?? policy.defaultThreshold,
                 thresholdSource: calibrated == nil ? .default : .calibrated, policy: policy)
         }
+        self.regressedFigures = figures.filter { $0.verdict == .regressed }.map(\.name)
     }
 
     /// The figures with `verdict`.
@@ -59,7 +62,7 @@ public struct ComparisonReport: Codable, Sendable {
     }
 
     /// `true` when a figure regressed.
-    public var regressed: Bool { figures.contains { $0.verdict == .regressed } }
+    public var regressed: Bool { !regressedFigures.isEmpty }
 
     /// ``CompareExitCode/regressed`` when a figure regressed, ``CompareExitCode/passed`` otherwise.
     public var exitCode: Int32 { regressed ? CompareExitCode.regressed : CompareExitCode.passed }

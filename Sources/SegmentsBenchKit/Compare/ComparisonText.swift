@@ -45,7 +45,7 @@ public struct ComparisonText: Sendable {
         lines.append("- Candidate (B): \(MarkupEscaping.markdownCode(report.candidateBinary))")
         lines.append("- Scenarios: \(report.scenarios.map(MarkupEscaping.markdownCode).joined(separator: ", "))\(report.quick ? " (`--quick`)" : "")")
         lines.append("- \(runsText())")
-        let rule = "p < \(report.policy.alpha) (Mann-Whitney U, two-sided), the \(Self.percent(report.policy.confidence, signed: false)) bootstrap interval of the median ratio excludes 1 (\(report.policy.resamples) resamples, seed \(report.policy.seed)), and the change of the median exceeds the figure's noise threshold"
+        let rule = "p < \(report.policy.alpha) (Mann-Whitney U, two-sided), the \(Self.number(report.policy.confidence * 100))% bootstrap interval of the median ratio excludes 1 (\(report.policy.resamples) resamples, seed \(report.policy.seed)), and the change of the median exceeds the figure's noise threshold"
         let thresholds = report.thresholdFile.map { "calibrated in \(MarkupEscaping.markdownCode($0)), else \(Self.percent(report.policy.defaultThreshold.relative, signed: false))" }
             ?? "\(Self.percent(report.policy.defaultThreshold.relative, signed: false)) (no threshold file)"
         lines.append("- A change counts only when \(rule); noise thresholds: \(thresholds).")
@@ -117,10 +117,11 @@ public struct ComparisonText: Sendable {
         return String(format: signed ? "%+.2f%%" : "%.2f%%", fraction * 100)
     }
 
-    /// Four significant digits without an exponent (all the integer digits of a large value).
-    static func number(_ value: Double) -> String {
+    /// Four significant digits without an exponent (all the integer digits of a large value);
+    /// a whole number without decimals.
+    public static func number(_ value: Double) -> String {
         guard value.isFinite else { return "\(value)" }
-        guard value != 0 else { return "0" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         let magnitude = Int(log10(abs(value)).rounded(.down))
         let decimals = min(max(0, 3 - magnitude), 9)
         return String(format: "%.\(decimals)f", value)
