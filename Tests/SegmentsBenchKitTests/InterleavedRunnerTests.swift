@@ -116,11 +116,13 @@ final class InterleavedRunnerTests: XCTestCase {
             baseline: build, candidate: build, schedule: InterleavedSchedule(scenarios: ["fake"], repetitions: 3),
             quick: true, progress: Progress(enabled: false))
         let (series, _) = try runner.run().samples.validated()
-        let file = ThresholdFile(calibrating: series, binary: build.path, scenarios: ["fake"], repetitions: 3, quick: true)
+        let file = ThresholdFile(
+            calibrating: series, binary: build.path, scenarios: ["fake"], repetitions: 3, groupSize: 2, quick: true)
         let url = directory.appendingPathComponent("thresholds/wallclock.json")
         try file.write(to: url)
         let reread = try ThresholdFile.load(from: url)
         XCTAssertEqual(reread.figures.keys.sorted(), ["fake.latencyNs"])
+        XCTAssertEqual([reread.repetitions, reread.groupSize], [3, 2])
         XCTAssertEqual(reread.figures["fake.latencyNs"], ThresholdFile.Entry(unit: "ns", relative: 0.01, median: 100, runs: 6))
         XCTAssertEqual(reread.threshold(for: "fake.latencyNs"), NoiseThreshold(relative: NoiseThreshold.minimumRelative))
         XCTAssertNil(reread.threshold(for: "other"))

@@ -32,8 +32,11 @@ public struct ThresholdFile: Codable, Sendable {
     public var binary: String
     /// The scenarios it ran.
     public var scenarios: [String]
-    /// Runs per group (the group size the thresholds are meant for).
+    /// Runs per group: the build ran `2 × repetitions` times per scenario.
     public var repetitions: Int
+    /// The runs per side of the comparisons the thresholds are meant for (`compare --repetitions`):
+    /// the size of the two groups each random split draws from the pooled runs.
+    public var groupSize: Int
     /// Whether the runs used `--quick`.
     public var quick: Bool
     /// The quantile of `|ln(median ratio)|` over random splits that each threshold is.
@@ -43,35 +46,38 @@ public struct ThresholdFile: Codable, Sendable {
 
     /// Creates a file's contents.
     public init(
-        binary: String, scenarios: [String], repetitions: Int, quick: Bool, quantile: Double, figures: [String: Entry]
+        binary: String, scenarios: [String], repetitions: Int, groupSize: Int, quick: Bool, quantile: Double,
+        figures: [String: Entry]
     ) {
         self.binary = binary
         self.scenarios = scenarios
         self.repetitions = repetitions
+        self.groupSize = groupSize
         self.quick = quick
         self.quantile = quantile
         self.figures = figures
     }
 
     /// Calibrates every figure of same-build `samples` (both sides pooled) with
-    /// ``NoiseThreshold/calibrate(sameBuild:groupSize:splits:quantile:seed:)``.
+    /// ``NoiseThreshold/calibrate(sameBuild:groupSize:splits:quantile:seed:)``, in groups of
+    /// `groupSize` runs.
     public init(
-        calibrating samples: [FigureSamples.Series], binary: String, scenarios: [String], repetitions: Int, quick: Bool,
-        quantile: Double = 0.95, seed: UInt64 = 1
+        calibrating samples: [FigureSamples.Series], binary: String, scenarios: [String], repetitions: Int,
+        groupSize: Int, quick: Bool, quantile: Double = 0.95, seed: UInt64 = 1
     ) {
         var figures: [String: Entry] = [:]
         for series in samples {
             let pooled = series.baseline + series.candidate
             guard pooled.count >= 2 else { continue }
             let threshold = NoiseThreshold.calibrate(
-                sameBuild: pooled, groupSize: repetitions, quantile: quantile, seed: seed)
+                sameBuild: pooled, groupSize: groupSize, quantile: quantile, seed: seed)
             figures[series.name] = Entry(
                 unit: series.unit, relative: threshold.relative, median: SampleStatistics.median(pooled),
                 runs: pooled.count)
         }
         self.init(
-            binary: binary, scenarios: scenarios, repetitions: repetitions, quick: quick, quantile: quantile,
-            figures: figures)
+            binary: binary, scenarios: scenarios, repetitions: repetitions, groupSize: groupSize, quick: quick,
+            quantile: quantile, figures: figures)
     }
 
     /// The threshold of the figure called `name`, if calibrated.
