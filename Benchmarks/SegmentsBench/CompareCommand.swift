@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import SegmentsBenchKit
+
+/// `segments-bench compare`: two builds run interleaved, every wall-clock figure judged with a
+/// Mann-Whitney U test, a bootstrap interval and a noise threshold.
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare the wall-clock figures of two segments-bench builds over repeated, interleaved runs.",
+        discussion: """
+            Runs `BINARY run SCENARIO [--quick] --out DIR --json` for both builds in ABBA order and judges every \
+            figure measured in a time or a rate. A figure regressed (or improved) only when p < alpha, the bootstrap \
+            interval of the median ratio excludes 1, and the change exceeds its noise threshold (calibrated, or the \
+            default). Writes compare.json and compare.md into --out. Exit status: 0 no regression, 2 a figure \
+            regressed, 64 usage error, 70 harness error (a binary missing or failing, a figure missing).
+            """)
+
+    @Option(help: "The reference build's segments-bench executable (A).") var baselineBinary: String
+    @Option(help: "The build under test's segments-bench executable (B).") var candidateBinary: String
+    @OptionGroup var runs: RepetitionOptions
+    @Option(help: "Directory for compare.json and compare.md.") var out: String = "Reports/compare"
+    @Option(help: "Noise thresholds from `segments-bench calibrate`.") var thresholdFile: String?
+    @Option(help: "Noise threshold of a figure the threshold file does not list (0.05 = 5%).")
+    var defaultThreshold = NoiseThreshold.default.relative
+    @Option(help: "Significance level of the Mann-Whitney U test.") var alpha = 0.01
+    @Option(help: "Bootstrap resamples (at least 2000).") var resamples = 10_000
+    @Option(help: "Seed of the bootstrap.") var seed: UInt64 = 1
+
+    func validate() throws {
+        guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must lie strictly between 0 and 1") }
+        guard resamples >= 2_000 else { throw ValidationError("--resamples must be at least 2000") }
+        guard defaultThreshold >= 0 else { throw ValidationError("--default-threshold must not be negative") }
+    }
+
+    func run() throws {
+        let thresholds: ThresholdFile?
+        if let thresholdFile {
+            do {
+                thresholds = try ThresholdFile.load(from: URL(fileURLWithPath: thresholdFile))
+            } catch {
+                throw ValidationError("cannot read the threshold file \(thresholdFile): \(error)")
+            }
+        } else {
+            thresholds = nil
+        }
+        let baseline = BenchBinary(path: baselineBinary, timeout: runs.runTimeout)
+        let candidate = BenchBinary(path: candidateBinary, timeout: runs.runTimeout)
+        let report = try exitingOnHarnessError { () throws -> ComparisonReport in
+            try baseline.validate()
+            try candidate.validate()
+            let scenarios = try runs.resolveScenarios(with: baseline)
+            let runner = InterleavedRunner(
+                baseline: baseline, candidate: candidate,
+                schedule: InterleavedSchedule(scenarios: scenarios, repetitions: runs.repetitions), quick: runs.quick,
+                progress: Progress(enabled: true, prefix: "compare"))
+            let outcome = try runner.run()
+            let (compared, candidateOnly) = try outcome.samples.validated()
+            return ComparisonReport(
+                baselineBinary: baselineBinary, candidateBinary: candidateBinary, scenarios: scenarios,
+                repetitions: runs.repetitions, quick: runs.quick,
+                policy: ComparisonPolicy(
+                    alpha: alpha, resamples: resamples, seed: seed,
+                    defaultThreshold: NoiseThreshold(relative: defaultThreshold)),
+                thresholds: thresholds, thresholdFile: thresholdFile, runs: outcome.records,
+                wallSeconds: outcome.seconds, series: compared, candidateOnlyFigures: candidateOnly)
+        }
+        let files = try report.write(to: URL(fileURLWithPath: out, isDirectory: true))
+        print(ComparisonText(report).console())
+        print("Written: \(files.map(\.path).joined(separator: ", "))")
+        if report.exitCode != CompareExitCode.passed { throw ExitCode(report.exitCode) }
+    }
+}

@@ -1,0 +1,46 @@
+/// Why a comparison or calibration could not produce a verdict: the harness failed, not the code
+/// under test. The command exits with ``CompareExitCode/harnessError`` on any of them.
+public enum CompareError: Error, CustomStringConvertible, Equatable {
+    /// No executable file at the path.
+    case binaryMissing(path: String)
+    /// A run exited with a non-zero status (or was killed by a signal).
+    case runFailed(command: String, status: Int32, standardError: String)
+    /// A run did not finish within its time limit and was terminated.
+    case runTimedOut(command: String, seconds: Double)
+    /// A run's output could not be read back.
+    case outputUnreadable(path: String, reason: String)
+    /// A wall-clock figure is not in every run of its scenario (or is not a number in some).
+    case figureMissing(name: String, side: InterleavedSchedule.Side, runs: Int, expected: Int)
+    /// The scenarios measured no wall-clock figure at all.
+    case noWallClockFigures(scenarios: [String])
+
+    public var description: String {
+        switch self {
+        case .binaryMissing(let path):
+            "no executable segments-bench at \(path)"
+        case .runFailed(let command, let status, let standardError):
+            "`\(command)` failed with status \(status)" + (standardError.isEmpty ? "" : ":\n\(standardError)")
+        case .runTimedOut(let command, let seconds):
+            "`\(command)` did not finish within \(Int(seconds)) s and was terminated"
+        case .outputUnreadable(let path, let reason):
+            "cannot read \(path): \(reason)"
+        case .figureMissing(let name, let side, let runs, let expected):
+            "figure \(name) is a number in \(runs) of the \(expected) runs of build \(side.rawValue)"
+        case .noWallClockFigures(let scenarios):
+            "no wall-clock figure (a time or a rate) in \(scenarios.joined(separator: ", "))"
+        }
+    }
+}
+
+/// The exit statuses of `segments-bench compare` and `calibrate`.
+public enum CompareExitCode {
+    /// No figure regressed (calibrate: the threshold file is written).
+    public static let passed: Int32 = 0
+    /// At least one figure regressed.
+    public static let regressed: Int32 = 2
+    /// The command line is wrong (unknown option or scenario, too few repetitions, unreadable
+    /// threshold file): EX_USAGE.
+    public static let usage: Int32 = 64
+    /// The harness failed (a ``CompareError``): EX_SOFTWARE.
+    public static let harnessError: Int32 = 70
+}

@@ -1,0 +1,67 @@
+@testable import SegmentsBenchKit
+import XCTest
+
+/// Gathering wall-clock figures from run reports, and the checks that every run measured them.
+final class FigureSamplesTests: XCTestCase {
+    private func report(_ figures: [(String, Double, String)]) -> BenchReport {
+        CompareFixtures.report(scenario: "s", figures: figures)
+    }
+
+    func testOnlyWallClockFiguresAreGathered() throws {
+        var samples = FigureSamples()
+        for side in InterleavedSchedule.Side.allCases {
+            samples.add(report([("s.latencyNs", 10, "ns"), ("s.allocs", 3, "allocs/op"), ("s.rate", 5, "ops/s")]), scenario: "s", side: side)
+        }
+        let (compared, candidateOnly) = try samples.validated()
+        XCTAssertEqual(compared.map(\.name), ["s.latencyNs", "s.rate"])
+        XCTAssertEqual(compared.map(\.direction), [.lowerIsBetter, .higherIsBetter])
+        XCTAssertEqual(compared[0].baseline, [10])
+        XCTAssertEqual(compared[0].candidate, [10])
+        XCTAssertTrue(candidateOnly.isEmpty)
+    }
+
+    func testAFigureMissingFromOneCandidateRunIsAHarnessError() {
+        var samples = FigureSamples()
+        samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)
+        samples.add(report([("s.latencyNs", 11, "ns")]), scenario: "s", side: .candidate)
+        samples.add(report([]), scenario: "s", side: .candidate)
+        samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)
+        XCTAssertThrowsError(try samples.validated()) { error in
+            XCTAssertEqual(error as? CompareError, .figureMissing(name: "s.latencyNs", side: .candidate, runs: 1, expected: 2))
+        }
+    }
+
+    func testAFigureTheCandidateDroppedIsAHarnessError() {
+        var samples = FigureSamples()
+        samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)
+        samples.add(report([]), scenario: "s", side: .candidate)
+        XCTAssertThrowsError(try samples.validated()) { error in
+            XCTAssertEqual(error as? CompareError, .figureMissing(name: "s.latencyNs", side: .candidate, runs: 0, expected: 1))
+        }
+    }
+
+    func testANotANumberValueCountsAsMissing() {
+        var samples = FigureSamples()
+        samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)
+        samples.add(report([("s.latencyNs", .nan, "ns")]), scenario: "s", side: .candidate)
+        XCTAssertThrowsError(try samples.validated())
+    }
+
+    func testAFigureOnlyTheCandidateMeasuresIsListedNotCompared() throws {
+        var samples = FigureSamples()
+        samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)
+        samples.add(report([("s.latencyNs", 10, "ns"), ("s.newNs", 4, "ns")]), scenario: "s", side: .candidate)
+        let (compared, candidateOnly) = try samples.validated()
+        XCTAssertEqual(compared.map(\.name), ["s.latencyNs"])
+        XCTAssertEqual(candidateOnly, ["s.newNs"])
+    }
+
+    func testScenariosWithoutWallClockFiguresAreAHarnessError() {
+        var samples = FigureSamples()
+        samples.add(report([("s.allocs", 3, "allocs/op")]), scenario: "s", side: .baseline)
+        samples.add(report([("s.allocs", 3, "allocs/op")]), scenario: "s", side: .candidate)
+        XCTAssertThrowsError(try samples.validated()) { error in
+            XCTAssertEqual(error as? CompareError, .noWallClockFigures(scenarios: ["s"]))
+        }
+    }
+}
