@@ -17,7 +17,11 @@ final class FormatCompatibilityTests: XCTestCase {
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
         // The file as committed before these fields existed (if it gains them, this test still
         // reads it, with them removed).
-        let old = object.filter { $0.key != "toolVersion" && $0.key != "configuration" }
+        var old = object.filter { $0.key != "toolVersion" && $0.key != "configuration" }
+        if var machine = old["machine"] as? [String: Any] {
+            machine.removeValue(forKey: "clock")
+            old["machine"] = machine
+        }
         let baseline = try Baseline.decode(JSONSerialization.data(withJSONObject: old))
         XCTAssertNil(baseline.toolVersion)
         XCTAssertNil(baseline.configuration)
