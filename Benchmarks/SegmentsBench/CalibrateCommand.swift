@@ -41,7 +41,7 @@ struct CalibrateCommand: ParsableCommand {
                 schedule: InterleavedSchedule(scenarios: scenarios, repetitions: runs.repetitions), quick: runs.quick,
                 progress: Progress(enabled: true, prefix: "calibrate"))
             let outcome = try runner.run()
-            let (series, _) = try outcome.samples.validated()
+            let (series, _, _) = try outcome.samples.validated()
             return ThresholdFile(
                 calibrating: series, binary: binary, scenarios: scenarios, repetitions: runs.repetitions,
                 groupSize: groupSize ?? min(RepetitionOptions.minimum, runs.repetitions), quick: runs.quick,

@@ -55,7 +55,7 @@ struct CompareCommand: ParsableCommand {
                 schedule: InterleavedSchedule(scenarios: scenarios, repetitions: runs.repetitions), quick: runs.quick,
                 progress: Progress(enabled: true, prefix: "compare"))
             let outcome = try runner.run()
-            let (compared, candidateOnly) = try outcome.samples.validated()
+            let (compared, candidateOnly, incomplete) = try outcome.samples.validated()
             return ComparisonReport(
                 baselineBinary: baselineBinary, candidateBinary: candidateBinary, scenarios: scenarios,
                 repetitions: runs.repetitions, quick: runs.quick,
@@ -63,7 +63,8 @@ struct CompareCommand: ParsableCommand {
                     alpha: alpha, resamples: resamples, seed: seed,
                     defaultThreshold: NoiseThreshold(relative: defaultThreshold)),
                 thresholds: thresholds, thresholdFile: thresholdFile, runs: outcome.records,
-                wallSeconds: outcome.seconds, series: compared, candidateOnlyFigures: candidateOnly)
+                wallSeconds: outcome.seconds, series: compared, candidateOnlyFigures: candidateOnly,
+                incompleteFigures: incomplete)
         }
         let files = try report.write(to: URL(fileURLWithPath: out, isDirectory: true))
         print(ComparisonText(report).console())

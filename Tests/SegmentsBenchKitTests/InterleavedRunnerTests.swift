@@ -28,7 +28,7 @@ final class InterleavedRunnerTests: XCTestCase {
             schedule: InterleavedSchedule(scenarios: ["fake"], repetitions: repetitions), quick: true,
             progress: Progress(enabled: false))
         let outcome = try runner.run()
-        let (series, candidateOnly) = try outcome.samples.validated()
+        let (series, candidateOnly, _) = try outcome.samples.validated()
         return ComparisonReport(
             baselineBinary: baseline.path, candidateBinary: candidate.path, scenarios: ["fake"], repetitions: repetitions,
             quick: true, policy: ComparisonPolicy(resamples: 2_000), thresholds: nil, thresholdFile: nil,
@@ -115,7 +115,7 @@ final class InterleavedRunnerTests: XCTestCase {
         let runner = InterleavedRunner(
             baseline: build, candidate: build, schedule: InterleavedSchedule(scenarios: ["fake"], repetitions: 3),
             quick: true, progress: Progress(enabled: false))
-        let (series, _) = try runner.run().samples.validated()
+        let (series, _, _) = try runner.run().samples.validated()
         let file = ThresholdFile(
             calibrating: series, binary: build.path, scenarios: ["fake"], repetitions: 3, groupSize: 2, quick: true)
         let url = directory.appendingPathComponent("thresholds/wallclock.json")

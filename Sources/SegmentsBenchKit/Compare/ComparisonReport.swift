@@ -27,6 +27,9 @@ public struct ComparisonReport: Codable, Sendable {
     public var figures: [FigureComparison]
     /// Figures that only the candidate measured: listed, not judged.
     public var candidateOnlyFigures: [String]
+    /// Figures measured in some runs only (a percentile without enough samples in the others):
+    /// listed, not judged.
+    public var incompleteFigures: [String]
     /// The names of the figures that regressed (what fails the comparison), in report order.
     public var regressedFigures: [String]
 
@@ -34,7 +37,8 @@ public struct ComparisonReport: Codable, Sendable {
     public init(
         baselineBinary: String, candidateBinary: String, scenarios: [String], repetitions: Int, quick: Bool,
         policy: ComparisonPolicy, thresholds: ThresholdFile?, thresholdFile: String?, runs: [InterleavedRunner.Record],
-        wallSeconds: Double, series: [FigureSamples.Series], candidateOnlyFigures: [String]
+        wallSeconds: Double, series: [FigureSamples.Series], candidateOnlyFigures: [String],
+        incompleteFigures: [String] = []
     ) {
         self.baselineBinary = baselineBinary
         self.candidateBinary = candidateBinary
@@ -46,6 +50,7 @@ public struct ComparisonReport: Codable, Sendable {
         self.runs = runs
         self.wallSeconds = wallSeconds
         self.candidateOnlyFigures = candidateOnlyFigures
+        self.incompleteFigures = incompleteFigures
         self.figures = series.map { entry in
             let calibrated = thresholds?.threshold(for: entry.name)
             return FigureComparison(

@@ -31,6 +31,9 @@ public struct ComparisonText: Sendable {
             lines.append("    change: \(Self.changeInterval(figure)) (\(Self.pText(figure)))")
             lines.append("    \(Self.sentence(figure.verdict)) (noise threshold \(Self.percent(figure.threshold.relative, signed: false)), \(figure.thresholdSource.rawValue))")
         }
+        if !report.incompleteFigures.isEmpty {
+            lines.append("Measured in some runs only (not compared): \(report.incompleteFigures.joined(separator: ", "))")
+        }
         if !report.candidateOnlyFigures.isEmpty {
             lines.append("New in the candidate (not compared): \(report.candidateOnlyFigures.joined(separator: ", "))")
         }

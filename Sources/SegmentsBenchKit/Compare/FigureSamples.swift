@@ -54,31 +54,39 @@ public struct FigureSamples: Sendable {
         }
     }
 
-    /// The figures both builds measured in every run, and the names of those that only the
-    /// candidate measured (new figures: listed, not judged).
+    /// The figures both builds measured in every run; the names of those that only the candidate
+    /// measured in every one of its runs (new figures: listed, not judged); and the names of those
+    /// measured in some runs only (a percentile a run reports only when it has the samples for
+    /// it: listed, not judged).
     ///
-    /// - Throws: ``CompareError/figureMissing(name:side:runs:expected:)`` for a figure the
-    ///   baseline measured that is missing from a run of either build, or that the candidate
-    ///   measured in some of its runs but not all; ``CompareError/noWallClockFigures(scenarios:)``
-    ///   when nothing is left to compare.
-    public func validated() throws -> (compared: [Series], candidateOnly: [String]) {
+    /// - Throws: ``CompareError/figureMissing(name:side:runs:expected:)`` for a figure one build
+    ///   measured in every run and the other in none (non-finite values count as missing);
+    ///   ``CompareError/noWallClockFigures(scenarios:)`` when nothing is left to compare.
+    public func validated() throws -> (compared: [Series], candidateOnly: [String], incomplete: [String]) {
         var compared: [Series] = []
         var candidateOnly: [String] = []
+        var incomplete: [String] = []
         for entry in series {
             let expected = runs[entry.scenario] ?? [:]
             if entry.baseline.isEmpty, entry.candidate.count == expected[.candidate, default: 0] {
                 candidateOnly.append(entry.name)
                 continue
             }
-            for side in InterleavedSchedule.Side.allCases where entry.values(side).count != expected[side, default: 0] {
-                throw CompareError.figureMissing(
-                    name: entry.name, side: side, runs: entry.values(side).count, expected: expected[side, default: 0])
+            let counts = InterleavedSchedule.Side.allCases.map { (side: $0, runs: entry.values($0).count, of: expected[$0, default: 0]) }
+            if counts.allSatisfy({ $0.runs == $0.of }) {
+                compared.append(entry)
+                continue
             }
-            compared.append(entry)
+            // Measured in every run of one build and in none of the other's: a figure a build
+            // dropped, not one a run left out for want of samples.
+            if let dropped = counts.first(where: { $0.runs == 0 }), counts.contains(where: { $0.runs == $0.of && $0.of > 0 }) {
+                throw CompareError.figureMissing(name: entry.name, side: dropped.side, runs: 0, expected: dropped.of)
+            }
+            incomplete.append(entry.name)
         }
         guard !compared.isEmpty else {
             throw CompareError.noWallClockFigures(scenarios: runs.keys.sorted())
         }
-        return (compared, candidateOnly)
+        return (compared, candidateOnly, incomplete)
     }
 }

@@ -117,9 +117,16 @@ public struct CostProbe: Sendable {
             "--callgrind-out-file=\(output.path)",
         ] + region.toggleFunctions.map { "--toggle-collect=\($0)" }
             + [executable, "cost-region", region.rawValue, "--iterations", String(iterations)]
+        // The C library's malloc, as an app has it, whether or not this process runs under jemalloc
+        // (the allocator changes the instructions of every allocating path): no jemalloc preloaded
+        // from this process's environment, and no re-exec into it.
         var environment = ProcessInfo.processInfo.environment
-        // glibc's malloc, whose calls callgrind counts; no re-exec under jemalloc.
         environment["SEGMENTS_BENCH_NO_JEMALLOC"] = "1"
+        environment["MALLOC_CONF"] = nil
+        if let preload = environment["LD_PRELOAD"] {
+            let kept = preload.split(separator: ":").filter { !$0.contains("jemalloc") }.joined(separator: ":")
+            environment["LD_PRELOAD"] = kept.isEmpty ? nil : kept
+        }
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
