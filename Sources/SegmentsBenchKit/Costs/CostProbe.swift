@@ -123,6 +123,9 @@ public struct CostProbe: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["SEGMENTS_BENCH_NO_JEMALLOC"] = "1"
         environment["MALLOC_CONF"] = nil
+        // A fixed hash seed: with the per-process random one, dictionary and set operations (the
+        // decoder's, the engine's) take more or fewer probes from run to run.
+        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
         if let preload = environment["LD_PRELOAD"] {
             let kept = preload.split(separator: ":").filter { !$0.contains("jemalloc") }.joined(separator: ":")
             environment["LD_PRELOAD"] = kept.isEmpty ? nil : kept
