@@ -15,6 +15,6 @@ enum ReportingFileTarget {
     static func run(_ data: Data) {
         try! data.write(to: store.directory.appendingPathComponent("visitor-fuzz.json"))
         let loaded = store.loadAll()
-        check(loaded.count <= 1, "one file restored as \(loaded.count) visitors")
+        check(loaded.entries.count <= 1, "one file restored as \(loaded.entries.count) visitors")
     }
 }
