@@ -116,11 +116,11 @@ final class UploadRefusalTests: XCTestCase {
 
     func testTheBackoffIsJitteredWithinItsBounds() {
         let policy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
         let delays = (0..<200).map { _ in policy.delay(afterFailures: 3, random: &random) }
         XCTAssertTrue(delays.allSatisfy { $0 >= .seconds(2) && $0 <= .seconds(4) }, "\(delays.min()!)...\(delays.max()!)")
         XCTAssertGreaterThan(Set(delays).count, 100, "delays are spread, not one value")
-        var none = SeededGenerator(seed: 7)
+        var none = SplitMix64(seed: 7)
         XCTAssertEqual(RetryPolicy(initial: .seconds(1), maximum: .seconds(60), jitter: 0).delay(afterFailures: 3, random: &none), .seconds(4))
     }
 
@@ -158,17 +158,4 @@ final class UploadRefusalTests: XCTestCase {
 private func eventType(of item: UploadItem) -> String? {
     if case .event(let event) = item { return event.eventType }
     return nil
-}
-
-/// A deterministic generator (SplitMix64) for tests of randomized delays.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
