@@ -3,13 +3,19 @@ import DequeModule
 import Foundation
 import Logging
 
-/// The one owner of engine state, running on the engine thread.
+/// The one owner of engine state: the coordinator that runs the engine thread's loop.
 ///
-/// It drains the ingestion ring (stamping events with the customer they belong to), uploads,
-/// drives the coalescer, runs checks and pull fetches through the transport, diffs results against
-/// the last known state, persists, and hands deliveries to the ``DeliveryExecutor``. Nothing else
-/// mutates this state, so none of it is locked. Transport calls run in tasks and report back through
-/// the control inbox; the thread itself never waits on the network and never runs callbacks. The
+/// Each turn it drains the ingestion ring (stamping events with the customer they belong to and
+/// queueing them for upload), routes the control inbox's messages, evaluates the timers, starts
+/// uploads and writes the state. The jobs live in types it owns and drives, each holding its own
+/// state: ``CheckCycle`` (listener checks: coalescing, diff, hand-off to delivery),
+/// ``PullCoordinator`` (`getSegments` fetches and their waiters), ``LinkTracker`` (link-ids before
+/// fetches), ``UploadQueue`` (what goes out next) and ``StatePersister`` (the state and dead-letter
+/// files). The owner launches the transport calls they decide on, and runs the stop protocol.
+///
+/// Threading: the owner and everything it owns run on the engine thread only; nothing else mutates
+/// this state, so none of it is locked. Transport calls run in tasks and report back through the
+/// control inbox; the thread itself never waits on the network and never runs callbacks. The
 /// fetches and links of a transport that declares ``SegmentsTransport/neverBlocks`` run their
 /// steps on this thread (``EngineTaskExecutor``), between its other work.
 final class EngineOwner {
@@ -23,73 +29,39 @@ final class EngineOwner {
         var pendingUploads: [UploadItem]
     }
 
-    /// Why a check was requested (decides which "no callback" line is logged).
-    enum Trigger {
-        case initial, registration, identify, customerSwitch, trackedEvent
-    }
-
     private let configuration: SegmentsConfiguration
     private let channels: EngineChannels
     private let identity: IdentityCell
-    private let registry: CallbackRegistry
     private let pullCache: PullCache
     private let counters: EngineCounters
     private let clock: any SegmentsClock
     private let logger: Logger
-    private let store: StateStore?
-    private let delivery: DeliveryExecutor
     /// Where fetches and links run: on this thread (see ``EngineTaskExecutor``) if the transport
     /// never blocks, else `nil` (Swift's cooperative pool).
     private let fetchExecutor: EngineTaskExecutor?
 
-    private var coalescer: CoalescerStateMachine
-    private var lastKnown: LastKnownState?
-    /// Buffers for comparing categories as sets, kept so that a changed category allocates nothing.
-    private var comparer = SegmentSetComparer()
-    /// What the server links a cookie to, as far as the engine knows: `nil` while a link is in
-    /// flight or after one failed, so that the next fetch with hard ids links first.
-    private var serverLink: (cookie: String, ids: [String: String])?
-    /// A fetch that sends link-ids is in flight. The server resolves a cookie to the customer
-    /// linked last, so no second link starts until it ends: the link the engine sent last is then
-    /// the one the server holds.
-    private var linkingFetchInFlight = false
-    /// A check or pull fetch that must link and waits for the linking fetch in flight.
-    private var checkAwaitsLink = false
-    private var pullAwaitsLink = false
+    private let checks: CheckCycle
+    private var pulls: PullCoordinator
+    private var links: LinkTracker
+    private let persister: StatePersister
+
     /// The customer ids events are stamped with, and the generation they belong to. Identity
     /// changes made on two threads can reach the ring in the other order than they were
     /// published: the newer generation wins, so stamping follows ``SegmentsClient/customerIds``.
     private var stampingIds: [String: String]
     private var stampingGeneration: UInt64 = 0
-    /// Categories whose callbacks were last given non-empty segments: after a customer switch,
-    /// those the new customer's response lacks are delivered as `[]` (SPEC §4).
-    private var shownCategories: Set<SegmentCategory>
 
     private var uploads: UploadQueue
     private var uploadRetryAt: SegmentsInstant?
     private var random = SystemRandomNumberGenerator()
-    private let deadLetters: DeadLetterFile?
     private var flushRequested = false
     private var nextPeriodicFlush: SegmentsInstant?
-
-    private var pullWaiters: [(category: SegmentCategory, completion: PullCompletion)] = []
-    private var pullInFlight = false
-    private var pullAttempts = 0
 
     private var stopping = false
     /// During the current pass over the inbox, a step of a fetch ran on this thread or such a fetch
     /// started: its next step, or its result, may already wait in the inbox.
     private var fetchStepsThisPass = false
     private var finalUploadFailed = false
-    private var stateDirty = false
-    /// Whether the state file last written lists unsent uploads: after uploads are answered it is
-    /// written again, so that a restart does not send those events a second time.
-    private var persistedUploads = false
-    /// When the state file, listing uploads answered since, is next rewritten while uploads keep
-    /// going out: at most once per ``answeredUploadsRewriteInterval``, and at once when the queue
-    /// empties, so steady tracking does not rewrite the whole file per upload.
-    private var answeredUploadsRewriteAt: SegmentsInstant?
-    private static let answeredUploadsRewriteInterval = Duration.seconds(1)
     private var barriers: [DispatchSemaphore] = []
     /// The control messages of the current loop turn; its buffer is traded with the inbox's (see
     /// ``EngineChannels/takeMessages(into:)``).
@@ -114,34 +86,27 @@ final class EngineOwner {
         self.configuration = configuration
         self.channels = channels
         self.identity = identity
-        self.registry = registry
         self.pullCache = pullCache
         self.counters = counters
         self.clock = configuration.clock
         self.logger = configuration.logger
-        self.store = configuration.stateDirectory.map(StateStore.init(directory:))
         self.fetchExecutor = configuration.transport.neverBlocks ? EngineTaskExecutor(channels: channels) : nil
-        self.delivery = DeliveryExecutor(
-            registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
-            logger: configuration.logger, counters: counters)
-        self.coalescer = CoalescerStateMachine(
-            timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
-        self.lastKnown = initial.lastKnown
+        self.checks = CheckCycle(
+            configuration: configuration, channels: channels, identity: identity, registry: registry,
+            pullCache: pullCache, counters: counters, lastKnown: initial.lastKnown)
+        self.pulls = PullCoordinator(maxRefetches: configuration.maxPullRefetches)
         // The state file's linked ids belong to the cookie it holds, the one the client starts with.
-        if let cookie = initial.customerIds[CustomerIdKey.cookie], !initial.linkedIds.isEmpty {
-            self.serverLink = (cookie, initial.linkedIds)
-        }
+        self.links = LinkTracker(cookie: initial.customerIds[CustomerIdKey.cookie], linkedIds: initial.linkedIds)
+        self.persister = StatePersister(configuration: configuration, counters: counters)
         self.stampingIds = initial.customerIds
-        self.shownCategories = Set((initial.lastKnown?.categories ?? [:]).compactMap { $0.value.isEmpty ? nil : $0.key })
         self.uploads = UploadQueue(initial.pendingUploads)
-        self.deadLetters = configuration.stateDirectory.map(DeadLetterFile.init(directory:))
     }
 
     // MARK: Loop
 
     /// Runs until ``ControlMessage/stop`` has been handled and the final upload attempt is over.
     func run() {
-        stateDirty = true
+        persister.markDirty()
         if case .periodic(let interval) = configuration.flushingMode {
             nextPeriodicFlush = clock.now() + interval
         }
@@ -171,10 +136,9 @@ final class EngineOwner {
                 requestCheck(.registration)
             }
             let now = clock.now()
-            if !stopping, coalescer.tick(at: now) == .startCheck {
-                startCheck()
-            }
+            startCheck(checks.tick(at: now))
             pumpUploads(at: now)
+            persister.tick(at: now)
             persistIfNeeded()
             let finished = stopping && !uploads.isInFlight
                 && (uploads.isEmpty || finalUploadFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
@@ -210,14 +174,14 @@ final class EngineOwner {
     }
 
     private func nextDeadline() -> SegmentsInstant? {
-        var deadline = stopping ? nil : coalescer.deadline
+        var deadline = checks.deadline
         func consider(_ candidate: SegmentsInstant?) {
             guard let candidate else { return }
             deadline = deadline.map { min($0, candidate) } ?? candidate
         }
         if !uploads.isEmpty && !uploads.isInFlight { consider(uploadRetryAt) }
         consider(nextPeriodicFlush)
-        consider(answeredUploadsRewriteAt)
+        consider(persister.answeredUploadsRewriteAt)
         return deadline
     }
 
@@ -260,19 +224,13 @@ final class EngineOwner {
                 // The update goes out with the ids the call was made under, even when a newer
                 // identity already took over stamping: it says who had these properties then.
                 uploads.append(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)))
-                stateDirty = true
+                persister.markDirty()
                 if namedHardId { requestCheck(.identify) }
             case .anonymize(let snapshot):
                 adoptForStamping(snapshot)
-                if coalescer.cancel() {
-                    logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
-                }
-                // `anonymize()` publishes the new customer before it queues this item, so a check
-                // started in between already fetched for the new customer, and its data may have
-                // been delivered: that state is kept, or the next check would deliver it again.
-                if lastKnown?.customerIds != snapshot.customerIds { lastKnown = nil }
+                checks.customerSwitched(to: snapshot)
                 pullCache.clear()
-                stateDirty = true
+                persister.markDirty()
                 // The listeners now belong to a new customer: let them learn its segments.
                 requestCheck(.customerSwitch)
             }
@@ -320,68 +278,40 @@ final class EngineOwner {
         return true
     }
 
-    // MARK: Listener checks
+    // MARK: Listener checks and fetches
 
-    private func requestCheck(_ trigger: Trigger) {
-        guard !stopping else { return }
-        guard registry.snapshot().count > 0 else {
-            switch trigger {
-            case .initial: logger.debug("\(SegmentsLogMessage.skippingInitialNoCallback)")
-            case .identify, .customerSwitch, .trackedEvent:
-                logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
-            case .registration: logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
-            }
-            return
-        }
-        logger.trace("Segments: Reload requested (\(trigger))")
-        if coalescer.request(at: clock.now()) == .startCheck {
-            startCheck()
-        }
+    private func requestCheck(_ trigger: CheckCycle.Trigger) {
+        startCheck(checks.request(trigger))
     }
 
-    private func startCheck() {
-        guard registry.snapshot().count > 0 else {
-            logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
-            finishCheck()
-            return
-        }
-        if registry.pendingFirstLoads == 0 {
-            logger.debug("\(SegmentsLogMessage.skippingInitialNotRequired)")
-        }
-        counters.checksStarted.wrappingIncrement(ordering: .relaxed)
-        let current = identity.load()
-        logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
-        launchFetch(.check, for: current)
+    /// Launches the fetch of a check that ``CheckCycle`` started, if it started one.
+    private func startCheck(_ snapshot: IdentitySnapshot?) {
+        guard let snapshot else { return }
+        launchFetch(.check, for: snapshot)
     }
 
-    /// Tells the coalescer the check is over, and starts the next one if it is already due.
-    private func finishCheck() {
-        if coalescer.checkFinished(at: clock.now()) == .startCheck {
-            startCheck()
-        }
+    // Out of line (once per check), like `launchFetch` and `performFetch`: `segments-bench`'s
+    // instruction counts of a check collect inside these functions.
+    @inline(never)
+    private func handleCheckCompleted(_ outcome: FetchOutcome) {
+        recordLink(outcome)
+        let completion = checks.checkCompleted(outcome)
+        if completion.applied { persister.markDirty() }
+        startCheck(completion.next)
     }
 
+    /// Starts a fetch task for `identity`, linking first if ``LinkTracker`` says so; deferred while
+    /// a linking fetch is in flight (see ``resumeFetchesAwaitingLink()``).
     @inline(never)
     private func launchFetch(_ purpose: FetchPurpose, for identity: IdentitySnapshot) {
-        let hardIds = identity.hardIds
-        let mustLink = !hardIds.isEmpty && !(serverLink?.cookie == identity.cookie && serverLink?.ids == hardIds)
-        if mustLink {
-            guard !linkingFetchInFlight else {
-                logger.trace("Segments: Fetch waits for the link-ids request in flight to end")
-                switch purpose {
-                case .check: checkAwaitsLink = true
-                case .pull: pullAwaitsLink = true
-                }
-                return
-            }
-            linkingFetchInFlight = true
-            serverLink = nil
+        guard case .fetch(let link) = links.prepareFetch(purpose, for: identity) else {
+            logger.trace("Segments: Fetch waits for the link-ids request in flight to end")
+            return
         }
         let transport = configuration.transport
         let context = configuration.requestContext
         let channels = channels
         let counters = counters
-        let link = mustLink ? hardIds : nil
         if fetchExecutor != nil { fetchStepsThisPass = true }
         channels.beginWork()
         Task(executorPreference: fetchExecutor) { @Sendable in
@@ -393,93 +323,20 @@ final class EngineOwner {
         }
     }
 
-    /// Records what the server links the cookie to after a fetch that sent link-ids: the ids if it
-    /// was answered as done (whether or not the fetch is still current), else unknown.
+    /// Records what the server links the cookie to after a fetch that sent link-ids (persisted).
     private func recordLink(_ outcome: FetchOutcome) {
-        guard outcome.linkAttempted else { return }
-        linkingFetchInFlight = false
-        serverLink = outcome.linked.map { (outcome.identity.cookie, $0) }
-        stateDirty = true
+        if links.record(outcome) { persister.markDirty() }
     }
 
     /// Starts the fetches that waited for a linking fetch to end, for the customer current now.
     private func resumeFetchesAwaitingLink() {
-        guard !linkingFetchInFlight else { return }
-        if checkAwaitsLink {
-            checkAwaitsLink = false
-            if stopping { finishCheck() } else { launchFetch(.check, for: identity.load()) }
+        let deferred = links.takeDeferred()
+        if deferred.check {
+            if stopping { startCheck(checks.checkNotMade()) } else { launchFetch(.check, for: identity.load()) }
         }
-        if pullAwaitsLink {
-            pullAwaitsLink = false
-            if stopping { pullInFlight = false } else { launchFetch(.pull, for: identity.load()) }
+        if deferred.pull {
+            if stopping { pulls.fetchAbandoned() } else { launchFetch(.pull, for: identity.load()) }
         }
-    }
-
-    // Out of line (once per check), like `launchFetch` and `performFetch`: `segments-bench`'s
-    // instruction counts of a check collect inside these functions.
-    @inline(never)
-    private func handleCheckCompleted(_ outcome: FetchOutcome) {
-        defer { finishCheck() }
-        recordLink(outcome)
-        guard !stopping else { return }
-        guard outcome.identity.generation == identity.generation else {
-            counters.staleResultsDropped.wrappingIncrement(ordering: .relaxed)
-            logger.debug("\(SegmentsLogMessage.checkCanceledCustomerChanged)")
-            logger.debug("\(SegmentsLogMessage.newDataIgnoredDifferentCustomer)")
-            return
-        }
-        switch outcome.result {
-        case .failure(.link(let error)):
-            counters.checksFailed.wrappingIncrement(ordering: .relaxed)
-            logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
-        case .failure(.fetch(let error)):
-            counters.checksFailed.wrappingIncrement(ordering: .relaxed)
-            logger.error("\(SegmentsLogMessage.fetchFailed(error))")
-        case .success(let response):
-            counters.checksSucceeded.wrappingIncrement(ordering: .relaxed)
-            apply(response, for: outcome.identity)
-        }
-    }
-
-    /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
-    private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
-        let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
-        let changed = LastKnownState.changedCategories(
-            from: lastKnown, to: next, shown: shownCategories, using: &comparer)
-        for category in changed {
-            if response[category].isEmpty {
-                shownCategories.remove(category)
-            } else {
-                shownCategories.insert(category)
-            }
-        }
-        // The previous state and cache entry are let go when this function returns, after the
-        // deliveries are scheduled: freeing them (dictionaries, segment lists) sat
-        // between the fetch's return and the delivery thread's wake-up.
-        let previous = lastKnown
-        lastKnown = next
-        stateDirty = true
-        let replacedEntry = pullCache.store(response, generation: snapshot.generation, at: clock.now())
-        defer { withExtendedLifetime((previous, replacedEntry)) {} }
-
-        let registrations = registry.snapshot()
-        let firstLoadsPending = registry.pendingFirstLoads > 0
-        var scheduled = 0
-        // Sorted so that categories are delivered in a deterministic order.
-        for category in registrations.byCategory.keys.sorted(by: { $0.name < $1.name }) {
-            let isChanged = changed.contains(category)
-            guard isChanged
-                || (firstLoadsPending
-                    && registrations.subscribers(of: category)?.containsLive(where: \.registration.hasPendingFirstLoad) == true)
-            else { continue }
-            // Ids spelled out once here, not by each callback that reads them.
-            delivery.deliver(.init(
-                category: category, segments: response[category].spelledOut(), notifyAll: isChanged,
-                generation: snapshot.generation))
-            scheduled += 1
-        }
-        if scheduled > 0 { delivery.yieldToDeliveries() }
-        logger.debug("Segments: Check done, changed categories: [\(changed.map(\.name).sorted().joined(separator: ", "))], delivering \(scheduled) categories")
     }
 
     // MARK: Pull (getSegments)
@@ -495,57 +352,50 @@ final class EngineOwner {
             complete(completion, with: .success(cached))
             return
         }
-        pullWaiters.append((category, completion))
-        if pullInFlight {
+        guard pulls.enqueue(category, completion) else {
             logger.trace("Segments: Manual fetch is already in progress, waiting for result")
             return
         }
-        pullAttempts = 1
         startPullFetch(for: current)
     }
 
     private func startPullFetch(for snapshot: IdentitySnapshot) {
-        pullInFlight = true
         counters.pullFetches.wrappingIncrement(ordering: .relaxed)
         launchFetch(.pull, for: snapshot)
     }
 
     private func handlePullCompleted(_ outcome: FetchOutcome) {
-        pullInFlight = false
         recordLink(outcome)
         guard !stopping else {
+            pulls.fetchAbandoned()
             completePullWaiters(with: .failure(.stopped))
             return
         }
         let current = identity.load()
-        guard outcome.identity.generation == current.generation else {
-            if pullAttempts <= configuration.maxPullRefetches {
-                pullAttempts += 1
-                logger.debug("Segments: Repeating manual fetch because customer has changed")
-                startPullFetch(for: current)
-            } else {
-                logger.warning("Segments: Manual fetch gave up after \(pullAttempts) attempts: customer kept changing")
-                completePullWaiters(with: .failure(.customerChanged))
+        switch pulls.fetchEnded(isCurrent: outcome.identity.generation == current.generation) {
+        case .refetch:
+            logger.debug("Segments: Repeating manual fetch because customer has changed")
+            startPullFetch(for: current)
+        case .gaveUp(let attempts):
+            logger.warning("Segments: Manual fetch gave up after \(attempts) attempts: customer kept changing")
+            completePullWaiters(with: .failure(.customerChanged))
+        case .deliver:
+            switch outcome.result {
+            case .success(let response):
+                pullCache.store(response, generation: current.generation, at: clock.now())
+                completePullWaiters(with: .success(response))
+            case .failure(.link(let error)):
+                logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
+                completePullWaiters(with: .failure(error))
+            case .failure(.fetch(let error)):
+                logger.error("\(SegmentsLogMessage.fetchFailed(error))")
+                completePullWaiters(with: .failure(error))
             }
-            return
-        }
-        switch outcome.result {
-        case .success(let response):
-            pullCache.store(response, generation: current.generation, at: clock.now())
-            completePullWaiters(with: .success(response))
-        case .failure(.link(let error)):
-            logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
-            completePullWaiters(with: .failure(error))
-        case .failure(.fetch(let error)):
-            logger.error("\(SegmentsLogMessage.fetchFailed(error))")
-            completePullWaiters(with: .failure(error))
         }
     }
 
     private func completePullWaiters(with result: Result<SegmentsResponse, SegmentsError>) {
-        let waiters = pullWaiters
-        pullWaiters.removeAll()
-        for waiter in waiters {
+        for waiter in pulls.takeWaiters() {
             complete(waiter.completion, with: result.map { $0[waiter.category] })
         }
     }
@@ -560,10 +410,6 @@ final class EngineOwner {
         if case .periodic(let interval) = configuration.flushingMode, let due = nextPeriodicFlush, now >= due {
             flushRequested = true
             nextPeriodicFlush = now + interval
-        }
-        if let due = answeredUploadsRewriteAt, now >= due {
-            answeredUploadsRewriteAt = nil
-            stateDirty = true
         }
         guard !uploads.isInFlight, !uploads.isEmpty else {
             if uploads.isEmpty { flushRequested = false }
@@ -603,15 +449,9 @@ final class EngineOwner {
         let resolution = uploads.resolve(outcome.error, policy: configuration.uploadRetry, random: &random)
         if resolution.removed > 0 {
             uploadRetryAt = nil
-            if persistedUploads {
-                if uploads.isEmpty {
-                    stateDirty = true
-                } else if answeredUploadsRewriteAt == nil {
-                    answeredUploadsRewriteAt = clock.now() + Self.answeredUploadsRewriteInterval
-                }
-            }
+            persister.uploadsAnswered(queueIsEmpty: uploads.isEmpty)
         }
-        if !resolution.setAside.isEmpty { setAside(resolution.setAside) }
+        if !resolution.setAside.isEmpty { persister.setAside(resolution.setAside) }
         if resolution.eventsDelivered > 0 {
             counters.eventsUploaded.wrappingIncrement(by: resolution.eventsDelivered, ordering: .relaxed)
             requestCheck(.trackedEvent)
@@ -620,8 +460,8 @@ final class EngineOwner {
         counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
         if resolution.paused {
             logger.error(
-                "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(store == nil ? "" : " and saved at stop"); uploads resume when the client is started with a configuration the server accepts")
-            stateDirty = true
+                "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume when the client is started with a configuration the server accepts")
+            persister.markDirty()
             return
         }
         guard let delay = resolution.retryDelay else {
@@ -639,7 +479,7 @@ final class EngineOwner {
         // While uploads fail (offline, an outage), what waits is written down at each failure,
         // so a process that dies before stop() loses at most what was tracked since the last
         // one. Written once per retry, not per event: the backoff bounds how often.
-        stateDirty = true
+        persister.markDirty()
     }
 
     /// What the next upload carries, for a log line.
@@ -649,38 +489,14 @@ final class EngineOwner {
         return "\(events.count) events"
     }
 
-    /// Sets aside uploads the server refused for good: appended to the dead-letter file, with one
-    /// `Segments:` error line for the lot.
-    private func setAside(_ refused: [(item: UploadItem, reason: String)]) {
-        counters.uploadsSetAside.wrappingIncrement(by: refused.count, ordering: .relaxed)
-        let events = refused.count { if case .event = $0.item { true } else { false } }
-        let what = [(events, "tracked events"), (refused.count - events, "customer updates")]
-            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: " and ")
-        let reasons = Array(Set(refused.map(\.reason))).sorted()
-        let why = reasons.prefix(3).joined(separator: "; ") + (reasons.count > 3 ? "; …" : "")
-        guard let deadLetters else {
-            logger.error("Segments: The server refused \(what) for good (\(why)); discarded: configure stateDirectory to keep them")
-            return
-        }
-        let now = clock.wallClockSeconds()
-        do {
-            let replaced = try deadLetters.append(refused.map { .init(reason: $0.reason, setAsideAt: now, item: $0.item) })
-            logger.error("Segments: The server refused \(what) for good (\(why)); set aside in \(deadLetters.fileURL.path)")
-            if !replaced.isEmpty {
-                logger.error("Segments: Set aside with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
-            }
-        } catch {
-            logger.error("Segments: The server refused \(what) for good (\(why)); could not set them aside in \(deadLetters.fileURL.path): \(error)")
-        }
-    }
-
     // MARK: Stop and persistence
 
+    /// Handles ``ControlMessage/stop``: no check or pull starts after this, and the waiting pulls
+    /// fail with ``SegmentsError/stopped``. The loop then makes a final upload attempt and, once it
+    /// is over and the ring is empty, ends with ``finishStop()``.
     private func beginStop() {
         stopping = true
-        if coalescer.cancel() {
-            logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
-        }
+        checks.stop()
         completePullWaiters(with: .failure(.stopped))
         nextPeriodicFlush = nil
     }
@@ -688,43 +504,25 @@ final class EngineOwner {
     private func finishStop() {
         drainRing()
         if !uploads.isEmpty {
-            if store != nil {
+            if persister.keepsState {
                 logger.notice("Segments: \(uploads.count) unsent uploads kept for the next start")
             } else {
                 logger.error(
                     "Segments: \(uploads.count) unsent uploads are lost at stop: configure stateDirectory to keep them")
             }
         }
-        stateDirty = true
+        persister.markDirty()
         persistIfNeeded()
     }
 
     /// Writes the state if it changed. Unsent uploads are included, so events restored at start, or
     /// waiting while uploads fail, are not lost if the process dies before they go out.
     private func persistIfNeeded() {
-        guard stateDirty, let store else { return }
-        stateDirty = false
-        let state = PersistedState(
-            customerIds: identity.load().customerIds,
-            linkedIds: serverLink.flatMap { $0.cookie == identity.load().cookie ? $0.ids : nil } ?? [:],
-            lastKnown: lastKnown.map { known in
-                PersistedState.LastKnown(
-                    customerIds: known.customerIds,
-                    categories: Dictionary(uniqueKeysWithValues: known.categories.map { ($0.key.name, $0.value) }))
-            },
-            pendingUploads: Array(uploads.items))
-        do {
-            let (replaced, bytes) = try store.save(state)
-            counters.stateWrites.wrappingIncrement(ordering: .relaxed)
-            counters.stateBytesWritten.wrappingIncrement(by: bytes, ordering: .relaxed)
-            persistedUploads = !state.pendingUploads.isEmpty
-            answeredUploadsRewriteAt = nil
-            if !replaced.isEmpty {
-                logger.error("Segments: State saved with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
-            }
-        } catch {
-            logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
-        }
+        guard persister.needsWrite else { return }
+        let current = identity.load()
+        persister.write(
+            customerIds: current.customerIds, linkedIds: links.linkedIds(forCookie: current.cookie),
+            lastKnown: checks.lastKnown, pendingUploads: Array(uploads.items))
     }
 }
 

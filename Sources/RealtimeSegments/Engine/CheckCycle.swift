@@ -1,0 +1,215 @@
+import Logging
+
+/// The listener checks: when one runs (the coalescer's debounce, max-wait and single flight), and,
+/// when its result arrives, the diff against the last known state and the hand-off of the changed
+/// categories (and pending first loads) to the ``DeliveryExecutor``.
+///
+/// It starts no fetch itself: a call that starts a check returns the identity to fetch for, and
+/// ``EngineOwner`` launches the fetch (through its ``LinkTracker``) and routes the result back to
+/// ``checkCompleted(_:)``.
+///
+/// Threading: engine thread only (owned by ``EngineOwner``, not Sendable). It owns the coalescer,
+/// the last known state and the categories last shown non-empty; it reads the callback registry
+/// and the identity, stores results in the pull cache and schedules deliveries.
+final class CheckCycle {
+    /// Why a check was requested (decides which "no callback" line is logged).
+    enum Trigger {
+        case initial, registration, identify, customerSwitch, trackedEvent
+    }
+
+    /// What a check's result did.
+    struct Completion {
+        /// The result was applied: the last known state changed (and is worth persisting).
+        var applied = false
+        /// A check to start now, for this identity (requests arrived while this one ran).
+        var next: IdentitySnapshot?
+    }
+
+    private let identity: IdentityCell
+    private let registry: CallbackRegistry
+    private let pullCache: PullCache
+    private let counters: EngineCounters
+    private let clock: any SegmentsClock
+    private let logger: Logger
+    private let delivery: DeliveryExecutor
+
+    private var coalescer: CoalescerStateMachine
+    /// The segments last applied, and the customer they belong to.
+    private(set) var lastKnown: LastKnownState?
+    /// Buffers for comparing categories as sets, kept so that a changed category allocates nothing.
+    private var comparer = SegmentSetComparer()
+    /// Categories whose callbacks were last given non-empty segments: after a customer switch,
+    /// those the new customer's response lacks are delivered as `[]` (SPEC §4).
+    private var shownCategories: Set<SegmentCategory>
+    /// After ``stop()``, no check is requested or started and no result is applied.
+    private var stopped = false
+
+    init(
+        configuration: SegmentsConfiguration, channels: EngineChannels, identity: IdentityCell,
+        registry: CallbackRegistry, pullCache: PullCache, counters: EngineCounters, lastKnown: LastKnownState?
+    ) {
+        self.identity = identity
+        self.registry = registry
+        self.pullCache = pullCache
+        self.counters = counters
+        self.clock = configuration.clock
+        self.logger = configuration.logger
+        self.delivery = DeliveryExecutor(
+            registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
+            logger: configuration.logger, counters: counters)
+        self.coalescer = CoalescerStateMachine(
+            timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
+        self.lastKnown = lastKnown
+        self.shownCategories = Set((lastKnown?.categories ?? [:]).compactMap { $0.value.isEmpty ? nil : $0.key })
+    }
+
+    /// When the pending requests' debounce window closes, if requests wait (never after ``stop()``).
+    var deadline: SegmentsInstant? { stopped ? nil : coalescer.deadline }
+
+    /// Requests a check. Returns the identity to fetch for if one starts now.
+    func request(_ trigger: Trigger) -> IdentitySnapshot? {
+        guard !stopped else { return nil }
+        guard registry.snapshot().count > 0 else {
+            switch trigger {
+            case .initial: logger.debug("\(SegmentsLogMessage.skippingInitialNoCallback)")
+            case .identify, .customerSwitch, .trackedEvent:
+                logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
+            case .registration: logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
+            }
+            return nil
+        }
+        logger.trace("Segments: Reload requested (\(trigger))")
+        guard coalescer.request(at: clock.now()) == .startCheck else { return nil }
+        return start()
+    }
+
+    /// Time passed. Returns the identity to fetch for if a check starts now.
+    func tick(at now: SegmentsInstant) -> IdentitySnapshot? {
+        guard !stopped, coalescer.tick(at: now) == .startCheck else { return nil }
+        return start()
+    }
+
+    /// The customer changed (`anonymize`): pending requests are forgotten, and the last known state
+    /// too unless it already belongs to `snapshot`'s customer. A check already in flight stays in
+    /// flight; its result is dropped by generation.
+    func customerSwitched(to snapshot: IdentitySnapshot) {
+        if coalescer.cancel() {
+            logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
+        }
+        // `anonymize()` publishes the new customer before it queues its item, so a check started in
+        // between already fetched for the new customer, and its data may have been delivered: that
+        // state is kept, or the next check would deliver it again.
+        if lastKnown?.customerIds != snapshot.customerIds { lastKnown = nil }
+    }
+
+    /// The engine stops: pending requests are forgotten, and no check starts or applies after this.
+    func stop() {
+        stopped = true
+        if coalescer.cancel() {
+            logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
+        }
+    }
+
+    /// The check's fetch ended: applies its result if it belongs to the current customer, and ends
+    /// the check.
+    func checkCompleted(_ outcome: FetchOutcome) -> Completion {
+        var completion = Completion()
+        completion.applied = evaluate(outcome)
+        completion.next = finish()
+        return completion
+    }
+
+    /// The check's fetch was not made (it waited for a link and the engine stopped meanwhile): ends
+    /// the check. Returns the identity to fetch for if another check starts now.
+    func checkNotMade() -> IdentitySnapshot? {
+        finish()
+    }
+
+    /// Starts a check now (the coalescer is checking). Returns the identity to fetch for, or `nil`
+    /// if the check was skipped (no callbacks) and no other starts.
+    private func start() -> IdentitySnapshot? {
+        guard registry.snapshot().count > 0 else {
+            logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
+            return finish()
+        }
+        if registry.pendingFirstLoads == 0 {
+            logger.debug("\(SegmentsLogMessage.skippingInitialNotRequired)")
+        }
+        counters.checksStarted.wrappingIncrement(ordering: .relaxed)
+        let current = identity.load()
+        logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
+        return current
+    }
+
+    /// Tells the coalescer the check is over; returns the identity to fetch for if the next one is
+    /// already due.
+    private func finish() -> IdentitySnapshot? {
+        guard coalescer.checkFinished(at: clock.now()) == .startCheck else { return nil }
+        return start()
+    }
+
+    /// Applies `outcome` if it is a success for the current customer; returns whether it did.
+    private func evaluate(_ outcome: FetchOutcome) -> Bool {
+        guard !stopped else { return false }
+        guard outcome.identity.generation == identity.generation else {
+            counters.staleResultsDropped.wrappingIncrement(ordering: .relaxed)
+            logger.debug("\(SegmentsLogMessage.checkCanceledCustomerChanged)")
+            logger.debug("\(SegmentsLogMessage.newDataIgnoredDifferentCustomer)")
+            return false
+        }
+        switch outcome.result {
+        case .failure(.link(let error)):
+            counters.checksFailed.wrappingIncrement(ordering: .relaxed)
+            logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
+            return false
+        case .failure(.fetch(let error)):
+            counters.checksFailed.wrappingIncrement(ordering: .relaxed)
+            logger.error("\(SegmentsLogMessage.fetchFailed(error))")
+            return false
+        case .success(let response):
+            counters.checksSucceeded.wrappingIncrement(ordering: .relaxed)
+            apply(response, for: outcome.identity)
+            return true
+        }
+    }
+
+    /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
+    private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
+        let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
+        let changed = LastKnownState.changedCategories(
+            from: lastKnown, to: next, shown: shownCategories, using: &comparer)
+        for category in changed {
+            if response[category].isEmpty {
+                shownCategories.remove(category)
+            } else {
+                shownCategories.insert(category)
+            }
+        }
+        // The previous state and cache entry are let go when this function returns, after the
+        // deliveries are scheduled: freeing them (dictionaries, segment lists) sat
+        // between the fetch's return and the delivery thread's wake-up.
+        let previous = lastKnown
+        lastKnown = next
+        let replacedEntry = pullCache.store(response, generation: snapshot.generation, at: clock.now())
+        defer { withExtendedLifetime((previous, replacedEntry)) {} }
+
+        let registrations = registry.snapshot()
+        let firstLoadsPending = registry.pendingFirstLoads > 0
+        var scheduled = 0
+        // Sorted so that categories are delivered in a deterministic order.
+        for category in registrations.byCategory.keys.sorted(by: { $0.name < $1.name }) {
+            let isChanged = changed.contains(category)
+            guard isChanged
+                || (firstLoadsPending
+                    && registrations.subscribers(of: category)?.containsLive(where: \.registration.hasPendingFirstLoad) == true)
+            else { continue }
+            // Ids spelled out once here, not by each callback that reads them.
+            delivery.deliver(.init(
+                category: category, segments: response[category].spelledOut(), notifyAll: isChanged,
+                generation: snapshot.generation))
+            scheduled += 1
+        }
+        if scheduled > 0 { delivery.yieldToDeliveries() }
+        logger.debug("Segments: Check done, changed categories: [\(changed.map(\.name).sorted().joined(separator: ", "))], delivering \(scheduled) categories")
+    }
+}
