@@ -10,8 +10,9 @@ import Logging
 /// uploads and writes the state. The jobs live in types it owns and drives, each holding its own
 /// state: ``CheckCycle`` (listener checks: coalescing, diff, hand-off to delivery),
 /// ``PullCoordinator`` (`getSegments` fetches and their waiters), ``LinkTracker`` (link-ids before
-/// fetches), ``UploadQueue`` (what goes out next) and ``StatePersister`` (the state and dead-letter
-/// files). The owner launches the transport calls they decide on, and runs the stop protocol.
+/// fetches), ``UploadQueue`` and ``UploadSchedule`` (what goes out next, and when) and
+/// ``StatePersister`` (the state and dead-letter files). The owner launches the transport calls
+/// they decide on, routes each answer back to the type it belongs to, and runs the stop protocol.
 ///
 /// Threading: the owner and everything it owns run on the engine thread only; nothing else mutates
 /// this state, so none of it is locked. Transport calls run in tasks and report back through the
@@ -52,16 +53,13 @@ final class EngineOwner {
     private var stampingGeneration: UInt64 = 0
 
     private var uploads: UploadQueue
-    private var uploadRetryAt: SegmentsInstant?
+    private var uploadSchedule: UploadSchedule
     private var random = SystemRandomNumberGenerator()
-    private var flushRequested = false
-    private var nextPeriodicFlush: SegmentsInstant?
 
     private var stopping = false
     /// During the current pass over the inbox, a step of a fetch ran on this thread or such a fetch
     /// started: its next step, or its result, may already wait in the inbox.
     private var fetchStepsThisPass = false
-    private var finalUploadFailed = false
     private var barriers: [DispatchSemaphore] = []
     /// The control messages of the current loop turn; its buffer is traded with the inbox's (see
     /// ``EngineChannels/takeMessages(into:)``).
@@ -100,6 +98,7 @@ final class EngineOwner {
         self.persister = StatePersister(configuration: configuration, counters: counters)
         self.stampingIds = initial.customerIds
         self.uploads = UploadQueue(initial.pendingUploads)
+        self.uploadSchedule = UploadSchedule(flushingMode: configuration.flushingMode)
     }
 
     // MARK: Loop
@@ -107,9 +106,7 @@ final class EngineOwner {
     /// Runs until ``ControlMessage/stop`` has been handled and the final upload attempt is over.
     func run() {
         persister.markDirty()
-        if case .periodic(let interval) = configuration.flushingMode {
-            nextPeriodicFlush = clock.now() + interval
-        }
+        uploadSchedule.start(at: clock.now())
         requestCheck(.initial)
         var emptyLooks = Self.lingerLooks
         while true {
@@ -137,11 +134,13 @@ final class EngineOwner {
             }
             let now = clock.now()
             startCheck(checks.tick(at: now))
-            pumpUploads(at: now)
+            if uploadSchedule.mayStart(at: now, queue: uploads, stopping: stopping) {
+                startUpload()
+            }
             persister.tick(at: now)
             persistIfNeeded()
             let finished = stopping && !uploads.isInFlight
-                && (uploads.isEmpty || finalUploadFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
+                && (uploads.isEmpty || uploadSchedule.finalAttemptFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
             if finished {
                 finishStop()
             }
@@ -179,8 +178,7 @@ final class EngineOwner {
             guard let candidate else { return }
             deadline = deadline.map { min($0, candidate) } ?? candidate
         }
-        if !uploads.isEmpty && !uploads.isInFlight { consider(uploadRetryAt) }
-        consider(nextPeriodicFlush)
+        consider(uploadSchedule.deadline(queueWaits: !uploads.isEmpty && !uploads.isInFlight))
         consider(persister.answeredUploadsRewriteAt)
         return deadline
     }
@@ -260,7 +258,7 @@ final class EngineOwner {
         case .getSegments(let category, let force, let completion):
             handlePull(category: category, force: force, completion: completion)
         case .flush:
-            flushRequested = true
+            uploadSchedule.requestFlush()
         case .stop:
             beginStop()
         case .fetchCompleted(let outcome):
@@ -406,24 +404,6 @@ final class EngineOwner {
 
     // MARK: Uploads
 
-    private func pumpUploads(at now: SegmentsInstant) {
-        if case .periodic(let interval) = configuration.flushingMode, let due = nextPeriodicFlush, now >= due {
-            flushRequested = true
-            nextPeriodicFlush = now + interval
-        }
-        guard !uploads.isInFlight, !uploads.isEmpty else {
-            if uploads.isEmpty { flushRequested = false }
-            return
-        }
-        if stopping {
-            guard !finalUploadFailed else { return }
-        } else {
-            if let retryAt = uploadRetryAt, now < retryAt { return }
-            guard configuration.flushingMode == .immediate || flushRequested else { return }
-        }
-        startUpload()
-    }
-
     private func startUpload() {
         guard let upload = uploads.next(maxBatchSize: configuration.maxUploadBatchSize) else { return }
         let transport = configuration.transport
@@ -448,7 +428,7 @@ final class EngineOwner {
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
         let resolution = uploads.resolve(outcome.error, policy: configuration.uploadRetry, random: &random)
         if resolution.removed > 0 {
-            uploadRetryAt = nil
+            uploadSchedule.uploadsAnswered()
             persister.uploadsAnswered(queueIsEmpty: uploads.isEmpty)
         }
         if !resolution.setAside.isEmpty { persister.setAside(resolution.setAside) }
@@ -470,11 +450,11 @@ final class EngineOwner {
             return
         }
         if stopping {
-            finalUploadFailed = true
+            uploadSchedule.markFinalAttemptFailed()
             logger.warning("Segments: Final upload before stop failed: \(error)")
             return
         }
-        uploadRetryAt = clock.now() + delay
+        uploadSchedule.retry(at: clock.now() + delay)
         logger.warning("Segments: Upload of \(uploadDescription) failed: \(error); kept, retrying in \(delay)")
         // While uploads fail (offline, an outage), what waits is written down at each failure,
         // so a process that dies before stop() loses at most what was tracked since the last
@@ -498,7 +478,7 @@ final class EngineOwner {
         stopping = true
         checks.stop()
         completePullWaiters(with: .failure(.stopped))
-        nextPeriodicFlush = nil
+        uploadSchedule.stop()
     }
 
     private func finishStop() {

@@ -1,0 +1,83 @@
+/// When the next upload of the ``UploadQueue`` may go out.
+///
+/// Rules:
+/// - ``FlushingMode/immediate``: as soon as something waits (batched while an upload is in flight);
+///   ``FlushingMode/periodic(_:)``: at each interval; ``FlushingMode/manual``: on a flush request.
+///   A flush request lasts until the queue is empty;
+/// - after a transient failure, not before the retry time the queue's backoff set;
+/// - once the engine stops, at once whatever the mode, until an attempt fails: that was the final
+///   one.
+///
+/// A pure value: it takes the time as an input and performs no I/O. Owned by ``EngineOwner``;
+/// engine thread only.
+struct UploadSchedule {
+    let flushingMode: FlushingMode
+    /// When the upload that failed may be retried, if one failed.
+    private(set) var retryAt: SegmentsInstant?
+    /// A flush was requested (or a periodic flush is due) and the queue has not emptied since.
+    private(set) var flushRequested = false
+    /// When the next periodic flush is due (periodic mode, until stop).
+    private(set) var nextPeriodicFlush: SegmentsInstant?
+    /// An upload failed after stop: no more attempts are made.
+    private(set) var finalAttemptFailed = false
+
+    init(flushingMode: FlushingMode) {
+        self.flushingMode = flushingMode
+    }
+
+    /// The engine starts at `now`: the first periodic flush is due one interval later.
+    mutating func start(at now: SegmentsInstant) {
+        if case .periodic(let interval) = flushingMode {
+            nextPeriodicFlush = now + interval
+        }
+    }
+
+    /// Everything queued is to go out now (``SegmentsClient/flush()``).
+    mutating func requestFlush() {
+        flushRequested = true
+    }
+
+    /// The engine stops: no periodic flush any more; uploads go out at once (``mayStart(at:queue:stopping:)``).
+    mutating func stop() {
+        nextPeriodicFlush = nil
+    }
+
+    /// Whether the next upload of `queue` may start at `now`; `stopping` once the engine stops.
+    mutating func mayStart(at now: SegmentsInstant, queue: UploadQueue, stopping: Bool) -> Bool {
+        if case .periodic(let interval) = flushingMode, let due = nextPeriodicFlush, now >= due {
+            flushRequested = true
+            nextPeriodicFlush = now + interval
+        }
+        guard !queue.isInFlight, !queue.isEmpty else {
+            if queue.isEmpty { flushRequested = false }
+            return false
+        }
+        if stopping { return !finalAttemptFailed }
+        if let retryAt, now < retryAt { return false }
+        return flushingMode == .immediate || flushRequested
+    }
+
+    /// An answer took items off the queue: the next upload need not wait for a retry time.
+    mutating func uploadsAnswered() {
+        retryAt = nil
+    }
+
+    /// A transient failure: the upload is retried at `instant`, not before.
+    mutating func retry(at instant: SegmentsInstant) {
+        retryAt = instant
+    }
+
+    /// The final attempt, made after stop, failed: no more attempts are made.
+    mutating func markFinalAttemptFailed() {
+        finalAttemptFailed = true
+    }
+
+    /// When the schedule next has something to do (a retry, a periodic flush), given whether
+    /// uploads wait and none is in flight (`queueWaits`).
+    func deadline(queueWaits: Bool) -> SegmentsInstant? {
+        let retry = queueWaits ? retryAt : nil
+        guard let retry else { return nextPeriodicFlush }
+        guard let periodic = nextPeriodicFlush else { return retry }
+        return min(retry, periodic)
+    }
+}
