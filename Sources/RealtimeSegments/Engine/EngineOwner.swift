@@ -14,8 +14,8 @@ import Logging
 /// ``StatePersister`` (the state and dead-letter files). The owner launches the transport calls
 /// they decide on, routes each answer back to the type it belongs to, and runs the stop protocol.
 ///
-/// Threading: the owner and everything it owns run on the engine thread only; nothing else mutates
-/// this state, so none of it is locked. Transport calls run in tasks and report back through the
+/// Threading: the owner and the types it owns are used on the engine thread only; nothing else
+/// mutates their state, so none of it is locked. Transport calls run in tasks and report back through the
 /// control inbox; the thread itself never waits on the network and never runs callbacks. The
 /// fetches and links of a transport that declares ``SegmentsTransport/neverBlocks`` run their
 /// steps on this thread (``EngineTaskExecutor``), between its other work.
