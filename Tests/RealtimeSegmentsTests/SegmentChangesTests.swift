@@ -5,13 +5,6 @@ import XCTest
 /// Issue 32: `segmentChanges(for:includeFirstLoad:bufferingPolicy:)`, the `AsyncSequence` form of a
 /// callback: the same lists by the same notify rule (SPEC §4), and it unregisters when it ends.
 final class SegmentChangesTests: XCTestCase {
-    /// Every element of `changes` until it ends (after the client stops).
-    private func collect(_ changes: SegmentChanges) async -> [[Segment]] {
-        var all: [[Segment]] = []
-        for await segments in changes { all.append(segments) }
-        return all
-    }
-
     func testYieldsTheFirstLoadAndThenEachChangeOfItsCategory() async {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1], .content: [9]])
@@ -159,4 +152,11 @@ final class SegmentChangesTests: XCTestCase {
         let received = await collect(changes)
         XCTAssertEqual(received, [[segment(2)]])
     }
+}
+
+/// Every element of `changes` until it ends (after the client stops).
+private func collect(_ changes: SegmentChanges) async -> [[Segment]] {
+    var all: [[Segment]] = []
+    for await segments in changes { all.append(segments) }
+    return all
 }
