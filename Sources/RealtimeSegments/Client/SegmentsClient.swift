@@ -54,6 +54,8 @@ public final class SegmentsClient: Sendable {
     private let lifecycle = AtomicCell<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
     private let engineFinished = DispatchSemaphore(value: 0)
+    /// The ``SegmentChanges`` not ended yet; stopping the client ends them.
+    let openChanges = OpenSegmentChanges()
 
     /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
     /// unsent events) from ``SegmentsConfiguration/stateDirectory``. A corrupt state file is logged
@@ -92,6 +94,7 @@ public final class SegmentsClient: Sendable {
 
     /// A client dropped without ``stop()`` still ends its engine thread (without waiting for it).
     deinit {
+        openChanges.endAll()
         if lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
             identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
             channels.post(.stop)
@@ -170,10 +173,12 @@ public final class SegmentsClient: Sendable {
     /// fails waiting `getSegments` calls with ``SegmentsError/stopped``, makes one last attempt to
     /// upload buffered events, and persists what could not be sent and every reporting segments
     /// change (if a state directory is set).
-    /// Blocks until the engine thread has ended or `timeout` passed. The client cannot be restarted.
+    /// Blocks until the engine thread has ended or `timeout` passed, then ends every
+    /// ``SegmentChanges`` sequence. The client cannot be restarted.
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted; one
     /// whose call was still running when the engine ended is dropped with a `Segments:` error.
     public func stop(timeout: Duration = .seconds(30)) {
+        defer { openChanges.endAll() }
         reporting.flush()
         let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
         guard previous == .started else {
@@ -210,7 +215,7 @@ public final class SegmentsClient: Sendable {
     }
 
     @inline(__always)
-    private func requireStarted() throws(SegmentsError) {
+    func requireStarted() throws(SegmentsError) {
         switch lifecycle.atomic.load(ordering: .relaxed) {
         case .started: return
         case .created: throw .notStarted
@@ -342,45 +347,33 @@ public final class SegmentsClient: Sendable {
     ///
     /// - Throws: the fetch's ``SegmentsError``; ``SegmentsError/customerChanged`` if the customer kept
     ///   changing during the fetch; ``SegmentsError/notStarted`` / ``SegmentsError/stopped``;
-    ///   ``SegmentsError/invalidArgument(_:)`` for an empty category.
+    ///   ``SegmentsError/invalidArgument(_:)`` for an empty category; ``SegmentsError/cancelled`` as
+    ///   soon as the calling task is cancelled while it waits for the engine (the fetch goes on for
+    ///   other callers and the cache).
     public func getSegments(category: SegmentCategory, force: Bool = false) async throws(SegmentsError) -> [Segment] {
         guard category.isValid else { throw .invalidArgument("the category name is empty") }
         try requireStarted()
         if !force, let cached = cachedSegments(category) { return cached }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[Segment], SegmentsError>, Never>) in
-            channels.post(.getSegments(category: category, force: force, completion: { continuation.resume(returning: $0) }))
-        }
-        return try result.get()
+        return try await awaitPull(category: category, force: force).get()
     }
 
-    /// The completion form of ``getSegments(category:force:)``: `result` runs on a background thread
-    /// with the segments, or with `[]` when there is no data to give (not started, stopped, or the
-    /// fetch failed, which is logged as a `Segments:` line).
+    /// The completion form of ``getSegments(category:force:)`` that Exponea's SDK has: `result` runs on
+    /// a background thread with the segments, or with `[]` when there is no data to give (not
+    /// started, stopped, or the fetch failed, which is logged as a `Segments:` warning), so `[]` does
+    /// not tell "no segments" from "failed": ``getSegments(category:force:completion:)`` does.
     public func getSegments(category: SegmentCategory, force: Bool = false, result: @escaping @Sendable ([Segment]) -> Void) {
         let logger = configuration.logger
-        let complete: PullCompletion = { outcome in
+        getSegments(category: category, force: force, completion: { outcome in
             switch outcome {
             case .success(let segments): result(segments)
             case .failure(let error):
                 logger.warning("Segments: getSegments(\(category)) returns [] because: \(error)")
                 result([])
             }
-        }
-        do throws(SegmentsError) {
-            guard category.isValid else { throw .invalidArgument("the category name is empty") }
-            try requireStarted()
-        } catch {
-            channels.runInBackground { complete(.failure(error)) }
-            return
-        }
-        if !force, let cached = cachedSegments(category) {
-            channels.runInBackground { complete(.success(cached)) }
-            return
-        }
-        channels.post(.getSegments(category: category, force: force, completion: complete))
+        })
     }
 
-    private func cachedSegments(_ category: SegmentCategory) -> [Segment]? {
+    func cachedSegments(_ category: SegmentCategory) -> [Segment]? {
         let hit = pullCache.lookup(category, generation: identity.generation, now: configuration.clock.now())
         if hit != nil { counters.pullCacheHits.wrappingIncrement(ordering: .relaxed) }
         return hit

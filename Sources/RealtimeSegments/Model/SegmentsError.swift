@@ -25,6 +25,9 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     case malformedResponse(String)
     /// The customer changed while a fetch was in flight, more often than the refetch bound allows.
     case customerChanged
+    /// The task awaiting the call was cancelled. Only the caller stopped waiting: work the call
+    /// started (a fetch other callers share) goes on.
+    case cancelled
     /// Qualified segments (SPEC §9): the server does not know the user id
     /// (`extensions.code == "INVALID_IDENTIFIER_EXCEPTION"`).
     case invalidSegmentIdentifier
@@ -69,6 +72,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .connectionFailed(let reason): "connection failed: \(reason)"
         case .malformedResponse(let reason): "malformed response: \(reason)"
         case .customerChanged: "the customer changed while segments were being fetched"
+        case .cancelled: "the waiting task was cancelled"
         case .invalidSegmentIdentifier: "Audience segments fetch failed (invalid identifier)"
         case .fetchSegmentsFailed(let reason): "Audience segments fetch failed (\(reason))."
         case .partialUpload(let answered, let refused, let then):

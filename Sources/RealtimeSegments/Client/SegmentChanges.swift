@@ -1,0 +1,61 @@
+/// The lists of segments of one category, as the notify rule delivers them: an `AsyncSequence`
+/// returned by ``SegmentsClient/segmentChanges(for:includeFirstLoad:bufferingPolicy:)``.
+///
+/// ```swift
+/// for await segments in client.segmentChanges(for: .discovery, includeFirstLoad: true) {
+///     show(segments)  // the full current list, [] after a switch to a customer without any
+/// }
+/// ```
+///
+/// Each element is the full current list of the category for the current customer (not a delta):
+/// the value a ``SegmentCallbackData`` registered at the same moment, with the same options, would
+/// receive. The sequence never throws. It can be iterated once (by one task at a time): it ends, and
+/// its registration is removed, when the consuming task is cancelled, when its iterator is
+/// discarded (a `for await` loop left by `break`, `return` or a throw), when it is discarded
+/// without being iterated, or when the client stops.
+public struct SegmentChanges: AsyncSequence, Sendable {
+    public typealias Element = [Segment]
+    public typealias Failure = Never
+
+    /// What the sequence keeps while its consumer is slower than delivery. Either way delivery
+    /// never waits for the consumer: the callback feeding the sequence only appends to its buffer.
+    public enum BufferingPolicy: Sendable, Hashable {
+        /// Keeps every list not yet consumed, so the consumer sees exactly the lists a callback
+        /// receives, in the same order. Memory grows while the consumer lags.
+        case unbounded
+        /// Keeps only the newest list not yet consumed. Since every list is the full current one,
+        /// a lagging consumer skips intermediate lists but always ends at the current one.
+        case latest
+    }
+
+    let stream: AsyncStream<[Segment]>
+    let continuation: AsyncStream<[Segment]>.Continuation
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), end: IterationEnd(continuation))
+    }
+
+    /// Yields the lists one by one; `nil` once the sequence has ended.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<[Segment]>.Iterator
+        /// Held only so that discarding the iterator (and its copies) ends the sequence.
+        let end: IterationEnd
+
+        public mutating func next() async -> [Segment]? { await base.next() }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> [Segment]? {
+            await base.next(isolation: actor)
+        }
+    }
+
+    /// Ends the sequence when an iterator made from it is discarded, so that leaving a `for await`
+    /// loop removes the registration at once, even while the sequence value is still held. (A
+    /// sequence discarded without being iterated ends through `AsyncStream`'s own termination.)
+    final class IterationEnd: Sendable {
+        private let continuation: AsyncStream<[Segment]>.Continuation
+
+        init(_ continuation: AsyncStream<[Segment]>.Continuation) { self.continuation = continuation }
+
+        deinit { continuation.finish() }
+    }
+}

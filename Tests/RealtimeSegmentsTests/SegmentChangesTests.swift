@@ -1,0 +1,162 @@
+import Foundation
+@testable import RealtimeSegments
+import XCTest
+
+/// Issue 32: `segmentChanges(for:includeFirstLoad:bufferingPolicy:)`, the `AsyncSequence` form of a
+/// callback: the same lists by the same notify rule (SPEC §4), and it unregisters when it ends.
+final class SegmentChangesTests: XCTestCase {
+    func testYieldsTheFirstLoadAndThenEachChangeOfItsCategory() async {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1], .content: [9]])
+        let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true)
+        fixture.startAndRunInitialCheck()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2], .content: [9]])
+        _ = fixture.register(.merchandising)
+        fixture.advance(.seconds(5))
+        var iterator = changes.makeAsyncIterator()
+        let first = await iterator.next()
+        let second = await iterator.next()
+        XCTAssertEqual(first, [segment(1)])
+        XCTAssertEqual(second, [segment(1), segment(2)], "the full list, not a delta")
+    }
+
+    /// A sequence and a callback registered at the same moment with the same options, through
+    /// first load, a change, an unchanged check and a switch: the same lists in the same order. The
+    /// sequence is read only after the client stopped, so its consumer was as slow as can be and
+    /// delivery (and `settle()`) never waited for it.
+    func testYieldsExactlyWhatACallbackRegisteredAtTheSameMomentReceives() async {
+        for firstLoad in [true, false] {
+            let fixture = Fixture()
+            fixture.transport.defaultResponse = response([.discovery: [1]])
+            _ = fixture.register(.content)
+            fixture.startAndRunInitialCheck()
+            // Registered while discovery [1] is the last known state: only a first load delivers it.
+            let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: firstLoad)
+            _ = fixture.register(.discovery, firstLoad: firstLoad, tag: "callback")
+            fixture.advance(.seconds(5))
+            fixture.transport.defaultResponse = response([.discovery: [2]])
+            _ = fixture.register(.merchandising)
+            fixture.advance(.seconds(5))
+            _ = fixture.register(.merchandising)
+            fixture.advance(.seconds(5))
+            fixture.transport.defaultResponse = response([.discovery: [3, 4]])
+            try? fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+            fixture.settle()
+            fixture.advance(.seconds(5))
+            fixture.client.stop()
+            let received = await collect(changes)
+            let expected = fixture.recorder.segments(tag: "callback")
+            XCTAssertEqual(received, expected, "firstLoad \(firstLoad)")
+            XCTAssertEqual(expected, (firstLoad ? [[segment(1)]] : []) + [[segment(2)], [segment(3), segment(4)]])
+        }
+    }
+
+    func testASwitchDeliversEmptyToTheSequenceAsToTheCallback() async {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.content: [3]])
+        fixture.transport.setSegments(response([.discovery: [1], .content: [2]]), forCookie: fixture.cookie)
+        let changes = fixture.client.segmentChanges(for: .discovery)
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        fixture.client.anonymize()
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        fixture.client.stop()
+        let received = await collect(changes)
+        XCTAssertEqual(received, [[segment(1)], []])
+        XCTAssertEqual(received, fixture.recorder.segments(tag: "d"))
+    }
+
+    func testCancellingTheConsumingTaskEndsItAndRemovesTheRegistration() async {
+        let fixture = Fixture()
+        fixture.client.start()
+        let changes = fixture.client.segmentChanges(for: .discovery)
+        XCTAssertEqual(fixture.client.segmentation.callbackCount(for: .discovery), 1)
+        XCTAssertEqual(fixture.client.openChanges.count, 1)
+        let consumer = Task { await collect(changes) }
+        consumer.cancel()
+        let received = await consumer.value
+        XCTAssertEqual(received, [], "the loop ended without an element")
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+        XCTAssertEqual(fixture.client.openChanges.count, 0)
+    }
+
+    /// The sequence is still held by the test: leaving the loop (discarding the iterator) is what
+    /// ends it.
+    func testLeavingTheLoopRemovesTheRegistration() async {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true)
+        fixture.startAndRunInitialCheck()
+        var first: [Segment]?
+        for await segments in changes {
+            first = segments
+            break
+        }
+        XCTAssertEqual(first, [segment(1)])
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+        XCTAssertEqual(fixture.client.openChanges.count, 0)
+        var again = changes.makeAsyncIterator()
+        let next = await again.next()
+        XCTAssertNil(next, "an ended sequence stays ended")
+    }
+
+    func testDiscardingTheSequenceWithoutIteratingRemovesTheRegistration() {
+        let fixture = Fixture()
+        _ = fixture.client.segmentChanges(for: .content, includeFirstLoad: true)
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+        XCTAssertEqual(fixture.client.segmentation.registry.pendingFirstLoads, 0, "its pending first load went with it")
+        XCTAssertEqual(fixture.client.openChanges.count, 0)
+    }
+
+    func testStoppingTheClientEndsTheSequenceAndRemovesTheRegistration() async {
+        let fixture = Fixture()
+        fixture.client.start()
+        let changes = fixture.client.segmentChanges(for: .discovery)
+        let consumer = Task { await collect(changes) }
+        fixture.client.stop()
+        let received = await consumer.value
+        XCTAssertEqual(received, [])
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+    }
+
+    func testOnAStoppedClientTheSequenceHasAlreadyEnded() async {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.client.stop()
+        let received = await collect(fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true))
+        XCTAssertEqual(received, [])
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+    }
+
+    func testAnEmptyCategoryEndsAtOnceWithTheLogLine() async {
+        let fixture = Fixture()
+        fixture.client.start()
+        let received = await collect(fixture.client.segmentChanges(for: .other(" ")))
+        XCTAssertEqual(received, [])
+        XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
+        XCTAssertTrue(fixture.logs.contains("Segments: Callback ignored: the category name is empty"))
+    }
+
+    func testTheLatestPolicyKeepsOnlyTheNewestUnconsumedList() async {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true, bufferingPolicy: .latest)
+        _ = fixture.register(.discovery, firstLoad: true, tag: "callback")
+        fixture.startAndRunInitialCheck()
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        _ = fixture.register(.content)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "callback"), [[segment(1)], [segment(2)]])
+        fixture.client.stop()
+        let received = await collect(changes)
+        XCTAssertEqual(received, [[segment(2)]])
+    }
+}
+
+/// Every element of `changes` until it ends (after the client stops).
+private func collect(_ changes: SegmentChanges) async -> [[Segment]] {
+    var all: [[Segment]] = []
+    for await segments in changes { all.append(segments) }
+    return all
+}
