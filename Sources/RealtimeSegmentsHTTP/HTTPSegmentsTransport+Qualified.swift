@@ -5,7 +5,7 @@ import RealtimeSegments
 
 extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
     /// Asks the qualified-segments endpoint (SPEC §9): `POST {host}/v3/graphql` with `x-api-key`,
-    /// `content-type: application/json` and the body of ``QualifiedSegmentsWire/requestBody(for:)``,
+    /// `content-type: application/json` and the body of `QualifiedSegmentsWire.requestBody(for:)`,
     /// where host is ``HTTPTransportConfiguration/qualifiedSegmentsHost`` (default the base URL).
     ///
     /// The request goes through the transport's pooled `HTTPClient`, so sequential fetches reuse a
@@ -14,9 +14,9 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
     ///
     /// Errors: no connection, a connection lost before the response, or the deadline →
     /// `fetchSegmentsFailed("network error")`; everything else as
-    /// ``QualifiedSegmentsWire/decodeResponse(status:body:)`` maps it (`"<status>"` for any non-2xx
+    /// `QualifiedSegmentsWire.decodeResponse(status:body:)` maps it (`"<status>"` for any non-2xx
     /// status, even when its body is cut short; `"decode error"`; the error's classification or
-    /// message; ``SegmentsError/invalidSegmentIdentifier``).
+    /// message; `SegmentsError.invalidSegmentIdentifier`).
     ///
     /// Threading: may be called concurrently from any task.
     public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)

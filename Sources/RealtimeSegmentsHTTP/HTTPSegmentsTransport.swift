@@ -13,7 +13,7 @@ import RealtimeSegments
 /// let client = SegmentsClient(configuration: .init(projectToken: "token", authorization: .token("key"), transport: transport))
 /// ```
 ///
-/// Errors (all ``SegmentsError``): 401/403 → `unauthorized`, 404 → `notFound`, 408 → `timeout`,
+/// Errors (all `SegmentsError`): 401/403 → `unauthorized`, 404 → `notFound`, 408 → `timeout`,
 /// 429 → `rateLimited`, 5xx → `serverError` (both with the `Retry-After` header, if sent), other
 /// non-2xx → `unexpectedStatus`, whether or not its body arrives whole; a deadline → `timeout`; no
 /// connection or a reset before the response → `connectionFailed`; a 2xx body that is cut short,
@@ -21,11 +21,11 @@ import RealtimeSegments
 /// deadline → `timeout`. An upload or link counts as delivered only if its 2xx body says so
 /// (`{"success": true}`, one result per command from `batch`). Commands the server refused
 /// (`"success": false`, or in per-event mode a 4xx answer to one event) are reported as
-/// ``SegmentsError/partialUpload(answered:refused:then:)``, and so is a per-event upload that failed
+/// `SegmentsError.partialUpload(answered:refused:then:)`, and so is a per-event upload that failed
 /// after some events were answered, so the engine neither sends an answered event again nor drops
 /// one: it sets refused ones aside and retries the rest. The transport itself does not retry.
 ///
-/// It also answers qualified segments (SPEC §9, ``QualifiedSegmentsTransport``): see
+/// It also answers qualified segments (SPEC §9, `QualifiedSegmentsTransport`): see
 /// `HTTPSegmentsTransport+Qualified.swift`.
 ///
 /// Threading: every method may be called concurrently from any task.
@@ -179,7 +179,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     }
 
     /// Where ``perform(_:deadline:)`` failed, with the underlying error; each caller maps it to
-    /// its own ``SegmentsError``.
+    /// its own `SegmentsError`.
     enum ExchangeFailure: Error {
         /// No response head arrived: no connection, a connection lost before the response, the deadline.
         case request(any Error)

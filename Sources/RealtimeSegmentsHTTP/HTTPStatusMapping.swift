@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import RealtimeSegments
 
-/// How HTTP outcomes become ``SegmentsError``s.
+/// How HTTP outcomes become `SegmentsError`s.
 enum HTTPStatusMapping {
     /// `nil` for 2xx; the typed error otherwise, carrying the server's `Retry-After` for 429 and 5xx.
     static func error(forStatus status: Int, retryAfter: Duration? = nil) -> SegmentsError? {

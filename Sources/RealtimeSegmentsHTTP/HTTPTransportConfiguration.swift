@@ -24,7 +24,7 @@ public struct HTTPTransportConfiguration: Sendable {
 
     /// Creates a configuration.
     ///
-    /// - Throws: ``SegmentsError/invalidArgument(_:)`` if `baseURL` is not an `http` or `https` URL
+    /// - Throws: `SegmentsError.invalidArgument(_:)` if `baseURL` is not an `http` or `https` URL
     ///   with a host (a bad host is a configuration error, not a crash at the first request).
     public init(baseURL: URL) throws(SegmentsError) {
         try Self.validate(baseURL, name: "baseURL")
@@ -33,7 +33,7 @@ public struct HTTPTransportConfiguration: Sendable {
 
     /// Creates a configuration whose qualified segments go to `qualifiedSegmentsHost`.
     ///
-    /// - Throws: ``SegmentsError/invalidArgument(_:)`` if either URL is not an `http` or `https`
+    /// - Throws: `SegmentsError.invalidArgument(_:)` if either URL is not an `http` or `https`
     ///   URL with a host.
     public init(baseURL: URL, qualifiedSegmentsHost: URL?) throws(SegmentsError) {
         try self.init(baseURL: baseURL)
@@ -42,7 +42,7 @@ public struct HTTPTransportConfiguration: Sendable {
 
     /// Sends qualified-segments requests to `host` (`nil`: to ``baseURL``).
     ///
-    /// - Throws: ``SegmentsError/invalidArgument(_:)`` if `host` is not an `http` or `https` URL
+    /// - Throws: `SegmentsError.invalidArgument(_:)` if `host` is not an `http` or `https` URL
     ///   with a host; the configuration is then unchanged. A bad host is a configuration error
     ///   here, never a crash at the first request (W11).
     public mutating func setQualifiedSegmentsHost(_ host: URL?) throws(SegmentsError) {
@@ -61,7 +61,7 @@ public struct HTTPTransportConfiguration: Sendable {
 
     /// Creates a configuration from a string URL.
     ///
-    /// - Throws: ``SegmentsError/invalidArgument(_:)`` for a string that is not such a URL.
+    /// - Throws: `SegmentsError.invalidArgument(_:)` for a string that is not such a URL.
     public init(baseURL string: String) throws(SegmentsError) {
         guard let url = URL(string: string) else { throw .invalidArgument("baseURL is not a URL: \(string)") }
         try self.init(baseURL: url)

@@ -7,7 +7,7 @@ import RealtimeSegments
 /// A 2xx status alone does not say that an upload arrived: a proxy or captive portal answers 200
 /// with a page of its own, and the tracking API reports a refused command as `"success": false` in
 /// a 200 body. Counting those as delivered would drop the events without a word, so a body of the
-/// wrong shape is a ``SegmentsError/malformedResponse(_:)`` (the engine keeps the upload and
+/// wrong shape is a `SegmentsError.malformedResponse(_:)` (the engine keeps the upload and
 /// retries it), and a refusal is returned to be logged: a command the server refused would be
 /// refused again.
 enum UploadAnswer {

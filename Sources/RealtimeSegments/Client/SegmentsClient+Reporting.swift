@@ -1,6 +1,6 @@
 extension SegmentsClient {
     /// The reporting segments context of `visitorId` (Convert-style, SPEC §10). Works before
-    /// ``start()`` and after ``stop()``; the first call restores persisted visitors if ``start()``
+    /// ``start()`` and after ``stop(timeout:)``; the first call restores persisted visitors if ``start()``
     /// has not already done so. Contexts of the same id share the same segments.
     ///
     /// Threading: may be called from any thread.

@@ -21,9 +21,9 @@ import Synchronization
 /// `anonymize` are lock-free and return without waiting for the engine; their effects are applied
 /// in call order. Callbacks and `getSegments` completions run on background threads, never on the
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
-/// and uploads run as tasks. Call ``stop()`` to end the engine thread.
+/// and uploads run as tasks. Call ``stop(timeout:)`` to end the engine thread.
 ///
-/// Errors: invalid arguments throw ``SegmentsError``. Before ``start()`` or after ``stop()``,
+/// Errors: invalid arguments throw ``SegmentsError``. Before ``start()`` or after ``stop(timeout:)``,
 /// `trackEvent`, `identifyCustomer` and the `async` `getSegments` throw it; `anonymize` and `flush`
 /// do nothing but log a `Segments:` error, and the completion form of `getSegments` is called with
 /// `[]` and a `Segments:` warning. Network failures are logged as `Segments:` lines, failed uploads
@@ -92,7 +92,7 @@ public final class SegmentsClient: Sendable {
         }
     }
 
-    /// A client dropped without ``stop()`` still ends its engine thread (without waiting for it).
+    /// A client dropped without ``stop(timeout:)`` still ends its engine thread (without waiting for it).
     deinit {
         openChanges.endAll()
         if lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
@@ -240,17 +240,16 @@ public final class SegmentsClient: Sendable {
     ///
     /// An event without a `timestamp` is stamped by the engine thread, with
     /// ``SegmentsClock/wallClockSeconds()`` read as it takes events from the ring (once for every
-    /// event already claimed at the read), rather than by the call: a clock read is the dearest part of the call otherwise (the coarse
-    /// clock alone was 3.1–3.8× an atomic fetch-add on the benchmark machine). The engine is woken
+    /// event already claimed at the read), so the call itself reads no clock. The engine is woken
     /// by the first event after a pause and looks at the ring at least every millisecond while
     /// events flow, so the stamp is normally within a millisecond of the call, and never before
     /// it by the configured clock (unless that clock is set back); later while the engine thread
-    /// waits for a core or producers outrun it. `segments-bench`'s
-    /// `tracking-storm` reports the lag (on the benchmark machine at 10,000 events/s: p50 about
-    /// 0.54 ms, the largest of a run a few milliseconds, up to about 11 ms in a slow stretch of
-    /// the host). Events stamped this way keep the order of the calls.
+    /// waits for a core or producers outrun it (`segments-bench`'s `tracking-storm` reports this
+    /// lag). Events stamped this way keep the order of the calls.
     ///
     /// - Parameters:
+    ///   - eventType: the event's type, for example `"view_item"`; not empty.
+    ///   - properties: the event's properties, sent as they are.
     ///   - timestamp: seconds since 1970; `nil` for when the engine takes the event (see above).
     /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty event type or a timestamp that
     ///   is not finite, ``SegmentsError/notStarted`` or ``SegmentsError/stopped``.
@@ -311,7 +310,7 @@ public final class SegmentsClient: Sendable {
     /// Switches to a new anonymous customer: mints a new cookie, drops hard ids, cancels any pending
     /// check, clears pending first loads and the previous customer's last known state. Registered
     /// callbacks stay.
-    /// Lock-free. Before ``start()`` or after ``stop()`` it does nothing but log a `Segments:` error.
+    /// Lock-free. Before ``start()`` or after ``stop(timeout:)`` it does nothing but log a `Segments:` error.
     public func anonymize() {
         guard lifecycle.atomic.load(ordering: .relaxed) == .started else {
             configuration.logger.error("Segments: anonymize() ignored: the client is not running")
@@ -329,7 +328,7 @@ public final class SegmentsClient: Sendable {
     public var customerIds: [String: String] { identity.load().customerIds }
 
     /// Uploads every buffered event now, whatever the flushing mode. Returns at once. Before
-    /// ``start()`` or after ``stop()`` it does nothing but log a `Segments:` error (``stop()``
+    /// ``start()`` or after ``stop(timeout:)`` it does nothing but log a `Segments:` error (``stop(timeout:)``
     /// makes its own last upload attempt).
     public func flush() {
         guard lifecycle.atomic.load(ordering: .relaxed) == .started else {

@@ -35,9 +35,9 @@ public struct SegmentsConfiguration: Sendable {
     /// Events the ingestion ring holds before producers are slowed (rounded up to a power of two).
     ///
     /// The ring also carries customer changes (`identifyCustomer`, `anonymize`). Each item takes a
-    /// 64-byte cache line, so the default, 4,096, is 256 KiB. At 16,384 (1 MiB, the whole L2 of a
-    /// core of the machine the harness was measured on) `trackEvent` read slower: a median 2.67
-    /// against 2.39 times a fetch-add over 14 alternating pairs (`docs/performance-notes.md`).
+    /// 64-byte cache line, so the default, 4,096, is 256 KiB: small enough to stay in a core's
+    /// cache (why a larger default was not kept: `docs/performance-notes.md`). Values outside
+    /// 1...1,048,576 are brought into range with a `Segments:` warning.
     /// While events flow the engine looks at the ring every millisecond, and a producer that finds
     /// it full wakes a lingering or sleeping engine at once; an engine busy with its turn, or
     /// waiting for a core, looks later. Producers wait when more items arrive than the ring holds
@@ -76,7 +76,7 @@ public enum FlushingMode: Sendable, Hashable {
     case immediate
     /// Every `interval`.
     case periodic(Duration)
-    /// Only on ``SegmentsClient/flush()`` (and a last attempt at ``SegmentsClient/stop()``).
+    /// Only on ``SegmentsClient/flush()`` (and a last attempt at ``SegmentsClient/stop(timeout:)``).
     case manual
 }
 
@@ -84,15 +84,18 @@ public enum FlushingMode: Sendable, Hashable {
 public enum DeliveryMode: Sendable, Hashable {
     /// One delivery thread per category; callbacks run one after another in registration order.
     case ordered
-    /// The category's callbacks are split across all cores; no order among them. The delivery
-    /// thread and one helper thread per other core (`Segments.helper`, shared by every client in
-    /// the process, started with the first parallel delivery and woken when the engine schedules
-    /// each one: they spin up to 250 µs for it to start) take shares of 256 registrations until
-    /// none are left, so a helper that starts late or a callback that blocks holds back only the
-    /// rest of its own share. Each core takes its shares from its own end of the list, so that it
-    /// runs mostly the callbacks it ran in the previous delivery, whose state its cache still holds. One category's delivery uses the helpers at a time; another
-    /// that finds them busy runs on its delivery thread alone. On one core, or with fewer than 512
-    /// callbacks in the category, they run in order on the delivery thread.
+    /// The category's callbacks are split across all cores, with no order among them: for
+    /// categories with thousands of callbacks.
+    ///
+    /// The delivery thread and one helper thread per other core (`Segments.helper`, shared by
+    /// every client in the process and started with the first parallel delivery) take shares of
+    /// 256 registrations until none are left, so a helper that starts late or a callback that
+    /// blocks holds back only the rest of its own share. Each core takes its shares from its own
+    /// end of the list, so it mostly runs the callbacks it ran last time. The helpers are woken
+    /// when the engine schedules a delivery and spin (yielding the core) up to 250 µs for it to
+    /// start, then park again. One category's delivery uses the helpers at a time; another that
+    /// finds them busy runs on its delivery thread alone. On one core, or with fewer than 512
+    /// callbacks in the category, the callbacks run in order on the delivery thread.
     case parallel
 }
 

@@ -68,11 +68,9 @@ final class DeliveryExecutor {
         }
         if mode == .parallel, Self.splits(registry.snapshot().subscribers(of: job.category)?.count ?? 0) {
             // The helpers wake now rather than when the delivery starts (see `DeliveryHelpers`):
-            // on a VM a wake is about as long as a delivery to 10,000 callbacks. After the
-            // queue's thread, not before: woken together by this thread, both tended to land on
-            // the one idle core, and the helper then waited behind the delivery it was to help
-            // (20 of 40 deliveries in two `fanout-sweep --quick --callbacks 100000` runs on a
-            // 2-core VM, against 2 of 40 in this order; temporary probes, first deliveries left out).
+            // a wake can take as long as the delivery. After the queue's thread, not before:
+            // woken in the other order, both tended to land on the one idle core, and the helper
+            // then waited behind the delivery it was to help.
             DeliveryHelpers.shared.prepare()
         }
     }
@@ -80,16 +78,13 @@ final class DeliveryExecutor {
     /// Lets the delivery threads just woken by ``deliver(_:)`` have this core first (engine
     /// thread, once per check that scheduled deliveries).
     ///
-    /// A woken delivery thread often lands on the engine's own core, where it used to wait for
-    /// the engine to finish its loop turn and fall asleep: temporary probes on a 2-vCPU VM put the
-    /// hand-off (`queue.async` → block starts) at a p50 of 17–24 µs when both were on one core,
-    /// 6–9 µs of it the engine's remaining work. Yielding here started the delivery sooner (9.5 µs
-    /// p50 over three `fanout-sweep --quick` runs), and more often on the engine's core; the engine
-    /// finishes its turn afterwards or on the other core. With no other thread ready on this core,
-    /// the call returns at once.
+    /// A woken delivery thread often lands on the engine's own core, where it would wait for the
+    /// engine to finish its loop turn and fall asleep. Yielding here lets the delivery start
+    /// first; the engine finishes its turn afterwards or on another core. With no other thread
+    /// ready on this core, the call returns at once.
     ///
-    /// Linux only: that is where it was measured. It has not been measured on Apple platforms,
-    /// whose schedulers treat a yielding thread differently.
+    /// Linux only: the gain was measured there (`docs/performance-notes.md`), not on Apple
+    /// platforms, whose schedulers treat a yielding thread differently.
     func yieldToDeliveries() {
         #if os(Linux)
         sched_yield()
@@ -198,9 +193,9 @@ final class DeliveryExecutor {
         return (notified, false)
     }
 
-    /// Subscribers a parallel worker claims at a time: four chunks, about 7 µs of plain closure
-    /// calls. Small enough that the workers finish within one share of each other, large enough
-    /// that the shared claim counter is touched a few dozen times per 10,000 callbacks.
+    /// Subscribers a parallel worker claims at a time: four chunks. Small enough that the workers
+    /// finish within one share of each other, large enough that the shared claim counter is
+    /// touched a few dozen times per 10,000 callbacks.
     static let parallelShare = 4 * SubscriberRun.chunkSize
 
     /// Whether a parallel delivery to `count` subscribers is shared out at all: at least two shares.

@@ -8,21 +8,15 @@ import SegmentsCPUHints
 /// so they are scheduled like any app thread, whatever the thread that started them (the engine
 /// thread, under `SCHED_BATCH` by default on Linux).
 ///
-/// Parallel delivery used `DispatchQueue.concurrentPerform` before. On Linux, libdispatch often
-/// gave it no second thread: in two `fanout-sweep --quick --callbacks 100000` runs on a 2-core AMD
-/// EPYC VM (21 parallel deliveries each; temporary probes, not kept), a pool thread joined in 5
-/// and 4 of them, 30–46 µs after the delivery began in the first three of the first run and
-/// 0.85–2.1 ms after in the other six; in the rest the calling thread ran every share itself.
-/// These threads are the delivery's own, so every core can take part in every delivery.
+/// Threads of the delivery's own, rather than `DispatchQueue.concurrentPerform`: on Linux,
+/// libdispatch often gave that no second thread, or one that came too late to help. With these,
+/// every core can take part in every delivery.
 ///
-/// Waking a parked thread takes tens of microseconds on a VM, as long as a delivery to 10,000
-/// callbacks: woken only when the delivery began, a helper arrived 61–94 µs into it in 6 of 21
-/// deliveries and after it was over in the other 15 (same machine, temporary probes). So the
-/// engine thread calls ``prepare()`` when it schedules a parallel delivery: the helpers wake
-/// while the delivery's own thread does, then spin for up to ``spinLimit`` until the delivery
-/// opens, and park again if it does not. In two `--callbacks 100000` runs (40 deliveries after
-/// the first of each), a helper then joined 1–34 µs after the delivery opened in 38 of them; in
-/// the other two it had been put on the delivery thread's core (see `DeliveryExecutor.deliver`).
+/// Waking a parked thread can take as long as a whole delivery to thousands of callbacks, so a
+/// helper woken when the delivery begins often arrives after it is over. The engine thread
+/// therefore calls ``prepare()`` when it schedules a parallel delivery: the helpers wake while the
+/// delivery's own thread does, spin for up to ``spinLimit`` until the delivery opens, and park
+/// again if it does not. (`docs/performance-notes.md`, "Parallel delivery", has the measurements.)
 ///
 /// One delivery at a time uses them. Another category's delivery that finds them busy runs its
 /// shares on its own thread, as it would on one core: correct, and never waiting for the helpers.

@@ -9,11 +9,8 @@ import SegmentsCPUHints
 /// of the core that last ran it. With one counter the race decided which core ran which share, so
 /// a core could run callbacks whose lines the other core had written in the previous delivery.
 /// Claiming from the end that belongs to the core (``End/forCurrentCPU()``) keeps each core on its
-/// own part except near where the two meet. On a 2-vCPU AMD EPYC VM, parallel delivery to 100,000
-/// callbacks was faster this way in 19 of 20 alternating pairs of `run fanout-sweep`, twice: median
-/// 0.377× → 0.332× the floor (one binary, the end chosen by a temporary switch) and 0.457× → 0.376×
-/// (the binaries before and after). At 10,000 callbacks there was no difference (0.434× and
-/// 0.433×; 0.441× and 0.447×).
+/// own part except near where the two meet. It pays at 100,000 callbacks and makes no difference
+/// at 10,000 (`docs/performance-notes.md`, "Parallel delivery").
 ///
 /// Threading: ``claim(from:)`` from any number of threads at once; lock-free (one
 /// compare-exchange on one word per claim, retried only when another thread claimed meanwhile).

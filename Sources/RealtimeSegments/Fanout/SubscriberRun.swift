@@ -3,8 +3,8 @@
 ///
 /// Snapshots are immutable and successive ones share all but the last chunk: adding a callback
 /// copies the last chunk (at most 64 entries) and the list of chunks, instead of every
-/// registration of the category (at 10,000 callbacks that copy took ~600 µs, so churn of 10,000
-/// adds a second could not keep up). Every chunk but the last is full, so entry `i` is at
+/// registration of the category (a copy that grows with the category, which churn of thousands of
+/// adds a second could not keep up with). Every chunk but the last is full, so entry `i` is at
 /// `chunks[i / 64][i % 64]`.
 ///
 /// A removal leaves its entry in place, its registration inactive (`count - live` such entries):

@@ -249,9 +249,8 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
     /// A slot's line was last written by the consumer (it hands the slot back by storing its
     /// sequence), so without a hint each enqueue waits for that line to come from the consumer's
     /// cache or a farther level, and the next claim's fetch-add, a full barrier on x86, waits for
-    /// the stores into it. Asking for the line sixteen claims early takes that wait off the call:
-    /// in a C model of this ring (one producer, a consumer draining every millisecond) the median
-    /// enqueue went from 24–39 ns to 12–15 ns in seven runs of eight. It is only a hint: in a ring
+    /// the stores into it. Asking for the line sixteen claims early takes that wait off the call
+    /// (`docs/performance-notes.md` has the measurement). It is only a hint: in a ring
     /// smaller than the distance it lands on a slot still in use, which costs nothing but the hint.
     private static var prefetchDistance: Int { 16 }
 
@@ -270,7 +269,7 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
     ///
     /// Not inlined on purpose: inlined, the optimizer is free to move the retain of the copy below
     /// the release store that publishes the slot (the caller's borrow keeps the object alive, so to
-    /// the optimizer the retain can happen any time before the caller returns). Measured in
+    /// the optimizer the retain can happen any time before the caller returns). Seen in
     /// release builds: `trackEvent` stored the element, published it, then retained its
     /// properties. A consumer that took the element, uploaded it and released it inside that
     /// window brought a shared properties dictionary to a zero count while the app still held it

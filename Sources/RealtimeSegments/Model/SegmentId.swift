@@ -16,7 +16,7 @@
 ///
 /// A struct rather than an enum with a `String` payload: matching such an enum copies the payload
 /// (a retain and a release) even to compare it, which made comparing sets of non-ObjectId segments
-/// ten times slower; a plain `String` field compares in place.
+/// many times slower; a plain `String` field compares in place.
 struct SegmentId: Hashable, Sendable, Comparable {
     /// An ObjectId's first 16 characters as a number; 0 for any other id.
     private(set) var high: UInt64

@@ -9,8 +9,7 @@ import Dispatch
 /// Crash guarantee: each file is replaced atomically, so after a crash every visitor has a state
 /// that some setter produced, never a torn one. What is lost is the changes not yet renamed into
 /// place: those after the last completed file replace of their visitor (in practice the last batch,
-/// a few milliseconds per dirty visitor, since every replace costs an fsync). A durable setter
-/// would cost that fsync (about 5 ms here) on every call instead of a few microseconds, hence
+/// since every replace costs an fsync). A durable setter would pay that fsync on every call, hence
 /// write-behind. ``flush()`` is the barrier that makes everything set before it durable; a write
 /// that fails is logged and its visitor is kept for the next drain, not retried in a loop.
 ///
