@@ -320,8 +320,8 @@ public final class EngineChannels: Sendable {
     /// Waits up to `nanoseconds` of real time without asking producers to wake the engine.
     ///
     /// While events keep coming, the engine looks at the ring on this period instead of sleeping
-    /// until signalled: a signal is a futex call on the producer's thread, measured at 1.7–2.7 µs
-    /// per `trackEvent` at 1,000–50,000 events/s, against a few hundred nanoseconds without it.
+    /// until signalled: a signal is a system call on the producer's thread, which would cost every
+    /// `trackEvent` far more than claiming a slot (docs/performance-notes.md has the measurement).
     /// Control messages and stalled producers still end the wait at once.
     ///
     /// Real time, not the configured clock: this is CPU hand-off, not timed behaviour, and a manual

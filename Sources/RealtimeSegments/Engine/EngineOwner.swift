@@ -201,11 +201,9 @@ final class EngineOwner {
             guard let item = channels.ring.dequeue() else { break }
             handled += 1
             // `consume` moves the payload into engine state. Bound as copies, an event's type and
-            // properties were retained and released once more here, on the engine's core: an app
-            // that passes the same dictionary to every call then had its reference count cross
-            // between its core and the engine's twice per event (`tracking-storm`'s cross-core
-            // `trackEvent` with properties was 2.4–2.9× the bare event; with the move, 1.2–1.3× at
-            // `20aa13d`).
+            // properties would be retained and released once more here, on the engine's core: an
+            // app that passes the same dictionary to every call would then have its reference count
+            // cross between its core and the engine's twice per event.
             switch consume item {
             case .event(let eventType, let properties, var timestamp):
                 if timestamp.isNaN {

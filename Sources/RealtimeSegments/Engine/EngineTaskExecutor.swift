@@ -4,9 +4,8 @@
 ///
 /// A fetch's result is needed on the engine thread. Run on Swift's cooperative pool, a fetch that
 /// returned woke a pool thread (for AsyncHTTPClient, from its event loop), which then posted the
-/// result and woke the engine: two thread wake-ups between the response and the diff, each tens of
-/// microseconds on a VM, and both inside the notification latency that `segments-bench` measures
-/// (data received → last callback). Here the response resumes the call on the engine thread
+/// result and woke the engine: two thread wake-ups between the response and the diff, both inside
+/// the notification latency (data received → last callback). Here the response resumes the call on the engine thread
 /// itself: one wake-up from an event loop, none for a transport that answers without suspending
 /// (the in-memory ones). Uploads are left on the pool: nothing latency-critical waits for them (the
 /// check they trigger is debounced), and encoding a batch of events would hold up the engine.
