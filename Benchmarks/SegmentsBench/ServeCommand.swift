@@ -45,7 +45,7 @@ struct ServeCommand: ParsableCommand {
         print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")
         // Flushed so that a script reading the output through a pipe (to learn the port that
         // --port 0 picked) sees these lines now, not when the buffer fills.
-        fflush(stdout)
+        fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)
         if let duration {
             Thread.sleep(forTimeInterval: duration)
             try runBlocking { try await server.stop() }
