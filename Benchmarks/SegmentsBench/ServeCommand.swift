@@ -46,18 +46,24 @@ struct ServeCommand: ParsableCommand {
         // Flushed so that a script reading the output through a pipe (to learn the port that
         // --port 0 picked) sees these lines now, not when the buffer fills.
         fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)
-        if let duration {
-            Thread.sleep(forTimeInterval: duration)
-            try runBlocking { try await server.stop() }
-        } else {
-            signal(SIGINT, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGINT)
-            let stop = DispatchSemaphore(value: 0)
+        // SIGINT (Ctrl-C) and SIGTERM stop the server cleanly, with or without --duration. The
+        // dispatch sources see them even in a script's background job, which starts with SIGINT
+        // ignored.
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber)
             source.setEventHandler { stop.signal() }
             source.resume()
-            stop.wait()
-            try runBlocking { try await server.stop() }
-            print("stopped")
+            return source
         }
+        if let duration {
+            _ = stop.wait(timeout: .now() + duration)
+        } else {
+            stop.wait()
+        }
+        sources.forEach { $0.cancel() }
+        try runBlocking { try await server.stop() }
+        print("stopped")
     }
 }

@@ -32,42 +32,43 @@ def main():
         if not condition:
             failures.append(name)
 
-    def attempt(name, call):
+    def attempt(call):
+        """The call's result, or the text of the APIException it raised."""
         try:
             return call()
         except APIException as error:
-            check(name, False, f"APIException {error}")
-        return None
+            return f"APIException: {error}"
 
-    # Basic auth with a wrong secret: the SDK raises with the server's message.
+    # Basic auth with a wrong secret: the SDK raises with the server's message (and would log the
+    # answer as an error, which is expected here).
     wrong = Exponea(token, username=key_id, password=secret + "-wrong", url=base_url, request_timeout=10)
+    wrong.logger.disabled = True
     try:
         wrong.tracking.get_system_time()
         check("wrong secret is refused", False, "no exception")
     except APIException as error:
         check("wrong secret is refused", "secret" in str(error), str(error))
+    finally:
+        wrong.logger.disabled = False
 
     # System time: a number of seconds since 1970, from the server's clock.
-    server_time = attempt("system time", tracking.get_system_time)
-    if server_time is not None:
-        check(
-            "system time",
-            isinstance(server_time, (int, float)) and abs(server_time - time.time()) < 300,
-            repr(server_time),
-        )
+    server_time = attempt(tracking.get_system_time)
+    check(
+        "system time",
+        isinstance(server_time, (int, float)) and abs(server_time - time.time()) < 300,
+        repr(server_time),
+    )
 
     # Events: one with a timestamp, one without (the SDK sends "timestamp": null).
     result = attempt(
-        "event with timestamp",
         lambda: tracking.add_event(ids, "purchase", properties={"price": 9.99}, timestamp=time.time()),
     )
     check("event with timestamp", result is True, repr(result))
-    result = attempt("event without timestamp", lambda: tracking.add_event(ids, "purchase"))
+    result = attempt(lambda: tracking.add_event(ids, "purchase"))
     check("event without timestamp", result is True, repr(result))
 
     # Customer properties.
     result = attempt(
-        "update customer properties",
         lambda: tracking.update_customer_properties(ids, {"tier": "gold", "visits": 3}),
     )
     check("update customer properties", result is True, repr(result))
@@ -79,10 +80,10 @@ def main():
         tracking.update_customer_properties(ids, {"tier": "platinum"}, batch=True),
         tracking.get_system_time(batch=True),
     ]
-    results = attempt("batch with one bad command", lambda: tracking.batch_commands(commands))
+    results = attempt(lambda: tracking.batch_commands(commands))
     check(
         "batch with one bad command",
-        results is not None
+        isinstance(results, list)
         and results[:3] == [True, False, True]
         and isinstance(results[3], (int, float))
         and len(results) == 4,
