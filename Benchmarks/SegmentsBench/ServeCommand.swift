@@ -12,11 +12,27 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Loopback address to bind.") var host: String = "127.0.0.1"
     @Option(help: "Project token.") var token: String = "mock-project"
     @Option(help: "API key expected as `authorization: Token <key>` or `Bearer <key>`.") var key: String = "mock-key"
+    @Option(help: ArgumentHelp(
+        "Also accept this private key as HTTP Basic credentials (`authorization: Basic base64(<id>:<secret>)`).",
+        valueName: "id:secret"))
+    var basicAuth: String?
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var duration: Double?
     @Flag(help: "Add a demo rule: customers enter a discovery segment after 3 `purchase` events and leave on `refund`.") var demoRules = false
 
+    func validate() throws {
+        if basicAuth != nil, keyPair == nil {
+            throw ValidationError("--basic-auth must be <key id>:<secret>")
+        }
+    }
+
+    /// `--basic-auth` split at its first `:` (a Basic user name cannot contain one).
+    private var keyPair: MockKeyPair? {
+        guard let basicAuth, let colon = basicAuth.firstIndex(of: ":") else { return nil }
+        return MockKeyPair(id: String(basicAuth[..<colon]), secret: String(basicAuth[basicAuth.index(after: colon)...]))
+    }
+
     func run() throws {
-        let backend = SegmentsBackend(projects: [MockProject(token: token, apiKey: key)])
+        let backend = SegmentsBackend(projects: [MockProject(token: token, apiKey: key, keyPair: keyPair)])
         if demoRules {
             backend.addRule(SegmentRule(
                 category: .discovery, segment: Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4"),
@@ -24,20 +40,30 @@ struct ServeCommand: ParsableCommand {
         }
         let server = SegmentsMockHTTPServer(backend: backend, host: host, port: port)
         try runBlocking { try await server.start() }
-        print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)). Ctrl-C to stop.")
+        let basic = keyPair.map { " or Basic \($0.id):<secret>" } ?? ""
+        print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)\(basic)). Ctrl-C to stop.")
         print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")
-        if let duration {
-            Thread.sleep(forTimeInterval: duration)
-            try runBlocking { try await server.stop() }
-        } else {
-            signal(SIGINT, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGINT)
-            let stop = DispatchSemaphore(value: 0)
+        // Flushed so that a script reading the output through a pipe (to learn the port that
+        // --port 0 picked) sees these lines now, not when the buffer fills.
+        fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)
+        // SIGINT (Ctrl-C) and SIGTERM stop the server cleanly, with or without --duration. The
+        // dispatch sources see them even in a script's background job, which starts with SIGINT
+        // ignored.
+        let stop = DispatchSemaphore(value: 0)
+        let sources = [SIGINT, SIGTERM].map { signalNumber in
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber)
             source.setEventHandler { stop.signal() }
             source.resume()
-            stop.wait()
-            try runBlocking { try await server.stop() }
-            print("stopped")
+            return source
         }
+        if let duration {
+            _ = stop.wait(timeout: .now() + duration)
+        } else {
+            stop.wait()
+        }
+        sources.forEach { $0.cancel() }
+        try runBlocking { try await server.stop() }
+        print("stopped")
     }
 }

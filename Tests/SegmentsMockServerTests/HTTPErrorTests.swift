@@ -10,7 +10,10 @@ final class HTTPErrorTests: XCTestCase {
     ) {
         XCTAssertEqual(answer.status, status, file: file, line: line)
         XCTAssertEqual(answer.headers.first(name: "content-type"), "application/json", file: file, line: line)
-        XCTAssertNotNil(jsonObject(answer.body)?["error"] as? String, "body: \(answer.body)", file: file, line: line)
+        let body = jsonObject(answer.body)
+        XCTAssertNotNil(body?["error"] as? String, "body: \(answer.body)", file: file, line: line)
+        XCTAssertEqual(body?["success"] as? Bool, false, "body: \(answer.body)", file: file, line: line)
+        XCTAssertEqual((body?["errors"] as? [String])?.count, 1, "body: \(answer.body)", file: file, line: line)
     }
 
     func testWrongKeyIs401WithAJSONError() async throws {
@@ -91,7 +94,7 @@ final class HTTPErrorTests: XCTestCase {
                     body: #"{"customer_ids":{"cookie":42},"event_type":"a","timestamp":1}"#),
                 try await session.send(
                     .POST, "/track/v2/projects/mock-project/batch",
-                    body: #"{"commands":[{"name":"customers/events","data":{"customer_ids":{"cookie":"c1"},"event_type":"a"}},{"name":"nope","data":{}}]}"#),
+                    body: #"{"commands":{"name":"customers/events","data":{"customer_ids":{"cookie":"c1"},"event_type":"a"}}}"#),
                 try await session.send(
                     .POST, "/webxp/projects/mock-project/cookies/c1/link-ids", body: #"{"external_ids":["x"]}"#),
                 try await session.send(
@@ -103,7 +106,7 @@ final class HTTPErrorTests: XCTestCase {
         }
 
         for answer in answers { assertJSONError(answer, 400) }
-        XCTAssertEqual(backend.eventsAccepted, 0, "an invalid batch is not applied at all")
+        XCTAssertEqual(backend.eventsAccepted, 0, "a batch whose envelope is wrong is not applied at all")
         XCTAssertEqual(backend.linkCalls, 0)
     }
 

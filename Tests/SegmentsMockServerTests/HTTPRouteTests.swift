@@ -86,7 +86,8 @@ final class HTTPRouteTests: XCTestCase {
 
         XCTAssertEqual(answer.status, 200)
         XCTAssertEqual(
-            jsonObject(answer.body), ["results": [["success": true], ["success": true], ["success": true], ["success": true]]])
+            jsonObject(answer.body),
+            ["results": [["success": true], ["success": true], ["success": true], ["success": true]], "success": true])
         XCTAssertEqual(backend.segments(forCookie: "c1", projectToken: "mock-project")?[.discovery], [Fixtures.viewer])
         XCTAssertEqual(backend.customer(forCookie: "c1")?.properties, ["a": 1])
         XCTAssertEqual(backend.requestCounts, [.trackBatch: 1])

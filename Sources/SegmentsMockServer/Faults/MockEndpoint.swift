@@ -2,7 +2,7 @@
 ///
 /// Both ways in map onto these: the HTTP server by route, ``MockSegmentsTransport`` by method
 /// (`trackEvents` with one event is ``trackEvent``, with several ``trackBatch``;
-/// `fetchQualifiedSegments` is ``qualifiedSegments``).
+/// `fetchQualifiedSegments` is ``qualifiedSegments``); ``systemTime`` is reached over HTTP only.
 public enum MockEndpoint: String, Sendable, CaseIterable, Hashable {
     /// `GET /webxp/projects/{token}/segments?cookie={cookie}`.
     case fetchSegments
@@ -16,6 +16,8 @@ public enum MockEndpoint: String, Sendable, CaseIterable, Hashable {
     case trackBatch
     /// `POST /v3/graphql`: the ODP-style qualified-segments query (SPEC §9).
     case qualifiedSegments
+    /// `GET /track/v2/projects/{token}/system/time`: the server's clock (Exponea's tracking API).
+    case systemTime
 
     /// A stable small number per endpoint (its position in `allCases`), used to derive each
     /// endpoint's random stream from the plan's seed. `hashValue` would not do: it is randomized
@@ -30,6 +32,7 @@ public enum MockEndpoint: String, Sendable, CaseIterable, Hashable {
         // Appended, never inserted: an endpoint's index seeds its stream, so the existing
         // endpoints keep the fault sequences they had before this one existed.
         case .qualifiedSegments: 5
+        case .systemTime: 6
         }
     }
 }

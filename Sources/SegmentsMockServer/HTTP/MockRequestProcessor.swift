@@ -8,7 +8,9 @@ import RealtimeSegments
 /// Order: unknown route → 404; wrong method → 405 (neither is counted nor draws a fault); then the
 /// request is counted on its endpoint and its fault drawn; a fault other than latency replaces the
 /// normal handling (so a failed request never changes the model); else unknown project → 404,
-/// bad credentials → 401, malformed body → 400, and finally the model update and 200.
+/// missing, malformed or wrong credentials → 401, malformed body → 400, and finally the model
+/// update and 200. A batch whose envelope is well-formed answers 200 with one result per command:
+/// an unknown or invalid command fails alone (see ``batchReply(_:projectToken:)``).
 ///
 /// `POST /v3/graphql` names no project: after the fault, an `x-api-key` that no project has → 403,
 /// a `content-type` other than `application/json` → 415, a body that is not JSON or lacks a string
@@ -92,8 +94,16 @@ struct MockRequestProcessor: Sendable {
         guard let token = route.projectToken, let project = backend.project(token: token) else {
             return .error(404, "unknown project token")
         }
-        guard project.accepts(headerValue: request.authorization) else {
-            return .error(401, "missing or invalid authorization")
+        do {
+            let credentials = try AuthorizationHeader.parse(request.authorization)
+            guard project.accepts(credentials) else {
+                switch credentials {
+                case .key: return .error(401, "invalid API key")
+                case .basic: return .error(401, "invalid API key id or secret")
+                }
+            }
+        } catch {
+            return .error(401, error.reason)
         }
         do {
             switch route {
@@ -111,7 +121,7 @@ struct MockRequestProcessor: Sendable {
                 }
                 return .init(status: 200, body: WireResponseBodies.empty)
             case .trackEvent(let token):
-                let event = try WireRequestDecoder.event(request.body)
+                let event = try WireRequestDecoder.event(request.body, now: backend.currentTime)
                 try RequestValidation.validate(event)
                 guard backend.apply([.event(event)], projectToken: token) else {
                     return .error(404, "unknown project token")
@@ -125,12 +135,9 @@ struct MockRequestProcessor: Sendable {
                 }
                 return .init(status: 200, body: WireResponseBodies.success)
             case .trackBatch(let token):
-                let commands = try WireRequestDecoder.batch(request.body)
-                try RequestValidation.validate(commands)
-                guard backend.apply(commands, projectToken: token) else {
-                    return .error(404, "unknown project token")
-                }
-                return .init(status: 200, body: WireResponseBodies.batchResults(count: commands.count))
+                return try batchReply(request.body, projectToken: token)
+            case .systemTime:
+                return .init(status: 200, body: WireResponseBodies.systemTime(backend.currentTime))
             case .qualifiedSegments:
                 // reply(to:) sends every qualified-segments request that passed the faults to
                 // qualifiedSegmentsAction(_:), never here (and the route has no project token, so
@@ -140,6 +147,41 @@ struct MockRequestProcessor: Sendable {
         } catch {
             return .error(400, error.reason)
         }
+    }
+
+    /// A batch: each command is checked on its own; the valid ones are applied in order as one
+    /// model step, and each command gets its result (`system/time` the server's time, an invalid
+    /// one `"success": false` with its reason). Throws only for an envelope that is not
+    /// `{"commands": [...]}` (400).
+    private func batchReply(_ body: Data, projectToken: String) throws(RequestValidation.Rejection)
+        -> MockHTTPReply.Response
+    {
+        let now = backend.currentTime
+        let commands = try WireRequestDecoder.batch(body, now: now)
+        var accepted: [TrackingCommand] = []
+        accepted.reserveCapacity(commands.count)
+        var results: [BatchResult] = []
+        results.reserveCapacity(commands.count)
+        for command in commands {
+            switch command {
+            case .track(let tracking):
+                do {
+                    try RequestValidation.validate(tracking)
+                    accepted.append(tracking)
+                    results.append(.accepted)
+                } catch {
+                    results.append(.refused(error.reason))
+                }
+            case .systemTime:
+                results.append(.time(now))
+            case .invalid(let reason):
+                results.append(.refused(reason))
+            }
+        }
+        guard backend.apply(accepted, projectToken: projectToken) else {
+            return .error(404, "unknown project token")
+        }
+        return .init(status: 200, body: WireResponseBodies.batch(results))
     }
 
     /// The body a successful answer would have had, without changing the model: what a truncated
@@ -152,6 +194,7 @@ struct MockRequestProcessor: Sendable {
         case .linkIds: WireResponseBodies.empty
         case .trackEvent, .trackCustomer: WireResponseBodies.success
         case .trackBatch: WireResponseBodies.batchResults(count: 1)
+        case .systemTime: WireResponseBodies.systemTime(backend.currentTime)
         case .qualifiedSegments: WireResponseBodies.emptyQualifiedSegments
         }
     }

@@ -13,6 +13,8 @@ enum MockRoute: Hashable, Sendable {
     case trackCustomer(projectToken: String)
     /// `POST /track/v2/projects/{token}/batch`.
     case trackBatch(projectToken: String)
+    /// `GET /track/v2/projects/{token}/system/time`.
+    case systemTime(projectToken: String)
     /// `POST /v3/graphql`: qualified segments (SPEC §9); the project is the one of `x-api-key`.
     case qualifiedSegments
 
@@ -40,6 +42,9 @@ enum MockRoute: Hashable, Sendable {
             case "batch": self = .trackBatch(projectToken: segments[3])
             default: return nil
             }
+        case 6 where segments[0] == "track" && segments[1] == "v2" && segments[2] == "projects"
+            && segments[4] == "system" && segments[5] == "time":
+            self = .systemTime(projectToken: segments[3])
         case 6 where segments[0] == "webxp" && segments[1] == "projects" && segments[3] == "cookies"
             && segments[5] == "link-ids":
             self = .linkIds(projectToken: segments[2], cookie: segments[4])
@@ -60,13 +65,14 @@ enum MockRoute: Hashable, Sendable {
         case .trackCustomer: .trackCustomer
         case .trackBatch: .trackBatch
         case .qualifiedSegments: .qualifiedSegments
+        case .systemTime: .systemTime
         }
     }
 
     /// The only method the route accepts.
     var method: HTTPMethod {
         switch self {
-        case .fetchSegments: .GET
+        case .fetchSegments, .systemTime: .GET
         case .linkIds, .trackEvent, .trackCustomer, .trackBatch, .qualifiedSegments: .POST
         }
     }
@@ -75,7 +81,7 @@ enum MockRoute: Hashable, Sendable {
     var projectToken: String? {
         switch self {
         case .fetchSegments(let token, _), .linkIds(let token, _), .trackEvent(let token), .trackCustomer(let token),
-            .trackBatch(let token):
+            .trackBatch(let token), .systemTime(let token):
             token
         case .qualifiedSegments:
             nil

@@ -25,19 +25,29 @@ import NIOPosix
 /// - `POST /track/v2/projects/{token}/customers`, body `{"customer_ids": {...}, "properties": {...}}`
 ///   → 200 `{"success":true}`;
 /// - `POST /track/v2/projects/{token}/batch`, body `{"commands": [{"name": "customers/events",
-///   "data": <event>}, {"name": "customers", "data": <update>}, ...]}` → 200
-///   `{"results": [{"success":true}, ...]}`, applied in order, all or nothing, one request for
-///   fault purposes.
+///   "data": <event>}, {"name": "customers", "data": <update>}, {"name": "system/time"}, ...]}` →
+///   200 `{"results": [{"success":true}, ...], "success":true}`, one result per command in order
+///   (`system/time`: `{"success":true,"time":<seconds>}`); a command that is not an object, has an
+///   unknown name, or data of the wrong shape or content fails alone with
+///   `{"success":false,"errors":["<reason>"]}`, and the valid ones are applied in order as one
+///   model step. Only a body that is not `{"commands": [...]}` is a 400. One request for fault
+///   purposes.
+/// - `GET /track/v2/projects/{token}/system/time` → 200 `{"success":true,"time":<seconds since
+///   1970>}` from ``SegmentsBackend/currentTime``.
 /// - `POST /v3/graphql` (qualified segments, SPEC §9), headers `x-api-key: <apiKey>` and
 ///   `content-type: application/json`, body `{"query": ..., "variables": {...}}` → 200 with the
 ///   GraphQL result (`data`, and `errors` for an unknown user or an invalid query); 403 for a
 ///   missing or unknown key, 415 for another content type, 400 for a body that is not JSON or
 ///   lacks `query`. See the module documentation for the schema and the answers.
 ///
-/// Errors of the other routes have the body `{"error": "..."}`: 404 for an unknown route or project token, 405 for a
-/// wrong method (with `allow`), 401 for a missing or wrong `authorization` (`Token <apiKey>` or
-/// `Bearer <apiKey>`), 400 for a body that is not JSON or not of the route's shape (or a fetch
-/// without `cookie`), 413 for a body over ``maxRequestBodyBytes`` (the connection then closes).
+/// The project routes take `authorization: Token <apiKey>` or `Bearer <apiKey>`, or the project's
+/// ``MockProject/keyPair`` as `Basic base64(<id>:<secret>)` (Exponea's private access).
+///
+/// Errors have Exponea's body `{"success": false, "errors": ["..."]}` plus the same message as
+/// `"error"`: 404 for an unknown route or project token, 405 for a wrong method (with `allow`),
+/// 401 for a missing, malformed or wrong `authorization`, 400 for a body that is not JSON or not
+/// of the route's shape (or a fetch without `cookie`), 413 for a body over
+/// ``maxRequestBodyBytes`` (the connection then closes).
 ///
 /// Faults (``FaultPlan``): an error status with a JSON error body; latency before the answer; a
 /// hang (no answer; the connection closes after the profile's `maxHang`, when the client gives up,

@@ -8,7 +8,10 @@ import RealtimeSegments
 /// draws its fault decision, then checks the project and the credentials, then the request's content
 /// with the HTTP server's rules (empty customer ids or event type, a cookie among the external ids:
 /// ``SegmentsError/unexpectedStatus(_:)`` 400, as the server's 400 would be), then applies the call
-/// to the backend. A call that fails leaves the model unchanged.
+/// to the backend. A call that fails leaves the model unchanged, except a batch (several events):
+/// as on the server's batch endpoint, its valid events are applied and each invalid one fails
+/// alone, reported as ``SegmentsError/partialUpload(answered:refused:then:)`` (what the HTTP
+/// transport reports for that answer).
 ///
 /// Faults become the errors the HTTP transport would report:
 /// - error status → ``SegmentsError/unauthorized(status:)`` (401/403), ``SegmentsError/notFound``
@@ -52,11 +55,27 @@ public final class MockSegmentsTransport: SegmentsTransport {
 
     public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
         guard !events.isEmpty else { return }
-        try await admit(events.count == 1 ? .trackEvent : .trackBatch, context)
-        try validate { () throws(RequestValidation.Rejection) in
-            try RequestValidation.validate(events.map(TrackingCommand.event))
+        guard events.count > 1 else {
+            try await admit(.trackEvent, context)
+            try validate { () throws(RequestValidation.Rejection) in try RequestValidation.validate(events[0]) }
+            guard backend.trackEvents(events, projectToken: context.projectToken) else { throw .notFound }
+            return
         }
-        guard backend.trackEvents(events, projectToken: context.projectToken) else { throw .notFound }
+        // A batch, as the HTTP server's batch endpoint answers it: an invalid event fails alone.
+        try await admit(.trackBatch, context)
+        var valid: [TrackedEvent] = []
+        valid.reserveCapacity(events.count)
+        var refused: [CommandRefusal] = []
+        for (index, event) in events.enumerated() {
+            do {
+                try RequestValidation.validate(event)
+                valid.append(event)
+            } catch {
+                refused.append(CommandRefusal(index: index, reason: error.reason))
+            }
+        }
+        guard backend.trackEvents(valid, projectToken: context.projectToken) else { throw .notFound }
+        if !refused.isEmpty { throw .partialUpload(answered: events.count, refused: refused, then: nil) }
     }
 
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {

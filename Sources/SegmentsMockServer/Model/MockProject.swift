@@ -1,16 +1,21 @@
 import RealtimeSegments
 
-/// A project the mock backend knows: requests must name its token and authenticate with its key.
+/// A project the mock backend knows: requests must name its token and authenticate with its key
+/// (or, over HTTP, with its key pair).
 public struct MockProject: Sendable, Hashable {
     /// The project token (in every URL path).
     public var token: String
     /// The API key a request must present as `authorization: Token <apiKey>` or `Bearer <apiKey>`.
     public var apiKey: String
+    /// The private key a request may present instead, as `authorization: Basic base64(<id>:<secret>)`
+    /// (HTTP server only); `nil` refuses every Basic header.
+    public var keyPair: MockKeyPair?
 
     /// Creates a project.
-    public init(token: String, apiKey: String) {
+    public init(token: String, apiKey: String, keyPair: MockKeyPair? = nil) {
         self.token = token
         self.apiKey = apiKey
+        self.keyPair = keyPair
     }
 
     /// `true` when `authorization` carries this project's key (either scheme).
@@ -21,12 +26,11 @@ public struct MockProject: Sendable, Hashable {
         }
     }
 
-    /// `true` when the `authorization` header value is `Token <apiKey>` or `Bearer <apiKey>`
-    /// (scheme case-insensitive, as HTTP auth schemes are).
-    func accepts(headerValue: String?) -> Bool {
-        guard let headerValue, let space = headerValue.firstIndex(of: " ") else { return false }
-        let scheme = headerValue[..<space].lowercased()
-        let key = headerValue[headerValue.index(after: space)...].trimmingPrefix(" ")
-        return (scheme == "token" || scheme == "bearer") && key == apiKey
+    /// `true` when the parsed `authorization` header carries this project's key or key pair.
+    func accepts(_ credentials: AuthorizationHeader) -> Bool {
+        switch credentials {
+        case .key(let key): key == apiKey
+        case .basic(let id, let secret): keyPair.map { $0.id == id && $0.secret == secret } ?? false
+        }
     }
 }

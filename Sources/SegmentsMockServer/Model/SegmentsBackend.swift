@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import NIOConcurrencyHelpers
 import RealtimeSegments
 
@@ -29,6 +30,7 @@ public final class SegmentsBackend: Sendable {
     public static let changeLogCapacity = 100_000
 
     private let state: NIOLockedValueBox<BackendState>
+    private let wallClock: @Sendable () -> Double
 
     /// Creates a backend.
     ///
@@ -37,12 +39,20 @@ public final class SegmentsBackend: Sendable {
     ///     queries. A repeated token keeps its first entry.
     ///   - clock: Monotonic nanoseconds, used to stamp ``MembershipChange/changedAt``. Inject a fake
     ///     in tests; the default is the uptime clock that `DispatchTime.now()` reads.
+    ///   - wallClock: Seconds since 1970: the server time that ``currentTime`` reads (what
+    ///     `system/time` answers, and the timestamp of an event sent without one). Called without
+    ///     the lock. The default is the system's real-time clock.
     public init(
         projects: [MockProject] = [MockProject(token: "mock-project", apiKey: "mock-key")],
-        clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+        clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.state = NIOLockedValueBox(BackendState(projects: projects, clock: clock))
+        self.wallClock = wallClock
     }
+
+    /// The server's current time in seconds since 1970, from the `wallClock` given at creation.
+    public var currentTime: Double { wallClock() }
 
     // MARK: Projects
 

@@ -40,17 +40,11 @@ enum RequestValidation {
         }
     }
 
-    /// Every command of a batch must be valid; the reason names the first invalid one.
-    static func validate(_ commands: [TrackingCommand]) throws(Rejection) {
-        for (index, command) in commands.enumerated() {
-            do {
-                switch command {
-                case .event(let event): try validate(event)
-                case .customer(let update): try validate(update)
-                }
-            } catch {
-                throw Rejection(reason: "command \(index): \(error.reason)")
-            }
+    /// A batch command follows the rules of its own endpoint.
+    static func validate(_ command: TrackingCommand) throws(Rejection) {
+        switch command {
+        case .event(let event): try validate(event)
+        case .customer(let update): try validate(update)
         }
     }
 }

@@ -5,15 +5,16 @@ import RealtimeSegments
 ///
 /// Strict on shape: a body that is not JSON, lacks a required field, or has a field of the wrong
 /// type (a non-string customer id, say) is rejected with a reason, which the server answers with
-/// 400. Lenient on the optional parts: a missing `properties` is `{}`, a missing `timestamp` is
-/// the server's current time, and unknown extra fields are ignored. Content rules (non-empty ids,
-/// ...) are ``RequestValidation``'s, applied by the caller to the decoded values.
+/// 400. Lenient on the optional parts: a missing or `null` `properties` is `{}`, a missing or
+/// `null` `timestamp` is `now` (the server's current time), and unknown extra fields are ignored.
+/// Content rules (non-empty ids, ...) are ``RequestValidation``'s, applied by the caller to the
+/// decoded values.
 enum WireRequestDecoder {
     typealias Rejection = RequestValidation.Rejection
 
     /// `{"customer_ids": {...}, "event_type": "...", "timestamp": <seconds>, "properties": {...}}`.
-    static func event(_ body: Data) throws(Rejection) -> TrackedEvent {
-        try decode(WireEvent.self, body).model()
+    static func event(_ body: Data, now: Double) throws(Rejection) -> TrackedEvent {
+        try decode(WireEvent.self, body).model(now: now)
     }
 
     /// `{"customer_ids": {...}, "properties": {...}}`.
@@ -26,20 +27,21 @@ enum WireRequestDecoder {
         try decode(WireLinkIds.self, body).externalIds
     }
 
-    /// `{"commands": [{"name": "customers/events", "data": <event>}, {"name": "customers", "data": <update>}]}`.
-    /// An unknown command name rejects the whole batch, so a batch is applied entirely or not at all.
-    static func batch(_ body: Data) throws(Rejection) -> [TrackingCommand] {
-        let batch = try decode(WireBatch.self, body)
-        var commands: [TrackingCommand] = []
-        commands.reserveCapacity(batch.commands.count)
-        for (index, command) in batch.commands.enumerated() {
+    /// `{"commands": [{"name": "customers/events", "data": <event>}, {"name": "customers", "data":
+    /// <update>}, {"name": "system/time"}, ...]}`, one ``BatchCommand`` per command, in order.
+    ///
+    /// Only the envelope is strict (a body that is not an object with a `commands` array throws):
+    /// a command that is not an object, has an unknown `name`, or `data` of the wrong shape is a
+    /// ``BatchCommand/invalid(_:)`` of its own, so that it fails alone, as on Exponea.
+    static func batch(_ body: Data, now: Double) throws(Rejection) -> [BatchCommand] {
+        try decode(WireBatch.self, body).commands.map { command in
             switch command {
-            case .event(let event): commands.append(.event(event.model()))
-            case .customer(let update): commands.append(.customer(update.model()))
-            case .unknown(let name): throw Rejection(reason: "command \(index): unknown command \"\(name)\"")
+            case .event(let event): .track(.event(event.model(now: now)))
+            case .customer(let update): .track(.customer(update.model()))
+            case .systemTime: .systemTime
+            case .invalid(let reason): .invalid(reason)
             }
         }
-        return commands
     }
 
     private static func decode<Value: Decodable>(_ type: Value.Type, _ body: Data) throws(Rejection) -> Value {
@@ -53,7 +55,8 @@ enum WireRequestDecoder {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    /// A decoding error as one line naming where the body went wrong.
+    static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
             return keys.isEmpty ? "the body" : keys.joined(separator: ".")
@@ -82,10 +85,9 @@ private struct WireEvent: Decodable {
         case timestamp, properties
     }
 
-    func model() -> TrackedEvent {
+    func model(now: Double) -> TrackedEvent {
         TrackedEvent(
-            customerIds: customerIds, eventType: eventType, timestamp: timestamp ?? Date().timeIntervalSince1970,
-            properties: properties ?? [:])
+            customerIds: customerIds, eventType: eventType, timestamp: timestamp ?? now, properties: properties ?? [:])
     }
 }
 
@@ -115,24 +117,32 @@ private struct WireBatch: Decodable {
     var commands: [WireCommand]
 }
 
-/// A batch command; `data` is decoded by the shape its `name` announces.
+/// A batch command; `data` is decoded by the shape its `name` announces. Decoding never throws: a
+/// command that does not decode is ``invalid(_:)`` with the reason, and the batch goes on.
 private enum WireCommand: Decodable {
     case event(WireEvent)
     case customer(WireCustomerUpdate)
-    case unknown(String)
+    case systemTime
+    case invalid(String)
 
     enum CodingKeys: String, CodingKey {
         case name, data
     }
 
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try container.decode(String.self, forKey: .name)
-        switch name {
-        case "customers/events": self = .event(try container.decode(WireEvent.self, forKey: .data))
-        case "customers": self = .customer(try container.decode(WireCustomerUpdate.self, forKey: .data))
-        default: self = .unknown(name)
+    init(from decoder: any Decoder) {
+        do {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let name = try container.decode(String.self, forKey: .name)
+            switch name {
+            case "customers/events": self = .event(try container.decode(WireEvent.self, forKey: .data))
+            case "customers": self = .customer(try container.decode(WireCustomerUpdate.self, forKey: .data))
+            case "system/time": self = .systemTime
+            default: self = .invalid("unknown command \"\(name)\"")
+            }
+        } catch let error as DecodingError {
+            self = .invalid(WireRequestDecoder.describe(error))
+        } catch {
+            self = .invalid("wrong shape")
         }
     }
-
 }

@@ -17,10 +17,30 @@ enum WireResponseBodies {
         return encode(wire)
     }
 
-    /// `{"results":[{"success":true}, ...]}` with one result per batch command.
+    /// `{"results":[{"success":true}, ...],"success":true}`: `count` accepted commands.
     static func batchResults(count: Int) -> Data {
-        let results = Array(repeating: #"{"success":true}"#, count: count).joined(separator: ",")
-        return Data(#"{"results":[\#(results)]}"#.utf8)
+        batch(Array(repeating: .accepted, count: count))
+    }
+
+    /// `{"results":[<result>, ...],"success":true}`, one result per batch command in order: the
+    /// batch itself was well-formed, whatever its commands' fates (Exponea's batch answer).
+    static func batch(_ results: [BatchResult]) -> Data {
+        var body = #"{"results":["#
+        for (index, result) in results.enumerated() {
+            if index > 0 { body += "," }
+            switch result {
+            case .accepted: body += #"{"success":true}"#
+            case .time(let time): body += String(decoding: encode(TimeAnswer(time: time)), as: UTF8.self)
+            case .refused(let reason): body += String(decoding: encode(Refusal(errors: [reason])), as: UTF8.self)
+            }
+        }
+        body += #"],"success":true}"#
+        return Data(body.utf8)
+    }
+
+    /// `{"success":true,"time":<seconds since 1970>}`: the answer of `system/time`.
+    static func systemTime(_ time: Double) -> Data {
+        encode(TimeAnswer(time: time))
     }
 
     /// `{"data":{"customer":{"audiences":{"edges":[]}}}}`: a well-formed qualified-segments answer,
@@ -28,9 +48,11 @@ enum WireResponseBodies {
     /// execution, and half of any JSON object is equally unreadable).
     static let emptyQualifiedSegments = Data(#"{"data":{"customer":{"audiences":{"edges":[]}}}}"#.utf8)
 
-    /// `{"error": message}`.
+    /// `{"error":message,"errors":[message],"success":false}`: Exponea's error shape (`success`
+    /// and the list of `errors`), with the message also as the single `error` that readers of the
+    /// mock's older answers look for.
     static func error(_ message: String) -> Data {
-        encode(["error": message])
+        encode(ErrorAnswer(error: message, errors: [message]))
     }
 
     /// A 200 body of the wrong shape for `endpoint`; `variant` (0, 1 or 2) picks which.
@@ -54,7 +76,7 @@ enum WireResponseBodies {
                     #"{"data":{}}"#,
                     "<html><body>OK</body></html>",
                 ]
-            case .linkIds, .trackEvent, .trackCustomer, .trackBatch:
+            case .linkIds, .trackEvent, .trackCustomer, .trackBatch, .systemTime:
                 [#""ok""#, #"{"success":"yes"}"#, "<html><body>OK</body></html>"]
             }
         return Data(bodies[variant % bodies.count].utf8)
@@ -63,7 +85,23 @@ enum WireResponseBodies {
     private static func encode(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding dictionaries of strings and segments cannot fail.
+        // Encoding strings, finite numbers, booleans and segments cannot fail.
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+
+    private struct TimeAnswer: Encodable {
+        var success = true
+        var time: Double
+    }
+
+    private struct Refusal: Encodable {
+        var errors: [String]
+        var success = false
+    }
+
+    private struct ErrorAnswer: Encodable {
+        var error: String
+        var errors: [String]
+        var success = false
     }
 }
