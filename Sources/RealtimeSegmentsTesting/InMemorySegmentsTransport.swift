@@ -1,6 +1,11 @@
-import Synchronization
+import RealtimeSegments
 
 /// A scriptable in-memory backend for tests and examples: no sockets, every call recorded.
+///
+/// Pass it as ``RealtimeSegments/SegmentsConfiguration/transport`` (and as the qualified-segments
+/// transport) in place of the HTTP transport. Calls answer at once unless held. Uploads are
+/// recorded only when accepted (``trackedEvents``, ``customerUpdates``); fetches, link calls and
+/// qualified queries are recorded whether or not they then fail.
 ///
 /// - Segments come from ``setSegments(_:forCookie:)`` (per cookie), else ``defaultResponse``, or from a
 ///   custom ``responder`` closure.
@@ -15,7 +20,8 @@ import Synchronization
 ///   with ``failNext(_:with:count:)`` on ``Endpoint/fetchQualifiedSegments``, and
 ///   ``holdQualifiedFetches()`` holds requests until ``releaseHeldQualifiedFetches(keepHolding:)``.
 ///
-/// Threading: every method may be called from any thread.
+/// Threading: every method may be called from any thread. Each takes one lock briefly and never
+/// blocks: a held call suspends its task, not its thread (``neverBlocks`` is `true`).
 public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmentsTransport {
     /// The endpoints, for scripting failures.
     public enum Endpoint: Sendable, Hashable, CaseIterable {
