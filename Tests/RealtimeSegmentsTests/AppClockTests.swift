@@ -53,6 +53,9 @@ final class AppClockTests: XCTestCase {
         configuration.debounce = .milliseconds(100)
         let client = SegmentsClient(configuration: configuration)
         defer { client.stop() }
+        // A listener, so that the window that opens at start ends in a check.
+        client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in })
         client.start()
         waitUntil { transport.fetchCount == 1 }
         XCTAssertTrue(client.waitUntilIdle())
