@@ -7,8 +7,8 @@
 /// it wakes, so a clock that runs slower than real time only makes the engine wake early and
 /// sleep again.
 ///
-/// Threading: every method may be called from any thread, the engine thread included; neither
-/// may block.
+/// Threading: every method may be called from any thread, the engine thread included, so neither
+/// should block.
 public protocol SegmentsClock: Sendable {
     /// Monotonic now; never goes backwards.
     func now() -> SegmentsInstant
