@@ -3,7 +3,7 @@ import RealtimeSegments
 extension QualifiedSegmentsCache {
     /// Creates an empty cache of `size` users whose entries live for `timeout`, timed by `clock`:
     /// a cache of its own, to test the cache rules apart from a client (a client makes its own,
-    /// ``RealtimeSegments/SegmentsClient/qualifiedSegmentsCache``).
+    /// `SegmentsClient.qualifiedSegmentsCache`).
     public convenience init(
         size: Int = QualifiedSegmentsCache.defaultSize,
         timeout: Duration = QualifiedSegmentsCache.defaultTimeout,
@@ -13,8 +13,7 @@ extension QualifiedSegmentsCache {
     }
 
     /// The segments saved under `key` if the entry has not expired, without making it most
-    /// recently used (``RealtimeSegments/QualifiedSegmentsCache/lookup(_:)`` does). Never returns
-    /// an expired entry.
+    /// recently used (as `lookup(_:)` does). Never returns an expired entry.
     ///
     /// Threading: any thread; reads the clock, then takes the cache's lock for an O(1) step.
     public func peek(_ key: String) -> [String]? { peekSegments(key) }
