@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
         .library(name: "RealtimeSegmentsHTTP", targets: ["RealtimeSegmentsHTTP"]),
+        .library(name: "RealtimeSegmentsTesting", targets: ["RealtimeSegmentsTesting"]),
         .library(name: "SegmentsMockServer", targets: ["SegmentsMockServer"]),
         .executable(name: "segments-bench", targets: ["segments-bench"]),
     ],
@@ -45,6 +46,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What an app's tests use: the manual clock, the in-memory transport, the waits for idle.
+        .target(name: "RealtimeSegmentsTesting", dependencies: ["RealtimeSegments"]),
         // The in-process mock segments backend (in-memory and HTTP on loopback); never linked by apps.
         .target(
             name: "SegmentsMockServer",
@@ -65,7 +68,8 @@ let package = Package(
         .target(
             name: "SegmentsBenchKit",
             dependencies: [
-                "RealtimeSegments", "RealtimeSegmentsHTTP", "SegmentsMockServer", "CJemalloc", "SegmentsCPUHints",
+                "RealtimeSegments", "RealtimeSegmentsHTTP", "RealtimeSegmentsTesting", "SegmentsMockServer", "CJemalloc",
+                "SegmentsCPUHints",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -86,12 +90,15 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeSegmentsTests",
-            dependencies: ["RealtimeSegments", "SegmentsCPUHints", .product(name: "Atomics", package: "swift-atomics")]
+            dependencies: [
+                "RealtimeSegments", "RealtimeSegmentsTesting", "SegmentsCPUHints",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "RealtimeSegments", "RealtimeSegmentsHTTP", "SegmentsMockServer",
+                "RealtimeSegments", "RealtimeSegmentsHTTP", "RealtimeSegmentsTesting", "SegmentsMockServer",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -18,6 +18,7 @@ let package = Package(
             name: "HotPath",
             dependencies: [
                 .product(name: "RealtimeSegments", package: "RealtimeSegments"),
+                .product(name: "RealtimeSegmentsTesting", package: "RealtimeSegments"),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/HotPath",

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RealtimeSegments
 import RealtimeSegmentsHTTP
+import RealtimeSegmentsTesting
 import SegmentsMockServer
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import RealtimeSegments
 import RealtimeSegmentsHTTP
+import RealtimeSegmentsTesting
 import XCTest
 
 /// "Nothing is lost, nothing is doubled" with one request per event (`useBatchEndpoint = false`):

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @_spi(Benchmarks) @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// A configuration value out of range is brought into range with a `Segments:` warning, instead
 /// of stalling uploads, spinning the engine or trapping.

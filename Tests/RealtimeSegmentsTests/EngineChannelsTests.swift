@@ -4,6 +4,7 @@ import Synchronization
 import XCTest
 
 @_spi(Benchmarks) @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// Messages that reach the inbox when no engine will handle them anymore are answered, not lost.
 final class EngineChannelsTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 
 #if os(Linux)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 /// The engine thread's scheduling follows ``SegmentsConfiguration/engineScheduling``.
 final class EngineThreadTests: XCTestCase {
     /// A manual clock that notes the scheduling policy of the thread the engine sleeps on.
-    final class PolicyRecordingClock: SegmentsClock {
+    final class PolicyRecordingClock: SteppedClock {
         let base = ManualClock()
         let policies = Locked<[Int32]>([])
         let threadNames = Locked<Set<String>>([])

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import Synchronization
 import XCTest
 
@@ -247,7 +248,7 @@ final class QualifiedCacheTests: XCTestCase {
 
 /// A manual clock whose next `now()`, once armed, reads the time and then waits at a gate: a
 /// caller preempted between reading the clock and using what it read.
-private final class GatedClock: SegmentsClock {
+private final class GatedClock: SteppedClock {
     let base = ManualClock()
     /// Signalled when the held read has read the time.
     let hasRead = DispatchSemaphore(value: 0)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// SPEC §9: cache-or-fetch, single flight, options, configuration errors.

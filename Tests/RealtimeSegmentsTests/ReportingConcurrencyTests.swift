@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// SPEC §10: concurrent setters never lose an update; events follow the order of the changes.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// SPEC §10: every setter call publishes exactly one event with the visitor's full new segments.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// Where the engine's transport calls run. A transport that declares `neverBlocks` has its fetches

@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// SPEC §7 and "nothing is lost": link-ids only when hard ids changed; uploads retried, never dropped;
@@ -312,7 +313,7 @@ final class UploadAndLinkTests: XCTestCase {
 }
 
 /// A manual clock that notes every thread that reads its wall clock.
-private final class ReaderRecordingClock: SegmentsClock, @unchecked Sendable {
+private final class ReaderRecordingClock: SteppedClock, @unchecked Sendable {
     // @unchecked Sendable: `threads` is only read or written while `lock` is held. An `NSLock`
     // rather than `Synchronization.Mutex`, which ThreadSanitizer cannot see on Linux (this suite
     // runs under it in CI).

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// SPEC §7 upload answers and "nothing is lost": a transient failure is retried with backoff (and

@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// Bad input gets a typed error or a `Segments:` line, never a crash or silent loss.

@@ -386,19 +386,13 @@ public final class SegmentsClient: Sendable {
     }
 
     /// Blocks until every call made before it has been processed, every fetch and upload it started
-    /// has completed, and every callback and completion it caused has returned. Pending debounce,
-    /// retry and flush timers do not count (advance a ``ManualClock`` to fire them). Returns `false`
-    /// if that did not happen within `timeout`.
+    /// has completed, and every callback and completion it caused has returned; `false` if that
+    /// did not happen within `timeout` (real time). Pending timers do not count. Before
+    /// ``start()`` it returns `true` at once; after ``stop()`` it waits for what is still running.
     ///
-    /// After ``stop()`` it waits for what is still running: a delivery that was under way (which
-    /// stops before its next callback), completions, and fetch and upload tasks still in flight
-    /// (their results are no longer handled; a fetch lasts at most the transport's timeout).
-    /// Before ``start()`` it returns `true` at once.
-    ///
-    /// Meant for tests and the benchmark harness. Do not call it from a callback (it would wait for
-    /// itself).
-    @discardableResult
-    public func waitUntilIdle(timeout: Duration = .seconds(10)) -> Bool {
+    /// Package-level: RealtimeSegmentsTesting's `waitUntilIdle(timeout:)` is its public face, for
+    /// tests and the harness. Never from a callback (it would wait for itself).
+    package func waitUntilSettled(timeout: Duration) -> Bool {
         // After stop the barrier is answered at once (the inbox is closed), so this waits only for
         // the work still counted as outstanding.
         guard lifecycle.atomic.load(ordering: .acquiring) != .created else { return true }

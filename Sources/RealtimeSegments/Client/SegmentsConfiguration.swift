@@ -30,7 +30,7 @@ public struct SegmentsConfiguration: Sendable {
     public var engineScheduling: EngineScheduling = .yieldsToApp
     /// Where `Segments:` lines go.
     public var logger: Logger = Logger(label: "RealtimeSegments")
-    /// The time source (inject a ``ManualClock`` in tests).
+    /// The time source (inject RealtimeSegmentsTesting's `ManualClock` in tests).
     public var clock: any SegmentsClock = SystemClock()
     /// Events the ingestion ring holds before producers are slowed (rounded up to a power of two).
     ///

@@ -1,9 +1,14 @@
 /// The time source of the engine: debounce, max-wait, cache TTL, retry backoff and event timestamps.
 ///
-/// The engine reads time only through its clock, so tests inject a ``ManualClock`` and drive every
-/// timing rule without sleeping. Production code uses ``SystemClock`` (the default).
+/// The engine reads time only through its clock. Production code uses ``SystemClock`` (the
+/// default); tests inject the `ManualClock` of the RealtimeSegmentsTesting product and drive every
+/// timing rule without sleeping. An app's own clock implements these two reads and nothing else:
+/// the engine waits for its deadlines on real (monotonic) time, and looks at the clock again when
+/// it wakes, so a clock that runs slower than real time only makes the engine wake early and
+/// sleep again.
 ///
-/// Threading: every method may be called from any thread.
+/// Threading: every method may be called from any thread, the engine thread included, so neither
+/// should block.
 public protocol SegmentsClock: Sendable {
     /// Monotonic now; never goes backwards.
     func now() -> SegmentsInstant
@@ -11,7 +16,4 @@ public protocol SegmentsClock: Sendable {
     /// thread as it takes events from the ring: once for the events already claimed when it
     /// reads, again for events claimed after that.
     func wallClockSeconds() -> Double
-    /// Blocks the calling engine thread until `deadline` has passed or `wakeup` is signalled,
-    /// whichever comes first. A `nil` deadline waits for the signal only.
-    func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup)
 }

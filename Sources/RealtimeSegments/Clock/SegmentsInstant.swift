@@ -34,7 +34,7 @@ extension Duration {
     }
 
     /// The duration in seconds, as a `Double`.
-    var inSeconds: Double {
+    package var inSeconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }

@@ -25,14 +25,4 @@ public struct SystemClock: SegmentsClock {
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
     }
-
-    /// Waits until `deadline` in uptime or until `wakeup` is signalled; without a deadline, only
-    /// until signalled.
-    public func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
-        if let deadline {
-            wakeup.wait(untilUptimeNanoseconds: deadline.nanoseconds)
-        } else {
-            wakeup.wait()
-        }
-    }
 }

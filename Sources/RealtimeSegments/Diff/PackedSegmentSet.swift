@@ -22,14 +22,12 @@ import Darwin
 public struct PackedSegmentSet: Sendable, Equatable {
     /// One (id, segmentationId) pair as three words: id high 64 bits, both low 32-bit halves, and
     /// segmentation id high 64 bits.
-    @_spi(Benchmarks)
-    public struct Key: Sendable, Comparable {
+    package struct Key: Sendable, Comparable {
         var word0: UInt64
         var word1: UInt64
         var word2: UInt64
 
-        @_spi(Benchmarks)
-        public static func < (lhs: Key, rhs: Key) -> Bool {
+        package static func < (lhs: Key, rhs: Key) -> Bool {
             (lhs.word0, lhs.word1, lhs.word2) < (rhs.word0, rhs.word1, rhs.word2)
         }
     }
@@ -56,8 +54,7 @@ public struct PackedSegmentSet: Sendable, Equatable {
     /// `true`, or returns `false` (leaving `keys` partly filled) at the first id that is not an
     /// ObjectId. Keeps the capacity of `keys`: a caller that passes the same array every time
     /// allocates only when a list is longer than any before it.
-    @_spi(Benchmarks)
-    public static func pack(_ segments: [Segment], into keys: inout [Key]) -> Bool {
+    package static func pack(_ segments: [Segment], into keys: inout [Key]) -> Bool {
         keys.removeAll(keepingCapacity: true)
         keys.reserveCapacity(segments.count)
         for segment in segments {

@@ -20,8 +20,7 @@ public struct SegmentSetComparer: Sendable {
     public init() {}
 
     /// Whether `left` and `right` hold the same set of segments.
-    @_spi(Benchmarks)
-    public mutating func holdTheSameSet(_ left: [Segment], _ right: [Segment]) -> Bool {
+    package mutating func holdTheSameSet(_ left: [Segment], _ right: [Segment]) -> Bool {
         if left.count == right.count, Self.equalInOrder(left, right) { return true }
         let leftPacked = PackedSegmentSet.pack(left, into: &leftKeys)
         let rightPacked = PackedSegmentSet.pack(right, into: &rightKeys)

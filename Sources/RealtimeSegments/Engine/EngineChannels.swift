@@ -15,7 +15,7 @@ import Darwin
 /// Producers never block on the engine: they enqueue, and wake the thread only if it sleeps
 /// (one atomic load on the fast path). `outstanding` counts work that has been handed to the
 /// engine but not finished (control messages, tasks in flight, deliveries), so
-/// ``SegmentsClient/waitUntilIdle(timeout:)`` can tell when everything settled.
+/// ``SegmentsClient/waitUntilSettled(timeout:)`` can tell when everything settled.
 @_spi(Benchmarks)
 public final class EngineChannels: Sendable {
     let ring: EventRing<IngestItem>
@@ -346,7 +346,7 @@ public final class EngineChannels: Sendable {
             engineState.store(EngineState.awake, ordering: .relaxed)
             return
         }
-        clock.sleep(until: deadline, wakeup: wakeup)
+        wakeup.wait(until: deadline, on: clock)
         engineState.store(EngineState.awake, ordering: .relaxed)
     }
 }

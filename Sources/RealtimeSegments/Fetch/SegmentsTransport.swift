@@ -31,7 +31,7 @@ public enum SegmentsAuthorization: Sendable, Hashable {
 
 /// The engine's connection to a segments backend (see SPEC §7 for the HTTP form).
 ///
-/// Implementations: the HTTP transport for production, ``InMemorySegmentsTransport`` for tests, and
+/// Implementations: the HTTP transport for production, `InMemorySegmentsTransport` (RealtimeSegmentsTesting) for tests, and
 /// the mock server's in-process transport for the benchmark harness.
 ///
 /// Threading: methods may be called concurrently (at most one listener check, one pull fetch and

@@ -12,7 +12,10 @@
 ///   strictly younger than the timeout, measured on the client's monotonic ``SegmentsClock``.
 /// - A lookup hit makes the entry most recently used but does not extend its life.
 /// - Saving evicts: expired entries first, then the least recently used while over ``size``.
-///   Expired entries are also removed when a lookup meets them. ``peek(_:)`` never returns one.
+///   Expired entries are also removed when a lookup meets them.
+///
+/// A client makes its own (``SegmentsClient/qualifiedSegmentsCache``); RealtimeSegmentsTesting
+/// adds a standalone initializer and the inspection calls `peek(_:)` and `keysByRecency`.
 ///
 /// Threading: every method may be called from any thread. Each call takes one lock for an O(1)
 /// step, and writes are synchronous: a lookup that starts after a save returned sees it. The clock
@@ -40,11 +43,7 @@ public final class QualifiedSegmentsCache: Sendable {
     private let state: Locked<State>
 
     /// Creates an empty cache of `size` users whose entries live for `timeout`, timed by `clock`.
-    public init(
-        size: Int = QualifiedSegmentsCache.defaultSize,
-        timeout: Duration = QualifiedSegmentsCache.defaultTimeout,
-        clock: any SegmentsClock = SystemClock()
-    ) {
+    package init(maxUsers size: Int, timeout: Duration, clock: any SegmentsClock) {
         self.size = size
         self.timeout = timeout
         self.clock = clock
@@ -60,9 +59,6 @@ public final class QualifiedSegmentsCache: Sendable {
     /// The segments saved under `key` if the entry has not expired; a hit makes it most recently
     /// used, an expired entry is removed.
     public func lookup(_ key: String) -> [String]? { lookupAnswer(key)?.names }
-
-    /// The segments saved under `key` if the entry has not expired, without touching recency.
-    public func peek(_ key: String) -> [String]? { peekAnswer(key)?.names }
 
     /// Saves `segments` under `key` as a fresh entry, then evicts (expired entries first, then the
     /// least recently used).
@@ -88,8 +84,13 @@ public final class QualifiedSegmentsCache: Sendable {
     /// Number of entries held (expired entries not yet removed included).
     public var count: Int { state.withLock { $0.entries.count } }
 
-    /// The keys from least to most recently used (O(n); for tests and diagnostics).
-    public var keysByRecency: [String] { state.withLock { $0.entries.keysByRecency } }
+    // MARK: For RealtimeSegmentsTesting
+
+    /// The segments saved under `key` if the entry has not expired, without touching recency.
+    package func peekSegments(_ key: String) -> [String]? { peekAnswer(key)?.names }
+
+    /// The keys from least to most recently used (O(n)).
+    package var keysInRecencyOrder: [String] { state.withLock { $0.entries.keysByRecency } }
 
     // MARK: For the fetcher
 
@@ -102,7 +103,7 @@ public final class QualifiedSegmentsCache: Sendable {
         return state.withLock { $0.entries.lookup(key, now: now) }
     }
 
-    /// ``peek(_:)``, with the lookup set saved alongside the names.
+    /// ``peekSegments(_:)``, with the lookup set saved alongside the names.
     func peekAnswer(_ key: String) -> QualifiedAnswer? {
         let now = clock.now()
         return state.withLock { $0.entries.peek(key, now: now) }

@@ -60,7 +60,7 @@ final class QualifiedSegmentsFetcher: Sendable {
         let qualified = configuration.qualifiedSegments
         self.configuration = qualified
         cache = QualifiedSegmentsCache(
-            size: qualified?.cacheSize ?? QualifiedSegmentsCache.defaultSize,
+            maxUsers: qualified?.cacheSize ?? QualifiedSegmentsCache.defaultSize,
             timeout: qualified?.cacheTimeout ?? QualifiedSegmentsCache.defaultTimeout,
             clock: configuration.clock)
         transport = configuration.transport as? any QualifiedSegmentsTransport

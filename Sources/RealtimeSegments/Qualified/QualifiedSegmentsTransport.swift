@@ -33,7 +33,7 @@ public struct QualifiedSegmentsQuery: Sendable, Hashable {
 
 /// A backend that answers qualified-segments queries (SPEC §9 wire: `POST {host}/v3/graphql`).
 ///
-/// The HTTP transport, ``InMemorySegmentsTransport`` and the mock server's in-process transport
+/// The HTTP transport, `InMemorySegmentsTransport` (RealtimeSegmentsTesting) and the mock server's in-process transport
 /// implement it next to ``SegmentsTransport``, so one transport object serves both APIs.
 ///
 /// Threading: called concurrently from any task. Errors: exactly the two SPEC §9 errors —

@@ -72,9 +72,10 @@ public final class ReportingSegmentsManager: Sendable {
         broadcaster.unsubscribe(subscription.id)
     }
 
-    /// Blocks until every event published before this call has been handled. For tests and the
-    /// harness; not from a handler (it would wait for itself).
-    public func waitForDeliveries() {
+    /// Blocks until every event published before this call has been handled. Package-level:
+    /// RealtimeSegmentsTesting's `waitForDeliveries()` is its public face. Not from a handler (it
+    /// would wait for itself).
+    package func waitUntilDelivered() {
         broadcaster.waitForDeliveries()
     }
 

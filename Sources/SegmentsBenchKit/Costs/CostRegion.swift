@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 @_spi(Benchmarks) import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// A hot path whose cost per operation is counted in instructions, retains, releases and
 /// allocations under valgrind's callgrind (see ``CostProbe``): counts that do not move with the

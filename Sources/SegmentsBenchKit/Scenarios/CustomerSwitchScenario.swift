@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 import SegmentsMockServer
 
 /// `customer-switch`: identify/anonymize churn while tracking, every delivery checked against the

@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 
 extension FanoutProbe {
     /// The result of a fan-out run with registration churn alongside.

@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 import SegmentsMockServer
 
 /// Measures one change delivered to N callbacks, through the engine and through the floor (a plain

@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 import SegmentsMockServer
 
 /// `faults`: the mock server's fault modes under load.

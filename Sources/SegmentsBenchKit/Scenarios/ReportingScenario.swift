@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// `reporting`: Convert-style reporting segments (SPEC §10) under concurrent setters, with
 /// write-behind persistence and restore.

@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// `soak`: a long run whose memory must stay flat.
 public struct SoakScenario: Scenario {

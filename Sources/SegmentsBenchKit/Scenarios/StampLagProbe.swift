@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// How long after the call the engine stamps an event tracked without a timestamp (it stamps
 /// events in batches as it takes them from the ring; see `SegmentsClient.trackEvent`).

@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 
 /// `tracking-storm`: P producer threads calling `trackEvent` flat out or at a target rate.
 public struct TrackingStormScenario: Scenario {

@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// A client on a manual clock and an in-memory transport, with captured logs.

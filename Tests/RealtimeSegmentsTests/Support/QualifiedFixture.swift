@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// A client configured for qualified segments on a manual clock and an in-memory transport. The

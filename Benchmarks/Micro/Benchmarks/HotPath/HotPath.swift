@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 @_spi(Benchmarks) import RealtimeSegments
+import RealtimeSegmentsTesting
 import Synchronization
 
 // Micro benchmarks of the engine's four hot paths: ingestion, coalescing, diff, fan-out.

@@ -1,21 +1,29 @@
-import Synchronization
+import RealtimeSegments
 
 /// A scriptable in-memory backend for tests and examples: no sockets, every call recorded.
 ///
-/// - Segments come from ``setSegments(_:forCookie:)`` (per cookie), else ``defaultResponse``, or from a
-///   custom ``responder`` closure.
-/// - Failures are scripted per endpoint with ``failNext(_:with:count:)``.
-/// - ``holdFetches()`` makes fetches wait until ``releaseHeldFetches()``, to put a fetch "in flight"
-///   at a chosen moment (customer-switch races); ``heldFetchCount`` tells how many are waiting.
-/// - A request whose project token differs from ``expectedProjectToken`` (when set) fails with
-///   ``SegmentsError/unauthorized(status:)`` 401, as the real server does.
-/// - Qualified segments (``QualifiedSegmentsTransport``) come from ``setQualifiedSegments(_:forUser:)``
-///   (per user id), else ``defaultQualifiedSegments``; either way only the names the query asks about
-///   are returned, as the server answers only about the requested audiences. Failures are scripted
-///   with ``failNext(_:with:count:)`` on ``Endpoint/fetchQualifiedSegments``, and
-///   ``holdQualifiedFetches()`` holds requests until ``releaseHeldQualifiedFetches(keepHolding:)``.
+/// Pass it as the `transport` of a `SegmentsConfiguration` in place of the HTTP transport (it
+/// serves qualified segments too). Calls answer at once unless held. Uploads are recorded only
+/// when accepted (``trackedEvents``, ``customerUpdates``); fetches, link calls and qualified
+/// queries are recorded whether or not they then fail.
 ///
-/// Threading: every method may be called from any thread.
+/// - Segments come from ``setSegments(_:forCookie:)`` (per cookie), else ``defaultResponse``, or
+///   from a custom responder closure (``setResponder(_:)``).
+/// - Failures are scripted per endpoint with ``failNext(_:with:count:)``.
+/// - ``holdFetches()`` makes fetches wait until ``releaseHeldFetches(keepHolding:)``, to put a
+///   fetch "in flight" at a chosen moment (customer-switch races); ``heldFetchCount`` tells how
+///   many are waiting.
+/// - A request whose project token differs from ``expectedProjectToken`` (when set) fails with
+///   `SegmentsError.unauthorized(status:)` 401, as the real server does.
+/// - Qualified segments (`QualifiedSegmentsTransport`) come from
+///   ``setQualifiedSegments(_:forUser:)`` (per user id), else ``defaultQualifiedSegments``; either
+///   way only the names the query asks about are returned, as the server answers only about the
+///   requested audiences. Failures are scripted with ``failNext(_:with:count:)`` on
+///   ``Endpoint/fetchQualifiedSegments``, and ``holdQualifiedFetches()`` holds requests until
+///   ``releaseHeldQualifiedFetches(keepHolding:)``.
+///
+/// Threading: every method may be called from any thread. Each takes one lock briefly and never
+/// blocks: a held call suspends its task, not its thread (``neverBlocks`` is `true`).
 public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmentsTransport {
     /// The endpoints, for scripting failures.
     public enum Endpoint: Sendable, Hashable, CaseIterable {
@@ -102,7 +110,7 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         state.withLock { $0.failures[endpoint, default: []].append(contentsOf: repeatElement(error, count: count)) }
     }
 
-    /// From now on, fetches wait until ``releaseHeldFetches()``.
+    /// From now on, fetches wait until ``releaseHeldFetches(keepHolding:)``.
     public func holdFetches() { state.withLock { $0.fetchGate.holding = true } }
 
     /// Lets every waiting fetch continue; new fetches are held only if `keepHolding`.

@@ -1,13 +1,17 @@
-import Synchronization
+import RealtimeSegments
 
 /// A clock that moves only when told to: for deterministic tests of debounce, max-wait, TTL and
 /// backoff without sleeping.
 ///
-/// ``advance(by:)`` moves time forward and wakes every engine thread whose deadline has passed. It
-/// does not wait for the engine to react; call ``SegmentsClient/waitUntilIdle(timeout:)`` for that.
+/// Both of its clocks stand still until ``advance(by:)`` moves them together;
+/// ``setWallClock(secondsSince1970:)`` moves the wall clock alone. An engine sleeping on this
+/// clock wakes when an ``advance(by:)`` reaches its deadline, or when it is given new work; it
+/// never wakes because real time passed. ``advance(by:)`` does not wait for the engine to react:
+/// call ``RealtimeSegments/SegmentsClient/waitUntilIdle(timeout:)`` after it for that.
 ///
-/// Threading: every method may be called from any thread.
-public final class ManualClock: SegmentsClock {
+/// Threading: every method may be called from any thread, and none blocks; several clients may
+/// share one clock.
+public final class ManualClock: SegmentsClock, SteppedClock {
     private struct State {
         var now: SegmentsInstant
         var wallClock: Double
@@ -24,7 +28,7 @@ public final class ManualClock: SegmentsClock {
     /// The current instant; moves only with ``advance(by:)``.
     public func now() -> SegmentsInstant { state.withLock { $0.now } }
 
-    /// The wall clock; moves only with ``advance(by:)``.
+    /// The wall clock; moves only with ``advance(by:)`` and ``setWallClock(secondsSince1970:)``.
     public func wallClockSeconds() -> Double { state.withLock { $0.wallClock } }
 
     /// Sets the wall clock alone, as a user or NTP may, forwards or back; the monotonic clock (and
@@ -33,7 +37,8 @@ public final class ManualClock: SegmentsClock {
         state.withLock { $0.wallClock = seconds }
     }
 
-    /// Moves both clocks forward by `duration` and wakes the engine threads whose deadline passed.
+    /// Moves both clocks forward by `duration` and wakes the engine threads whose deadline it
+    /// reached. Returns without waiting for them to react.
     public func advance(by duration: Duration) {
         let due: [EngineWakeup] = state.withLock { state in
             state.now = state.now + duration
@@ -46,9 +51,9 @@ public final class ManualClock: SegmentsClock {
         for wakeup in due { wakeup.signal() }
     }
 
-    /// Returns once ``advance(by:)`` reaches `deadline` (at once if it has passed), or when
-    /// `wakeup` is signalled; without a deadline, only when signalled.
-    public func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
+    /// The engine's sleep on this clock: returns once ``advance(by:)`` reaches `deadline` (at once
+    /// if it has passed), or when `wakeup` is signalled; without a deadline, only when signalled.
+    package func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
         if let deadline {
             let alreadyDue = state.withLock { state in
                 if deadline <= state.now { return true }

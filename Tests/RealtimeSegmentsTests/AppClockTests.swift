@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import XCTest
+
+@testable import RealtimeSegments
+import RealtimeSegmentsTesting
+
+/// An app's own ``SegmentsClock`` implements `now()` and `wallClockSeconds()` only; the engine
+/// waits for its deadlines on real time.
+final class AppClockTests: XCTestCase {
+    /// An app's clock: real speed, instants about 11.6 days ahead of uptime. An engine that took
+    /// its instants for uptime would sleep for those days.
+    private struct AheadOfUptimeClock: SegmentsClock {
+        static let lead: UInt64 = 1_000_000_000_000_000
+
+        func now() -> SegmentsInstant {
+            SegmentsInstant(nanoseconds: DispatchTime.now().uptimeNanoseconds + Self.lead)
+        }
+
+        func wallClockSeconds() -> Double { Date().timeIntervalSince1970 }
+    }
+
+    func testTheEngineSleepsUntilTheDeadlineOfAnAppClockOnRealTime() {
+        let clock = AheadOfUptimeClock()
+        let wakeup = EngineWakeup()
+        let deadline = clock.now() + .milliseconds(20)
+        let returned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            wakeup.wait(until: deadline, on: clock)
+            returned.signal()
+        }
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "the wait ends when the clock's deadline passes")
+        XCTAssertGreaterThanOrEqual(clock.now(), deadline, "and not before, without a signal")
+    }
+
+    func testASignalEndsTheEnginesSleepOnAnAppClock() {
+        let clock = AheadOfUptimeClock()
+        let wakeup = EngineWakeup()
+        let returned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            wakeup.wait(until: clock.now() + .seconds(3_600), on: clock)
+            returned.signal()
+        }
+        wakeup.signal()
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success)
+    }
+
+    func testAClientOnAnAppClockRunsItsDebounceOnRealTime() {
+        let transport = InMemorySegmentsTransport()
+        var configuration = SegmentsConfiguration(projectToken: "t", transport: transport)
+        configuration.clock = AheadOfUptimeClock()
+        // Longer than the engine's linger, so that the engine sleeps until the window closes.
+        configuration.debounce = .milliseconds(100)
+        let client = SegmentsClient(configuration: configuration)
+        defer { client.stop() }
+        // A listener, so that the window that opens at start ends in a check.
+        client.segmentation.addCallback(
+            callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in })
+        client.start()
+        waitUntil { transport.fetchCount == 1 }
+        XCTAssertTrue(client.waitUntilIdle())
+    }
+}
