@@ -49,7 +49,7 @@ final class Broadcaster<Payload: Sendable>: Sendable {
     /// - Parameters:
     ///   - label: the delivery queue's label.
     ///   - beginWork, endWork: called around every delivery block, so an idle wait
-    ///     (``SegmentsClient/waitUntilIdle(timeout:)``) covers deliveries in flight.
+    ///     (RealtimeSegmentsTesting's `waitUntilIdle(timeout:)`) covers deliveries in flight.
     init(
         label: String, beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {}
     ) {
