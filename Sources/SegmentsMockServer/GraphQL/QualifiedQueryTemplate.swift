@@ -1,8 +1,8 @@
 import GraphQL
 import RealtimeSegments
 
-/// The request the reference SDK sends for a ``QualifiedSegmentsQuery`` (notes A.5): the engine's
-/// own query text (``QualifiedSegmentsWire/query(for:)``, so the mock answers exactly what the
+/// The request the reference SDK sends for a `QualifiedSegmentsQuery` (notes A.5): the engine's
+/// own query text (`QualifiedSegmentsWire.query(for:)`, so the mock answers exactly what the
 /// client sends) and its variables.
 enum QualifiedQueryTemplate {
     /// The request body for `query`. The text is the same for every query with the same user key,

@@ -10,13 +10,13 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
     /// the project is the one whose API key is `apiKey`; then the SDK's query text for
     /// `query.userKey` (verbatim) and its variables run through the same parse, validation and
     /// execution as the HTTP server, and the JSON text the server would send is decoded with the
-    /// SPEC §9 mapping (``QualifiedSegmentsWire/decodeResponse(status:body:)``).
+    /// SPEC §9 mapping (`QualifiedSegmentsWire.decodeResponse(status:body:)`).
     ///
     /// Outcomes:
     /// - the names of the audiences the user qualifies for, in the order the server lists them:
     ///   the request's order, or the server order when `segmentsToCheck` is empty;
-    /// - unknown user → ``SegmentsError/invalidSegmentIdentifier``; another GraphQL error →
-    ///   ``SegmentsError/fetchSegmentsFailed(_:)`` with its `classification`;
+    /// - unknown user → `SegmentsError.invalidSegmentIdentifier`; another GraphQL error →
+    ///   `SegmentsError.fetchSegmentsFailed(_:)` with its `classification`;
     /// - no project has `apiKey` → `fetchSegmentsFailed("403")`, as the server's 403;
     /// - error fault → `fetchSegmentsFailed("<status>")`, for example `"503"` or `"429"`;
     /// - malformed or truncated body fault → `fetchSegmentsFailed("decode error")` (the faulty

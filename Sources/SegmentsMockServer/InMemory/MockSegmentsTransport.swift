@@ -1,31 +1,31 @@
 import RealtimeSegments
 
-/// A ``SegmentsTransport`` that calls a ``SegmentsBackend`` directly: no sockets, the same model
+/// A `SegmentsTransport` that calls a ``SegmentsBackend`` directly: no sockets, the same model
 /// and the same faults as ``SegmentsMockHTTPServer``, for tests and the benchmark harness.
 ///
 /// Each call counts a request on its ``MockEndpoint`` (`trackEvents` with one event is
 /// ``MockEndpoint/trackEvent``, with several ``MockEndpoint/trackBatch``; an empty list is a no-op),
 /// draws its fault decision, then checks the project and the credentials, then the request's content
 /// with the HTTP server's rules (empty customer ids or event type, a cookie among the external ids:
-/// ``SegmentsError/unexpectedStatus(_:)`` 400, as the server's 400 would be), then applies the call
+/// `SegmentsError.unexpectedStatus(_:)` 400, as the server's 400 would be), then applies the call
 /// to the backend. A call that fails leaves the model unchanged, except a batch (several events):
 /// as on the server's batch endpoint, its valid events are applied and each invalid one fails
-/// alone, reported as ``SegmentsError/partialUpload(answered:refused:then:)`` (what the HTTP
+/// alone, reported as `SegmentsError.partialUpload(answered:refused:then:)` (what the HTTP
 /// transport reports for that answer).
 ///
 /// Faults become the errors the HTTP transport would report:
-/// - error status → ``SegmentsError/unauthorized(status:)`` (401/403), ``SegmentsError/notFound``
-///   (404), ``SegmentsError/rateLimited`` (429), ``SegmentsError/serverError(status:)`` (5xx),
-///   ``SegmentsError/unexpectedStatus(_:)`` otherwise;
+/// - error status → `SegmentsError.unauthorized(status:)` (401/403), `SegmentsError.notFound`
+///   (404), `SegmentsError.rateLimited` (429), `SegmentsError.serverError(status:)` (5xx),
+///   `SegmentsError.unexpectedStatus(_:)` otherwise;
 /// - latency → a `Task.sleep` before the outcome;
-/// - hang → a sleep of the profile's `maxHang`, then ``SegmentsError/timeout``;
-/// - malformed or truncated body → ``SegmentsError/malformedResponse(_:)``;
-/// - reset → ``SegmentsError/connectionFailed(_:)`` ("connection reset").
+/// - hang → a sleep of the profile's `maxHang`, then `SegmentsError.timeout`;
+/// - malformed or truncated body → `SegmentsError.malformedResponse(_:)`;
+/// - reset → `SegmentsError.connectionFailed(_:)` ("connection reset").
 ///
 /// Cancelling the calling task during a latency or hang sleep ends the call with
-/// ``SegmentsError/timeout`` (the client gave up), without touching the model.
+/// `SegmentsError.timeout` (the client gave up), without touching the model.
 ///
-/// It also answers Optimizely-style qualified-segments queries (``QualifiedSegmentsTransport``),
+/// It also answers Optimizely-style qualified-segments queries (`QualifiedSegmentsTransport`),
 /// through the HTTP server's GraphQL execution; see
 /// ``fetchQualifiedSegments(_:apiKey:)``.
 ///
@@ -156,7 +156,7 @@ public final class MockSegmentsTransport: SegmentsTransport {
     }
 
     /// Sleeps; a cancelled caller gave up waiting, which a client reports as `cancelled` (the
-    /// segments API's ``SegmentsError/timeout``, qualified segments' `"network error"`).
+    /// segments API's `SegmentsError.timeout`, qualified segments' `"network error"`).
     func sleep(for duration: Duration, cancelled: SegmentsError) async throws(SegmentsError) {
         do {
             try await Task.sleep(for: duration)

@@ -14,7 +14,7 @@ extension SegmentsBackend {
     /// - Parameters:
     ///   - userId: The user id value.
     ///   - key: `fs_user_id` or `vuid`; by default the one the SDK would use for `userId`
-    ///     (``QualifiedUserKey/key(for:)``: `vuid_…` ids are visitor ids).
+    ///     (`QualifiedUserKey.key(for:)`: `vuid_…` ids are visitor ids).
     ///   - cookie: The cookie of the customer to give the id to.
     ///   - projectToken: The project (the first one when `nil`).
     /// - Returns: `false`, changing nothing, when the project is not served.
