@@ -19,7 +19,7 @@ public struct SystemClock: SegmentsClock {
 
     /// The precise wall clock. The engine reads it as it takes events from the ring, once per
     /// batch of events already claimed (see ``SegmentsClient/trackEvent(eventType:properties:timestamp:)``),
-    /// off the app's threads, so its cost (tens of nanoseconds) is not on the tracking path.
+    /// off the app's threads, so reading the clock is not on the tracking path.
     public func wallClockSeconds() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
