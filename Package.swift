@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "RealtimeSegmentsHTTP", targets: ["RealtimeSegmentsHTTP"]),
         .library(name: "RealtimeSegmentsTesting", targets: ["RealtimeSegmentsTesting"]),
         .library(name: "SegmentsMockServer", targets: ["SegmentsMockServer"]),
+        .library(name: "SegmentsBenchKit", targets: ["SegmentsBenchKit"]),
+        .library(name: "SegmentsBenchCLI", targets: ["SegmentsBenchCLI"]),
         .executable(name: "segments-bench", targets: ["segments-bench"]),
     ],
     dependencies: [
@@ -76,17 +78,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The harness's command line over a scenario registry, for segments-bench and for a
+        // package's own benchmark executable.
+        .target(
+            name: "SegmentsBenchCLI",
+            dependencies: [
+                "SegmentsBenchKit", "SegmentsMockServer", "RealtimeSegments",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "segments-bench",
-            dependencies: [
-                "SegmentsBenchKit", "SegmentsMockServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            dependencies: ["SegmentsBenchCLI", "SegmentsBenchKit"],
             path: "Benchmarks/SegmentsBench"
         ),
         .testTarget(
             name: "SegmentsBenchKitTests",
-            dependencies: ["SegmentsBenchKit"]
+            dependencies: ["SegmentsBenchKit", "SegmentsBenchCLI"]
         ),
         .testTarget(
             name: "RealtimeSegmentsTests",

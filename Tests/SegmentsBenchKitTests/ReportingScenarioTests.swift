@@ -14,7 +14,7 @@ final class ReportingScenarioTests: XCTestCase {
     private func result() throws -> ScenarioResult { try Self.quickRun.get() }
 
     func testTheScenarioIsInTheCatalog() {
-        XCTAssertNotNil(ScenarioCatalog.named("reporting"))
+        XCTAssertNotNil(ScenarioRegistry().named("reporting"))
     }
 
     func testNoUpdateIsLostAndEveryCallPublishesOneEvent() throws {

@@ -32,17 +32,27 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public init() {}
 
     /// `--duration`, or the scenario's default (a third of it with `--quick`).
-    func duration(default value: Double) -> Double { duration ?? (quick ? value / 3 : value) }
+    public func duration(default value: Double) -> Double { duration ?? (quick ? value / 3 : value) }
 
-    /// The options as report configuration text.
-    var asConfiguration: [String: String] {
-        var configuration = ["transport": transport.rawValue, "seed": "\(seed)", "quick": "\(quick)"]
-        if let callbacks { configuration["callbacks"] = "\(callbacks)" }
-        if let producers { configuration["producers"] = "\(producers)" }
-        if let rate { configuration["rate"] = "\(rate)" }
-        if let duration { configuration["duration"] = "\(duration)" }
-        if let switchRate { configuration["switchRate"] = "\(switchRate)" }
-        if let debounce { configuration["debounce"] = "\(debounce)" }
+    /// The options as report configuration text: `quick`, then each option in `honoured` that has a
+    /// value (`transport` and `seed` always do). An option the scenario does not honour is left
+    /// out, so that the report shows only what shaped the run.
+    public func configuration(honouring honoured: Set<BenchOptionName>) -> [String: String] {
+        var configuration = ["quick": "\(quick)"]
+        for name in honoured {
+            let value: String? =
+                switch name {
+                case .callbacks: callbacks.map { "\($0)" }
+                case .producers: producers.map { "\($0)" }
+                case .rate: rate.map { "\($0)" }
+                case .duration: duration.map { "\($0)" }
+                case .switchRate: switchRate.map { "\($0)" }
+                case .transport: transport.rawValue
+                case .debounce: debounce.map { "\($0)" }
+                case .seed: "\(seed)"
+                }
+            if let value { configuration[name.rawValue] = value }
+        }
         return configuration
     }
 }

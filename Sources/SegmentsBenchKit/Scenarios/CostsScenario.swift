@@ -8,6 +8,7 @@ import Foundation
 public struct CostsScenario: Scenario {
     public init() {}
     public let name = "costs"
+    public let honouredOptions: Set<BenchOptionName> = []
     public let simulates = "each hot path in a counted function under valgrind's callgrind: trackEvent, a reload request, the packed diff, decode + diff, one delivered callback, one whole check"
     public let measures = "instructions, retains, releases and allocations per operation, which do not move with the machine's load (needs valgrind)"
 
@@ -38,7 +39,7 @@ public struct CostsScenario: Scenario {
         }
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(["counter": "valgrind --tool=callgrind"]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(["counter": "valgrind --tool=callgrind"]) { $1 },
             figures: figures, allocationsMeasured: true,
             notes: ["Counted with callgrind: each region at n and 2n iterations, the difference divided by n (setup and warm-up cancel). Only the counted functions' own threads are counted."])
     }

@@ -9,6 +9,7 @@ import SegmentsMockServer
 public struct CustomerSwitchScenario: Scenario {
     public init() {}
     public let name = "customer-switch"
+    public let honouredOptions: Set<BenchOptionName> = [.duration, .switchRate, .debounce, .transport, .seed, .rate]
     public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen"
     public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), checks dropped by generation, server change → callback latency"
 
@@ -127,7 +128,7 @@ public struct CustomerSwitchScenario: Scenario {
         ]
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(["switchRate": "\(switchRate)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(["switchRate": "\(switchRate)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
             latencies: [endToEnd.withLock { $0 }.summary(
                 "server change to callback",

@@ -5,6 +5,7 @@ import RealtimeSegments
 public struct FanoutSweepScenario: Scenario {
     public init() {}
     public let name = "fanout-sweep"
+    public let honouredOptions: Set<BenchOptionName> = [.callbacks]
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
     public let measures = "data received → first and last callback (fan-out latency), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
 
@@ -144,7 +145,7 @@ public struct FanoutSweepScenario: Scenario {
             series.append(ChartSeries(chart: "allocations-per-check", label: "engine", xLabel: "callbacks", yLabel: "malloc calls per check", points: allocations))
         }
         return ScenarioResult(
-            scenario: name, summary: "\(simulates). Measures \(measures).", configuration: options.asConfiguration,
+            scenario: name, summary: "\(simulates). Measures \(measures).", configuration: options.configuration(honouring: honouredOptions),
             figures: figures, latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable,
             notes: notes)
     }

@@ -9,6 +9,7 @@ import Foundation
 public struct HotPathScenario: Scenario {
     public init() {}
     public let name = "hot-path"
+    public let honouredOptions: Set<BenchOptionName> = []
     public let simulates = "reload requests at any rate, a debounce window under a burst, segment-set diffs and response decoding, each in a tight loop"
     public let measures = "ns per reload request (setting the flag, and with it already set) and their ratios to a fetch-add, checks per burst window, in-order, packed and fallback diff ns per segment, decode + diff of a typical response, unchanged and changed (µs, allocations)"
 
@@ -77,7 +78,7 @@ public struct HotPathScenario: Scenario {
 
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(["trials": "\(trials)"]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(["trials": "\(trials)"]) { $1 },
             figures: figures, allocationsMeasured: decode.allocations != nil, notes: notes)
     }
 

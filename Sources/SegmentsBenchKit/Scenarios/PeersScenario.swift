@@ -18,6 +18,7 @@ import Foundation
 /// number (absolute times vary 1.3–2× from run to run on the shared 2-core machine).
 public struct PeersScenario: Scenario {
     public let name = "peers"
+    public let honouredOptions: Set<BenchOptionName> = [.callbacks]
     public let simulates =
         "One segment change (10 segments) delivered to N subscribers by the engine (ordered and parallel) and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "
@@ -71,7 +72,7 @@ public struct PeersScenario: Scenario {
             }
         }
 
-        var configuration = options.asConfiguration
+        var configuration = options.configuration(honouring: honouredOptions)
         configuration["callbackCounts"] = plan.callbackCounts.map(String.init).joined(separator: ",")
         configuration["trials"] = "\(plan.trials)"
         configuration["trialTargetMs"] = "\(plan.trialTargetNanoseconds / 1_000_000)"

@@ -6,6 +6,7 @@ import RealtimeSegments
 public struct PullScenario: Scenario {
     public init() {}
     public let name = "pull"
+    public let honouredOptions: Set<BenchOptionName> = [.producers, .duration, .transport]
     public let simulates = "C concurrent tasks calling getSegments (async form) in a loop: first against a warm cache, then forcing a refresh on every call"
     public let measures = "latency of cache hits and of misses, and requests per miss (single flight: concurrent misses share one fetch, so < 1)"
 
@@ -44,7 +45,7 @@ public struct PullScenario: Scenario {
         ]
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(["tasks": "\(tasks)", "duration": "\(seconds)"]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(["tasks": "\(tasks)", "duration": "\(seconds)"]) { $1 },
             figures: figures,
             latencies: [hits.latency.summary("cache hit", definition: "await getSegments served from the cache"),
                         misses.latency.summary("cache miss", definition: "await getSegments(force: true), waits for a (shared) fetch"),

@@ -8,6 +8,7 @@ import SegmentsMockServer
 public struct QualifiedScenario: Scenario {
     public init() {}
     public let name = "qualified"
+    public let honouredOptions: Set<BenchOptionName> = [.callbacks, .seed]
     public let simulates = "N users fetching qualified segments over HTTP (GraphQL) through the LRU cache (100 entries): cold misses, warm hits, a skewed mix over more users than the cache holds, and bursts of 50 concurrent fetches for one new user"
     public let measures = "latency of hits and misses, hit ratio of the skewed mix, requests per burst of concurrent misses (single flight: 1), failures (must be 0)"
 
@@ -117,7 +118,7 @@ public struct QualifiedScenario: Scenario {
         ]
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(
+            configuration: options.configuration(honouring: honouredOptions).merging(
                 ["users": "\(users)", "cacheSize": "\(cacheSize)", "transport": "http", "audiences": "\(Self.audiences.count)"]) { $1 },
             figures: figures,
             latencies: [

@@ -7,6 +7,7 @@ import RealtimeSegmentsTesting
 /// write-behind persistence and restore.
 public struct ReportingScenario: Scenario {
     public let name = "reporting"
+    public let honouredOptions: Set<BenchOptionName> = [.producers, .duration]
     public let simulates =
         "P threads alternating setCustomSegments and setDefaultSegments on a shared set of visitors, with one subscriber and write-behind persistence, then N visitors persisted and restored by a new client"
     public let measures =
@@ -99,7 +100,7 @@ public struct ReportingScenario: Scenario {
 
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(
+            configuration: options.configuration(honouring: honouredOptions).merging(
                 ["threads": "\(threads)", "visitors": "\(visitorCount)", "duration": "\(seconds)", "persistedVisitors": "\(persisted)"]
             ) { $1 },
             figures: figures,

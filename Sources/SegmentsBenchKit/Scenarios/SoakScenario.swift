@@ -7,6 +7,7 @@ import RealtimeSegmentsTesting
 public struct SoakScenario: Scenario {
     public init() {}
     public let name = "soak"
+    public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .rate]
     public let simulates = "a long mixed run for one customer: 2 producers tracking at a steady rate, identify calls, 100 callbacks, pulls (no anonymize: every new customer legitimately grows the mock backend, which would hide an engine leak)"
     public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
 
@@ -76,7 +77,7 @@ public struct SoakScenario: Scenario {
         }
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(["duration": "\(seconds)"]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(["duration": "\(seconds)"]) { $1 },
             figures: figures, series: series, allocationsMeasured: AllocationProbe.isAvailable,
             notes: AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote])
     }

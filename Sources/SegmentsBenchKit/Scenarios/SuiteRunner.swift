@@ -21,7 +21,7 @@ public enum SuiteRunner {
                 scoped.say("failed: \(error)")
                 results.append(ScenarioResult(
                     scenario: scenario.name, summary: "\(scenario.simulates). Measures \(scenario.measures).",
-                    configuration: options.asConfiguration,
+                    configuration: options.configuration(honouring: scenario.honouredOptions),
                     figures: [Figure(name: "\(scenario.name).scenarioFailed", value: 1, unit: "count", gate: .zero,
                                      summary: "the scenario could not run: \(error)")],
                     allocationsMeasured: false, notes: ["failed: \(error)"]))

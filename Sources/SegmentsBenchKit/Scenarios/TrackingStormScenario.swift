@@ -7,6 +7,7 @@ import RealtimeSegmentsTesting
 public struct TrackingStormScenario: Scenario {
     public init() {}
     public let name = "tracking-storm"
+    public let honouredOptions: Set<BenchOptionName> = [.producers, .duration, .debounce, .transport, .rate]
     public let simulates = "P producer threads calling trackEvent flat out (or at --rate per producer) while the engine uploads and coalesces checks"
     public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, lost events (must be 0)"
 
@@ -218,7 +219,7 @@ public struct TrackingStormScenario: Scenario {
         ]
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.asConfiguration.merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
             latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor]
                 + stampLags + [

@@ -2,44 +2,6 @@ import ArgumentParser
 import Foundation
 import SegmentsBenchKit
 
-/// Entry point: jemalloc first (allocation counts need it to be the allocator from the start),
-/// then the command, whose errors end the process with an ``ExitStatus``.
-@main
-enum Entry {
-    static func main() {
-        JemallocRuntime.preloadIfAvailable()
-        do {
-            var command = try SegmentsBench.parseAsRoot()
-            try command.run()
-        } catch {
-            exit(for: error)
-        }
-    }
-
-    /// Prints what ArgumentParser would for `error` (help on standard output, errors on standard
-    /// error) and exits: an `ExitCode` the command threw (the gate's statuses) as it is, a usage or
-    /// validation error with ``ExitStatus/usage`` (64), any other error with
-    /// ``ExitStatus/harnessError`` (70), help and `--version` with 0.
-    static func exit(for error: any Error) -> Never {
-        let code = SegmentsBench.exitCode(for: error)
-        let message = SegmentsBench.fullMessage(for: error)
-        if code.isSuccess {
-            if !message.isEmpty { print(message) }
-            Foundation.exit(0)
-        }
-        if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-        let status: Int32
-        if error is ExitCode {
-            status = code.rawValue
-        } else if code == .validationFailure {
-            status = ExitStatus.usage.rawValue
-        } else {
-            status = ExitStatus.harnessError.rawValue
-        }
-        Foundation.exit(status)
-    }
-}
-
 /// `segments-bench`: the benchmark and load-testing harness of RealtimeSegments.
 struct SegmentsBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -58,9 +20,10 @@ struct LoadOptions: ParsableArguments {
     @Option(help: "Target events per second per producer (default: flat out).") var rate: Double?
     @Option(help: "Seconds of load.") var duration: Double?
     @Option(name: .customLong("switch-rate"), help: "Customer switches per second.") var switchRate: Double?
-    @Option(help: "Engine transport: memory (isolates the engine) or http (loopback).") var transport: BenchOptions.Transport = .memory
+    @Option(help: "Engine transport: memory (isolates the engine) or http (loopback) (default: memory).")
+    var transport: BenchOptions.Transport?
     @Option(help: "Engine debounce in seconds.") var debounce: Double?
-    @Option(help: "Seed of every random choice.") var seed: UInt64 = 1
+    @Option(help: "Seed of every random choice (default: 1).") var seed: UInt64?
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
 
     var benchOptions: BenchOptions {
@@ -70,11 +33,46 @@ struct LoadOptions: ParsableArguments {
         options.rate = rate
         options.duration = duration
         options.switchRate = switchRate
-        options.transport = transport
+        options.transport = transport ?? options.transport
         options.debounce = debounce
-        options.seed = seed
+        options.seed = seed ?? options.seed
         options.quick = quick
         return options
+    }
+
+    /// The scenario options given on the command line (`--quick` is not one: every scenario takes it).
+    var given: Set<BenchOptionName> {
+        var given: Set<BenchOptionName> = []
+        if callbacks != nil { given.insert(.callbacks) }
+        if producers != nil { given.insert(.producers) }
+        if rate != nil { given.insert(.rate) }
+        if duration != nil { given.insert(.duration) }
+        if switchRate != nil { given.insert(.switchRate) }
+        if transport != nil { given.insert(.transport) }
+        if debounce != nil { given.insert(.debounce) }
+        if seed != nil { given.insert(.seed) }
+        return given
+    }
+
+    /// Refuses an option that `scenario` does not honour (a usage error naming the option, the
+    /// scenario and what it accepts).
+    func check(for scenario: any Scenario) throws {
+        let refused = scenario.unhonoured(given)
+        guard !refused.isEmpty else { return }
+        let options = refused.flagList
+        let verb = refused.count == 1 ? "is not an option" : "are not options"
+        throw ValidationError(
+            "\(options) \(verb) of scenario '\(scenario.name)', which ignores \(refused.count == 1 ? "it" : "them"); "
+                + "\(scenario.name) accepts \(scenario.honouredOptions.flagList) (and --quick)")
+    }
+
+    /// Refuses an option that no scenario of `scenarios` honours.
+    func check(forSuite scenarios: [any Scenario]) throws {
+        let honoured = scenarios.reduce(into: Set<BenchOptionName>()) { $0.formUnion($1.honouredOptions) }
+        let refused = given.subtracting(honoured)
+        guard !refused.isEmpty else { return }
+        throw ValidationError(
+            "no scenario of the suite honours \(refused.flagList); the suite's scenarios accept \(honoured.flagList) (and --quick)")
     }
 }
 
@@ -131,7 +129,9 @@ struct SuiteCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        _ = try runAndReport(ScenarioCatalog.all, options: load.benchOptions, output: output)
+        let scenarios = SegmentsBenchCLI.registry.scenarios
+        try load.check(forSuite: scenarios)
+        _ = try runAndReport(scenarios, options: load.benchOptions, output: output)
     }
 }
 
@@ -141,12 +141,15 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         if json {
-            let entries = ScenarioCatalog.all.map { ["name": $0.name, "simulates": $0.simulates, "measures": $0.measures] }
+            let entries = SegmentsBenchCLI.registry.scenarios.map { scenario -> [String: Any] in
+                ["name": scenario.name, "simulates": scenario.simulates, "measures": scenario.measures,
+                 "options": scenario.honouredOptions.sorted().map(\.flag)]
+            }
             print(String(decoding: try JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
             return
         }
-        for scenario in ScenarioCatalog.all {
-            print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)")
+        for scenario in SegmentsBenchCLI.registry.scenarios {
+            print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.flagList)")
         }
     }
 }
@@ -158,9 +161,11 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        guard let found = ScenarioCatalog.named(scenario) else {
-            throw ValidationError("unknown scenario '\(scenario)'; known: \(ScenarioCatalog.all.map(\.name).joined(separator: ", "))")
+        let registry = SegmentsBenchCLI.registry
+        guard let found = registry.named(scenario) else {
+            throw ValidationError("unknown scenario '\(scenario)'; known: \(registry.names.joined(separator: ", "))")
         }
+        try load.check(for: found)
         _ = try runAndReport([found], options: load.benchOptions, output: output)
     }
 }
@@ -265,7 +270,7 @@ struct BaselineCommand: ParsableCommand {
             } else {
                 var options = BenchOptions()
                 options.quick = true
-                report = try runAndReport(ScenarioCatalog.all, options: options, out: out, printing: .summary)
+                report = try runAndReport(SegmentsBenchCLI.registry.scenarios, options: options, out: out, printing: .summary)
             }
             let baseline = Baseline(from: report)
             try baseline.write(to: URL(fileURLWithPath: to))
@@ -291,7 +296,7 @@ struct CICommand: ParsableCommand {
         var options = BenchOptions()
         options.quick = true
         let report = try runAndReport(
-            ScenarioCatalog.all, options: options, out: output.out, printing: output.json ? .nothing : .summary)
+            SegmentsBenchCLI.registry.scenarios, options: options, out: output.out, printing: output.json ? .nothing : .summary)
         try conclude(
             judge(report, baselinePath: baseline), report: report, baselinePath: baseline,
             directory: URL(fileURLWithPath: output.out, isDirectory: true), printing: output.json ? .gatedReport(report) : .table)

@@ -1,0 +1,34 @@
+/// One scenario option of ``BenchOptions`` that a command line can give, named as the report's
+/// configuration names it. `--quick` is not one: it is the suite-wide CI mode, which every
+/// scenario accepts (one with nothing to shorten runs as usual).
+public enum BenchOptionName: String, Sendable, Codable, CaseIterable, Comparable {
+    case callbacks
+    case producers
+    case rate
+    case duration
+    case switchRate
+    case transport
+    case debounce
+    case seed
+
+    /// The command-line spelling (`--switch-rate`).
+    public var flag: String {
+        switch self {
+        case .switchRate: "--switch-rate"
+        default: "--\(rawValue)"
+        }
+    }
+
+    /// Declaration order, so that lists of options read the same every time.
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+extension Set where Element == BenchOptionName {
+    /// The flags in declaration order, comma-separated (`--producers, --duration`), or `--quick only`
+    /// when the set is empty.
+    public var flagList: String {
+        isEmpty ? "--quick only" : sorted().map(\.flag).joined(separator: ", ")
+    }
+}
