@@ -56,7 +56,7 @@ struct StubScenario: Scenario {
     var measures = "nothing"
     var honouredOptions: Set<BenchOptionName> = []
 
-    func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+    func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult {
         ScenarioResult(
             scenario: name, summary: "stub", configuration: options.configuration(honouring: honouredOptions),
             figures: [Figure(name: "\(name).ran", value: 1, unit: "count", summary: "it ran")], allocationsMeasured: false)
