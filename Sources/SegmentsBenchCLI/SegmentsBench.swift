@@ -63,7 +63,7 @@ struct LoadOptions: ParsableArguments {
         let verb = refused.count == 1 ? "is not an option" : "are not options"
         throw ValidationError(
             "\(options) \(verb) of scenario '\(scenario.name)', which ignores \(refused.count == 1 ? "it" : "them"); "
-                + "\(scenario.name) accepts \(scenario.honouredOptions.flagList) (and --quick)")
+                + "\(scenario.name) accepts \(scenario.honouredOptions.acceptedFlagList)")
     }
 
     /// Refuses an option that no scenario of `scenarios` honours.
@@ -72,7 +72,7 @@ struct LoadOptions: ParsableArguments {
         let refused = given.subtracting(honoured)
         guard !refused.isEmpty else { return }
         throw ValidationError(
-            "no scenario of the suite honours \(refused.flagList); the suite's scenarios accept \(honoured.flagList) (and --quick)")
+            "no scenario of the suite honours \(refused.flagList); the suite's scenarios accept \(honoured.acceptedFlagList)")
     }
 }
 
@@ -149,7 +149,7 @@ struct ListCommand: ParsableCommand {
             return
         }
         for scenario in SegmentsBenchCLI.registry.scenarios {
-            print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.flagList)")
+            print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.acceptedFlagList)")
         }
     }
 }

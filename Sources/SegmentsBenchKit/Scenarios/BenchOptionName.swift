@@ -26,9 +26,10 @@ public enum BenchOptionName: String, Sendable, Codable, CaseIterable, Comparable
 }
 
 extension Set where Element == BenchOptionName {
-    /// The flags in declaration order, comma-separated (`--producers, --duration`), or `--quick only`
-    /// when the set is empty.
-    public var flagList: String {
-        isEmpty ? "--quick only" : sorted().map(\.flag).joined(separator: ", ")
-    }
+    /// The flags in declaration order, comma-separated (`--producers, --duration`).
+    public var flagList: String { sorted().map(\.flag).joined(separator: ", ") }
+
+    /// What a scenario honouring these options accepts on the command line: their flags, then
+    /// `--quick` (`--producers, --duration, --quick`).
+    public var acceptedFlagList: String { (sorted().map(\.flag) + ["--quick"]).joined(separator: ", ") }
 }
