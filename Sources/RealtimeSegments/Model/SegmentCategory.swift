@@ -78,15 +78,25 @@ public enum SegmentCategory: Hashable, Sendable, CustomStringConvertible {
     public static func == (lhs: SegmentCategory, rhs: SegmentCategory) -> Bool {
         switch (lhs, rhs) {
         case (.discovery, .discovery), (.merchandising, .merchandising), (.content, .content): true
-        case (.other(let left), .other(let right)) where left == right: true
-        case (.discovery, .merchandising), (.discovery, .content), (.merchandising, .discovery),
-            (.merchandising, .content), (.content, .discovery), (.content, .merchandising):
-            false
-        default: lhs.name == rhs.name
+        case (.other(let left), .other(let right)): left == right || normalize(left) == normalize(right)
+        case (.other(let name), _): normalize(name) == rhs.name
+        case (_, .other(let name)): normalize(name) == lhs.name
+        default: false
         }
     }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    /// Known categories hash a tag, not their name: categories are dictionary keys in every decode
+    /// and diff. `.other` hashes like the category its normalized name stands for.
+    public func hash(into hasher: inout Hasher) {
+        switch kind {
+        case .discovery: hasher.combine(0 as UInt8)
+        case .merchandising: hasher.combine(1 as UInt8)
+        case .content: hasher.combine(2 as UInt8)
+        case .other(let name):
+            hasher.combine(3 as UInt8)
+            hasher.combine(name)
+        }
+    }
 
     /// Lower-cases `name` and maps the legacy `merchandise` to `merchandising`.
     private static func normalize(_ name: String) -> String {
