@@ -31,7 +31,7 @@ import Synchronization
 ///
 /// Threading: ``join(_:)`` and ``pushReady(_:)`` from any thread; the rest on the group thread.
 final class EngineGroupThread: @unchecked Sendable {
-    // @unchecked Sendable: `entries`, `readyMembers` and `pendingScratch` are read and written
+    // @unchecked Sendable: `engines`, `schedules` and `pendingScratch` are read and written
     // only by the one running group thread (`run()`); a new thread starts only after the previous
     // one cleared `running` under `joins`' lock as its last act on them, which orders the two.
     // Everything else is an atomic, a lock or immutable.
@@ -54,20 +54,32 @@ final class EngineGroupThread: @unchecked Sendable {
         var running = false
     }
 
-    /// A client in the table, with its schedule.
-    private struct Entry {
+    /// A client's engine in the table.
+    private struct Engine {
         var member: EngineGroupMember
         var channels: EngineChannels
         var owner: EngineOwner
         var finished: @Sendable () -> Void
+    }
+
+    /// When a client's engine runs next: plain values, kept apart from the references in
+    /// ``Engine`` so that the scan of a pass reads a small contiguous entry per client and
+    /// retains nothing.
+    private struct Schedule {
         /// Run at the next pass (woken, or its last turn asked for more).
         var runNow = true
         /// Asleep (``EngineChannels/beginGroupSleep()``) until `deadline` or a wake-up.
         var asleep = false
-        var deadline: SegmentsInstant?
         /// Lingering (``EngineChannels/beginGroupLinger()``) until `lingerEnd` uptime nanoseconds.
         var lingering = false
+        var deadline: SegmentsInstant?
         var lingerEnd: UInt64 = 0
+
+        func isDue(now: SegmentsInstant, uptime: UInt64) -> Bool {
+            if runNow { return true }
+            if lingering { return lingerEnd <= uptime }
+            return deadline.map { $0 <= now } ?? false
+        }
     }
 
     let wakeup = EngineWakeup()
@@ -79,7 +91,9 @@ final class EngineGroupThread: @unchecked Sendable {
     /// The ready list's head: an unmanaged, retained ``EngineGroupMember``'s bits, 0 when empty.
     private let readyHead = Atomic<UInt>(0)
 
-    private var entries: [Entry] = []
+    /// The clients' engines and their schedules, at the same index (a member's `index`).
+    private var engines: [Engine] = []
+    private var schedules: [Schedule] = []
     private var pendingScratch: [Join] = []
 
     /// Test hook, `nil` outside tests: runs right before the thread waits.
@@ -139,16 +153,15 @@ final class EngineGroupThread: @unchecked Sendable {
             var earliest: SegmentsInstant?
             var earliestLingerEnd = UInt64.max
             var index = 0
-            while index < entries.count {
-                if isDue(entries[index], now: now, uptime: uptime) {
-                    guard runTurn(at: index, uptime: uptime) else { continue }  // ended: another entry moved here
+            while index < schedules.count {
+                if schedules[index].isDue(now: now, uptime: uptime) {
+                    guard runTurn(at: index) else { continue }  // ended: the last entry moved here
                 }
-                let entry = entries[index]
-                if entry.runNow {
+                if schedules[index].runNow {
                     again = true
-                } else if entry.lingering {
-                    earliestLingerEnd = min(earliestLingerEnd, entry.lingerEnd)
-                } else if let deadline = entry.deadline {
+                } else if schedules[index].lingering {
+                    earliestLingerEnd = min(earliestLingerEnd, schedules[index].lingerEnd)
+                } else if let deadline = schedules[index].deadline {
                     earliest = earliest.map { min($0, deadline) } ?? deadline
                 }
                 index += 1
@@ -159,62 +172,62 @@ final class EngineGroupThread: @unchecked Sendable {
         }
     }
 
-    private func isDue(_ entry: Entry, now: SegmentsInstant, uptime: UInt64) -> Bool {
-        if entry.runNow { return true }
-        if entry.lingering { return entry.lingerEnd <= uptime }
-        return entry.deadline.map { $0 <= now } ?? false
-    }
-
-    /// Runs one turn of the entry at `index` and records what it asked for; `false` if the engine
-    /// finished and its entry was removed (the last entry now sits at `index`).
-    private func runTurn(at index: Int, uptime: UInt64) -> Bool {
-        let channels = entries[index].channels
-        if entries[index].asleep { channels.endGroupSleep() }
-        if entries[index].lingering { channels.endGroupLinger() }
-        entries[index].runNow = false
-        entries[index].asleep = false
-        entries[index].lingering = false
-        entries[index].deadline = nil
-        switch entries[index].owner.turn() {
+    /// Runs one turn of the engine at `index` and records what it asked for; `false` if the engine
+    /// finished and left the table (the last entry now sits at `index`).
+    private func runTurn(at index: Int) -> Bool {
+        let channels = engines[index].channels
+        if schedules[index].asleep { channels.endGroupSleep() }
+        if schedules[index].lingering { channels.endGroupLinger() }
+        var schedule = Schedule(runNow: false)
+        switch engines[index].owner.turn() {
         case .again:
-            entries[index].runNow = true
+            schedule.runNow = true
         case .linger:
             if channels.beginGroupLinger() {
-                entries[index].lingering = true
-                entries[index].lingerEnd = DispatchTime.now().uptimeNanoseconds &+ EngineOwner.lingerNanoseconds
+                schedule.lingering = true
+                schedule.lingerEnd = DispatchTime.now().uptimeNanoseconds &+ EngineOwner.lingerNanoseconds
             } else {
-                entries[index].runNow = true
+                schedule.runNow = true
             }
         case .sleep(let deadline):
             if channels.beginGroupSleep() {
-                entries[index].asleep = true
-                entries[index].deadline = deadline
+                schedule.asleep = true
+                schedule.deadline = deadline
             } else {
-                entries[index].runNow = true
+                schedule.runNow = true
             }
         case .finished:
-            let ended = entries[index]
-            ended.member.index = -1
-            let last = entries.removeLast()
-            if index < entries.count {
-                entries[index] = last
-                last.member.index = index
-            }
-            // As the client's own thread does after `run()`, outside the table's bookkeeping.
+            let ended = remove(at: index)
+            // What the client's own thread does after `run()`.
             ended.finished()
             return false
         }
+        schedules[index] = schedule
         return true
+    }
+
+    /// Takes the engine at `index` out of the table, moving the last one into its place.
+    private func remove(at index: Int) -> Engine {
+        let ended = engines[index]
+        ended.member.index = -1
+        let last = engines.removeLast()
+        let lastSchedule = schedules.removeLast()
+        if index < engines.count {
+            engines[index] = last
+            schedules[index] = lastSchedule
+            last.member.index = index
+        }
+        return ended
     }
 
     /// Moves the joined clients into the table and begins their engines; `false` once the table
     /// is empty and nobody joins, after which this thread ends (and the next join starts one).
     private func takeJoins() -> Bool {
-        if pendingJoins.load(ordering: .acquiring) == 0 && !entries.isEmpty { return true }
+        if pendingJoins.load(ordering: .acquiring) == 0 && !engines.isEmpty { return true }
         let keepRunning = joins.withLock { joins in
             swap(&joins.pending, &pendingScratch)
             pendingJoins.wrappingSubtract(pendingScratch.count, ordering: .relaxed)
-            if pendingScratch.isEmpty && entries.isEmpty {
+            if pendingScratch.isEmpty && engines.isEmpty {
                 joins.running = false
                 return false
             }
@@ -223,8 +236,9 @@ final class EngineGroupThread: @unchecked Sendable {
         guard keepRunning else { return false }
         for join in pendingScratch {
             let owner = join.makeOwner()
-            join.member.index = entries.count
-            entries.append(Entry(member: join.member, channels: join.channels, owner: owner, finished: join.finished))
+            join.member.index = engines.count
+            engines.append(Engine(member: join.member, channels: join.channels, owner: owner, finished: join.finished))
+            schedules.append(Schedule())
             owner.begin()
         }
         pendingScratch.removeAll(keepingCapacity: true)
@@ -240,7 +254,7 @@ final class EngineGroupThread: @unchecked Sendable {
             // After `next` was read: from here on a producer may push it again.
             member.queued.store(false, ordering: .sequentiallyConsistent)
             // -1: not joined yet (the join marks it to run anyway) or ended (nothing to run).
-            if member.index >= 0 { entries[member.index].runNow = true }
+            if member.index >= 0 { schedules[member.index].runNow = true }
         }
     }
 
