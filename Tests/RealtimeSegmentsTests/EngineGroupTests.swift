@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 import RealtimeSegmentsTesting
 import Synchronization
 import XCTest
