@@ -89,6 +89,7 @@ final class EngineGroupTests: XCTestCase {
         }
         fleet.transport.setSegments(response([.discovery: [1]]), forCookie: fleet.cookie(1))
         running[0].segmentation.addCallback(callbackData: fleet.recorder.callback(.discovery, firstLoad: true, tag: "late"))
+        fleet.settleAll()
         fleet.advance(.seconds(5))
         XCTAssertEqual(fleet.recorder.segments(tag: "late"), [[segment(1)]], "a client that kept running still checks")
     }
@@ -103,6 +104,7 @@ final class EngineGroupTests: XCTestCase {
         late.segmentation.addCallback(callbackData: fleet.recorder.callback(.discovery, firstLoad: true, tag: "late"))
         late.start()
         XCTAssertTrue(fleet.group.isRunning)
+        XCTAssertTrue(late.waitUntilIdle())
         fleet.clock.advance(by: .seconds(5))
         XCTAssertTrue(late.waitUntilIdle())
         XCTAssertEqual(fleet.recorder.count(tag: "late"), 1, "a client that joins later starts a thread again")

@@ -166,7 +166,8 @@ final class EngineGroupThread: @unchecked Sendable {
                 }
                 index += 1
             }
-            if again { continue }
+            // With no client left, `takeJoins` ends the thread (or takes the clients that joined).
+            if again || engines.isEmpty { continue }
             aboutToSleep?()
             wait(until: earliest, lingerEnd: earliestLingerEnd == .max ? nil : earliestLingerEnd)
         }
