@@ -21,7 +21,9 @@ import Synchronization
 /// `anonymize` are lock-free and return without waiting for the engine; their effects are applied
 /// in call order. Callbacks and `getSegments` completions run on background threads, never on the
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
-/// and uploads run as tasks. Call ``stop(timeout:)`` to end the engine thread.
+/// and uploads run as tasks. Call ``stop(timeout:)`` to end the engine thread. With
+/// ``SegmentsConfiguration/engineGroup`` set, that thread is one of the group's, shared with
+/// other clients (see ``SegmentsEngineGroup``).
 ///
 /// Errors: invalid arguments throw ``SegmentsError``. Before ``start()`` or after ``stop(timeout:)``,
 /// `trackEvent`, `identifyCustomer` and the `async` `getSegments` throw it; `anonymize` and `flush`
@@ -69,7 +71,9 @@ public final class SegmentsClient: Sendable {
         let configuration = configuration.withinLimits()
         self.configuration = configuration
         let logger = configuration.logger
-        let channels = EngineChannels(ringCapacity: configuration.ingestCapacity)
+        let channels = EngineChannels(
+            ringCapacity: configuration.ingestCapacity, nudgeSawEngineRunning: nil,
+            groupMember: configuration.engineGroup?.makeMember(for: configuration))
         self.channels = channels
         let registry = CallbackRegistry()
         self.registry = registry
@@ -161,6 +165,17 @@ public final class SegmentsClient: Sendable {
         let finished = engineFinished
         let channels = channels
         let logger = configuration.logger
+        if let member = channels.groupMember {
+            // The group thread runs the engine's turns among its other clients', and on `finished`
+            // does what this client's own thread does after `run()`.
+            member.thread.join(EngineGroupThread.Join(
+                member: member, channels: channels, logger: logger, makeOwner: { owner.makeOwner() },
+                finished: {
+                    channels.closeRing(logger: logger)
+                    finished.signal()
+                }))
+            return
+        }
         EngineThread.start(scheduling: configuration.engineScheduling, logger: logger) {
             owner.makeOwner().run()
             // Items that calls racing stop() put in the ring after the engine's last look.

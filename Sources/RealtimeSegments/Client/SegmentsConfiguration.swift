@@ -28,6 +28,10 @@ public struct SegmentsConfiguration: Sendable {
     /// How the engine thread competes with the app's threads for a core
     /// (default ``EngineScheduling/yieldsToApp``).
     public var engineScheduling: EngineScheduling = .yieldsToApp
+    /// The shared engine threads the client runs on, or `nil` (the default) for a thread of its
+    /// own. A grouped client is pinned to one of the group's threads for its life and behaves as
+    /// on its own thread; ``engineScheduling`` is then the group's (see ``SegmentsEngineGroup``).
+    public var engineGroup: SegmentsEngineGroup?
     /// Where `Segments:` lines go.
     public var logger: Logger = Logger(label: "RealtimeSegments")
     /// The time source (inject RealtimeSegmentsTesting's `ManualClock` in tests).

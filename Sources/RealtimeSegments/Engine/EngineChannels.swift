@@ -49,6 +49,9 @@ public final class EngineChannels: Sendable {
     /// Test hook, `nil` outside tests: called by a nudge after it found the engine not ended and
     /// before it wakes it, where a nudge races the engine's end (``closeRing(logger:)``).
     private let nudgeSawEngineRunning: (@Sendable (EngineChannels) -> Void)?
+    /// The engine's place in a ``SegmentsEngineGroup``, or `nil` when it runs on a thread of its
+    /// own. Set at creation: a wake-up goes to the group thread's ready list instead of `wakeup`.
+    let groupMember: EngineGroupMember?
 
     /// Creates the channels with a ring of at least `ringCapacity` events.
     @_spi(Benchmarks)
@@ -56,10 +59,15 @@ public final class EngineChannels: Sendable {
         self.init(ringCapacity: ringCapacity, nudgeSawEngineRunning: nil)
     }
 
-    /// Creates the channels with a test hook at the point where a nudge races the engine's end.
-    init(ringCapacity: Int, nudgeSawEngineRunning: (@Sendable (EngineChannels) -> Void)?) {
+    /// Creates the channels with a test hook at the point where a nudge races the engine's end,
+    /// and the group the engine runs in (`nil`: its own thread).
+    init(
+        ringCapacity: Int, nudgeSawEngineRunning: (@Sendable (EngineChannels) -> Void)?,
+        groupMember: EngineGroupMember? = nil
+    ) {
         ring = EventRing(minimumCapacity: ringCapacity)
         self.nudgeSawEngineRunning = nudgeSawEngineRunning
+        self.groupMember = groupMember
     }
 
     // MARK: Producers
@@ -221,7 +229,15 @@ public final class EngineChannels: Sendable {
     @inline(never)
     private func wakeEngine() {
         if ended.atomic.load(ordering: .acquiring) { return takeLateItems() }
-        if wakeIfAsleep() { wakeup.signal() }
+        if wakeIfAsleep() { signalEngine() }
+    }
+
+    /// Makes the thread that runs the engine take its next turn soon: signals its own thread's
+    /// `wakeup`, or puts a grouped engine on its group thread's ready list (lock-free and
+    /// allocation-free, see ``EngineGroupMember/wake()``).
+    @inline(__always)
+    private func signalEngine() {
+        if let groupMember { groupMember.wake() } else { wakeup.signal() }
     }
 
     /// Turns `asleep` into `awake`; `true` if it did (the caller then signals the engine).
@@ -239,7 +255,7 @@ public final class EngineChannels: Sendable {
         guard !ended.atomic.load(ordering: .acquiring) else { return }
         nudgeSawEngineRunning?(self)
         if wakeIfAsleep() || lingering.atomic.load(ordering: .sequentiallyConsistent) {
-            wakeup.signal()
+            signalEngine()
         }
     }
 
@@ -347,6 +363,50 @@ public final class EngineChannels: Sendable {
             return
         }
         wakeup.wait(until: deadline, on: clock)
+        engineState.store(EngineState.awake, ordering: .relaxed)
+    }
+
+    // MARK: Group thread
+
+    /// The first half of ``linger(nanoseconds:)`` for an engine in a ``SegmentsEngineGroup``:
+    /// marks it lingering, so control messages and stalled producers wake it, and re-checks the
+    /// inbox as `linger` does. Returns `false`, with the mark taken back, if a message waits (the
+    /// group thread runs the next turn at once); `true` if the group thread may look at the ring
+    /// again later, calling ``endGroupLinger()`` before that turn.
+    func beginGroupLinger() -> Bool {
+        lingering.atomic.store(true, ordering: .sequentiallyConsistent)
+        // The same Dekker-style re-check as `linger`'s, against `nudgeEngine`.
+        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 { return true }
+        lingering.atomic.store(false, ordering: .relaxed)
+        return false
+    }
+
+    /// Ends a linger begun by ``beginGroupLinger()`` (group thread, before the engine's next turn).
+    func endGroupLinger() {
+        lingering.atomic.store(false, ordering: .relaxed)
+    }
+
+    /// The first half of ``sleep(until:clock:)`` for an engine in a ``SegmentsEngineGroup``:
+    /// publishes `asleep` and re-checks the ring, the inbox and the reload flag exactly as `sleep`
+    /// does. Returns `false`, awake again, if input waits (the group thread runs the next turn at
+    /// once); `true` if the engine sleeps: a producer that finds it asleep puts it on the group
+    /// thread's ready list, and the group thread calls ``endGroupSleep()`` before its next turn.
+    func beginGroupSleep() -> Bool {
+        engineState.store(EngineState.asleep, ordering: .sequentiallyConsistent)
+        // Dekker-style re-check: a producer that enqueued before seeing `asleep` is seen here; one
+        // that enqueues after it sees `asleep` and wakes the engine through its group.
+        if !ring.isEmpty || inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
+            || reloadRequested.atomic.load(ordering: .sequentiallyConsistent)
+        {
+            engineState.store(EngineState.awake, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// Ends a sleep begun by ``beginGroupSleep()`` (group thread, before the engine's next turn),
+    /// whether a producer woke it (it found `awake` already) or its deadline passed.
+    func endGroupSleep() {
         engineState.store(EngineState.awake, ordering: .relaxed)
     }
 }

@@ -72,10 +72,12 @@ final class EngineOwner {
     /// While events flow, the engine looks at the ring this often instead of being woken per event
     /// (``EngineChannels/linger(nanoseconds:)``). Events wait at most this long before they are
     /// stamped and queued for upload, which is far below any debounce or flush interval.
-    private static let lingerNanoseconds: UInt64 = 1_000_000
+    static let lingerNanoseconds: UInt64 = 1_000_000
     /// Consecutive looks that found the ring empty before the engine sleeps until signalled again:
     /// an idle app costs no periodic wake-ups, only the first event after a pause pays a signal.
     private static let lingerLooks = 10
+    /// Consecutive turns that found the ring empty (see ``lingerLooks``).
+    private var emptyLooks = EngineOwner.lingerLooks
 
     init(
         configuration: SegmentsConfiguration, channels: EngineChannels, identity: IdentityCell,
@@ -103,68 +105,91 @@ final class EngineOwner {
 
     // MARK: Loop
 
-    /// Runs until ``ControlMessage/stop`` has been handled and the final upload attempt is over.
+    /// Runs on the calling thread (the client's own engine thread) until ``ControlMessage/stop``
+    /// has been handled and the final upload attempt is over: ``begin()``, then ``turn()`` after
+    /// turn, waiting between them as each turn asks.
     func run() {
+        begin()
+        while true {
+            switch turn() {
+            case .again: continue
+            case .linger: channels.linger(nanoseconds: Self.lingerNanoseconds)
+            case .sleep(let deadline): channels.sleep(until: deadline, clock: clock)
+            case .finished: return
+            }
+        }
+    }
+
+    /// The work of the first turn's start: the state is written once, the upload schedule starts
+    /// and the initial check is requested. Called once, on the thread that then runs the turns.
+    func begin() {
         persister.markDirty()
         uploadSchedule.start(at: clock.now())
         requestCheck(.initial)
-        var emptyLooks = Self.lingerLooks
-        while true {
-            let drained = drainRing()
-            emptyLooks = drained > 0 ? 0 : emptyLooks + 1
-            var handledMessages = 0
-            // A step of a fetch run here may post more (the fetch's result), and a message may
-            // start a fetch whose first step then waits in the inbox (a `getSegments` miss): both
-            // are taken in this same turn, without another drain of the ring and a persist in
-            // between. Still before the timers are evaluated, so a barrier keeps its meaning.
-            // Bounded, against a task that keeps re-enqueuing itself.
-            var passes = 0
-            repeat {
-                fetchStepsThisPass = false
-                channels.takeMessages(into: &messages)
-                for message in messages {
-                    if handle(message) { handledMessages += 1 }
-                }
-                // After the loop, which held the buffer: emptied in place, so the capacity is kept.
-                messages.removeAll(keepingCapacity: true)
-                passes += 1
-            } while fetchStepsThisPass && passes < Self.messagePassesPerTurn
-            if channels.takeReloadRequest() {
-                requestCheck(.registration)
+    }
+
+    /// One turn of the loop: drains the ring (a batch), handles the control messages, evaluates
+    /// the timers, starts uploads and writes the state; returns what the thread that runs the
+    /// engine does next (see ``EngineTurn``). After ``EngineTurn/finished`` the inbox is closed
+    /// and no further turn may run.
+    ///
+    /// Its own thread (``run()``) waits between turns in ``EngineChannels/sleep(until:clock:)`` or
+    /// ``EngineChannels/linger(nanoseconds:)``; a ``SegmentsEngineGroup`` thread publishes the same
+    /// states and runs other clients' turns meanwhile.
+    func turn() -> EngineTurn {
+        let drained = drainRing()
+        emptyLooks = drained > 0 ? 0 : emptyLooks + 1
+        var handledMessages = 0
+        // A step of a fetch run here may post more (the fetch's result), and a message may
+        // start a fetch whose first step then waits in the inbox (a `getSegments` miss): both
+        // are taken in this same turn, without another drain of the ring and a persist in
+        // between. Still before the timers are evaluated, so a barrier keeps its meaning.
+        // Bounded, against a task that keeps re-enqueuing itself.
+        var passes = 0
+        repeat {
+            fetchStepsThisPass = false
+            channels.takeMessages(into: &messages)
+            for message in messages {
+                if handle(message) { handledMessages += 1 }
             }
-            let now = clock.now()
-            startCheck(checks.tick(at: now))
-            if uploadSchedule.mayStart(at: now, queue: uploads, stopping: stopping) {
-                startUpload()
-            }
-            persister.tick(at: now)
-            persistIfNeeded()
-            let finished = stopping && !uploads.isInFlight
-                && (uploads.isEmpty || uploadSchedule.finalAttemptFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
-            if finished {
-                finishStop()
-            }
-            // A message stops counting as outstanding only now, after the work it caused (a next
-            // upload, a check, deliveries) has been started and counted: otherwise an observer
-            // could see "nothing outstanding" between the two and call the engine idle too early.
-            for _ in 0..<handledMessages { channels.endWork() }
-            for barrier in barriers {
-                channels.endWork()
-                barrier.signal()
-            }
-            barriers.removeAll()
-            if finished {
-                channels.closeInbox()
-                return
-            }
-            if drained == Self.drainBatch { continue }  // more is waiting
-            let deadline = nextDeadline()
-            if emptyLooks < Self.lingerLooks && !stopping && !isDue(deadline) {
-                channels.linger(nanoseconds: Self.lingerNanoseconds)
-            } else {
-                channels.sleep(until: deadline, clock: clock)
-            }
+            // After the loop, which held the buffer: emptied in place, so the capacity is kept.
+            messages.removeAll(keepingCapacity: true)
+            passes += 1
+        } while fetchStepsThisPass && passes < Self.messagePassesPerTurn
+        if channels.takeReloadRequest() {
+            requestCheck(.registration)
         }
+        let now = clock.now()
+        startCheck(checks.tick(at: now))
+        if uploadSchedule.mayStart(at: now, queue: uploads, stopping: stopping) {
+            startUpload()
+        }
+        persister.tick(at: now)
+        persistIfNeeded()
+        let finished = stopping && !uploads.isInFlight
+            && (uploads.isEmpty || uploadSchedule.finalAttemptFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
+        if finished {
+            finishStop()
+        }
+        // A message stops counting as outstanding only now, after the work it caused (a next
+        // upload, a check, deliveries) has been started and counted: otherwise an observer
+        // could see "nothing outstanding" between the two and call the engine idle too early.
+        for _ in 0..<handledMessages { channels.endWork() }
+        for barrier in barriers {
+            channels.endWork()
+            barrier.signal()
+        }
+        barriers.removeAll()
+        if finished {
+            channels.closeInbox()
+            return .finished
+        }
+        if drained == Self.drainBatch { return .again }  // more is waiting
+        let deadline = nextDeadline()
+        if emptyLooks < Self.lingerLooks && !stopping && !isDue(deadline) {
+            return .linger
+        }
+        return .sleep(until: deadline)
     }
 
     /// `true` if `deadline` has passed on the engine's clock (the next turn has timed work to do).

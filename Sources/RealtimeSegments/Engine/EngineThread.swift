@@ -16,9 +16,16 @@ enum EngineThread {
     /// not import the macro.
     private static let schedBatch: Int32 = 3
 
-    /// Runs `body` on a new thread named ``name``; `scheduling` decides how it competes with the
-    /// app's threads. A policy the system refuses is logged and the thread runs with the default one.
-    static func start(scheduling: EngineScheduling, logger: Logger, body: @escaping @Sendable () -> Void) {
+    /// The name of a ``SegmentsEngineGroup``'s threads.
+    static let groupName = "Segments.group"
+
+    /// Runs `body` on a new thread named `name` (``name`` unless told); `scheduling` decides how it
+    /// competes with the app's threads. A policy the system refuses is logged and the thread runs
+    /// with the default one.
+    static func start(
+        scheduling: EngineScheduling, logger: Logger, name: String = EngineThread.name,
+        body: @escaping @Sendable () -> Void
+    ) {
         let thread = Thread {
             ThreadName.setForCurrentThread(name)
             if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
