@@ -24,7 +24,7 @@ final class FleetDeviceTransport: SegmentsTransport {
     var neverBlocks: Bool { inner.neverBlocks }
 
     func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
-        do {
+        do throws(SegmentsError) {
             try await inner.trackEvents(events, context: context)
         } catch {
             measurements.transportFailures.wrappingIncrement(ordering: .relaxed)
@@ -41,7 +41,7 @@ final class FleetDeviceTransport: SegmentsTransport {
     }
 
     func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
-        do {
+        do throws(SegmentsError) {
             try await inner.identifyCustomer(update, context: context)
         } catch {
             measurements.transportFailures.wrappingIncrement(ordering: .relaxed)
@@ -53,7 +53,7 @@ final class FleetDeviceTransport: SegmentsTransport {
         async throws(SegmentsError)
     {
         let start = monotonicNanoseconds()
-        do {
+        do throws(SegmentsError) {
             try await inner.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
         } catch {
             measurements.transportFailures.wrappingIncrement(ordering: .relaxed)
@@ -82,7 +82,7 @@ final class FleetDeviceTransport: SegmentsTransport {
         }
         if excess { measurements.excessFetches.wrappingIncrement(ordering: .relaxed) }
         var response: SegmentsResponse
-        do {
+        do throws(SegmentsError) {
             response = try await inner.fetchSegments(cookie: cookie, context: context)
         } catch {
             measurements.transportFailures.wrappingIncrement(ordering: .relaxed)

@@ -115,7 +115,10 @@ public struct FleetScenario: Scenario {
         ]
         let recorders = Dictionary(uniqueKeysWithValues: latencies.map { ($0.metric, $0.recorder) })
         let verdicts = (options.thresholds ?? []).map { $0.evaluate(recorders[$0.metric]) }
-        let memoryPerDevice = zip(residentBefore.map(Double.init), residentAfter.map(Double.init)).map { ($1 - $0) / Double(deviceCount) }
+        var memoryPerDevice: Double?
+        if let residentBefore, let residentAfter {
+            memoryPerDevice = (Double(residentAfter) - Double(residentBefore)) / Double(deviceCount)
+        }
 
         var figures = [
             Figure(name: "fleet.lostEvents", value: Double(trackedCount - accepted), unit: "count", gate: .zero,
