@@ -53,7 +53,7 @@ public struct FleetScenario: Scenario {
         }
         let residentAfter = AllocationProbe.residentBytes()
         let loaded = measurements.devicesLoaded.load(ordering: .relaxed)
-        progress.say("\(loaded) of \(deviceCount) devices had their first load; load \(schedule) events/s, \(switchRate) switches/s")
+        progress.say("\(loaded) of \(deviceCount) devices had their first load; events \(schedule), \(switchRate) switches/s")
 
         let tracked = ManagedAtomic<Int>(0)
         let trackFailures = ManagedAtomic<Int>(0)
