@@ -24,7 +24,29 @@ struct LoadOptions: ParsableArguments {
     var transport: BenchOptions.Transport?
     @Option(help: "Engine debounce in seconds.") var debounce: Double?
     @Option(help: "Seed of every random choice (default: 1).") var seed: UInt64?
+    @Option(help: "Simulated devices (fleet).") var devices: Int?
+    @Option(help: "Target rate over time instead of --rate and --duration: duration:target pairs, ramping linearly (10s:2000,30s:2000,10s:0).")
+    var stages: String?
+    @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms' (repeatable); a missed one exits 2.")
+    var thresholds: [String] = []
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
+
+    /// Refuses a malformed `--stages` or `--threshold`, `--stages` with `--rate` or `--duration`,
+    /// and fewer than one device (usage errors, exit 64).
+    func validate() throws {
+        if let devices, devices < 1 { throw ValidationError("--devices must be 1 or more, not \(devices)") }
+        if let stages {
+            if rate != nil || duration != nil {
+                throw ValidationError("--stages sets the rate and the duration; give --stages or --rate/--duration, not both")
+            }
+            do { _ = try LoadStages.parse(stages) } catch { throw ValidationError(error.description) }
+        }
+        for threshold in thresholds {
+            do { _ = try LatencyThreshold.parse(threshold, metrics: FleetScenario.latencyMetrics) } catch {
+                throw ValidationError(error.description)
+            }
+        }
+    }
 
     var benchOptions: BenchOptions {
         var options = BenchOptions()
@@ -37,6 +59,10 @@ struct LoadOptions: ParsableArguments {
         options.debounce = debounce
         options.seed = seed ?? options.seed
         options.quick = quick
+        options.devices = devices
+        options.stages = stages.flatMap { try? LoadStages.parse($0) }
+        let parsed = thresholds.compactMap { try? LatencyThreshold.parse($0, metrics: FleetScenario.latencyMetrics) }
+        options.thresholds = parsed.isEmpty ? nil : parsed
         return options
     }
 
@@ -51,6 +77,9 @@ struct LoadOptions: ParsableArguments {
         if transport != nil { given.insert(.transport) }
         if debounce != nil { given.insert(.debounce) }
         if seed != nil { given.insert(.seed) }
+        if devices != nil { given.insert(.devices) }
+        if stages != nil { given.insert(.stages) }
+        if !thresholds.isEmpty { given.insert(.threshold) }
         return given
     }
 
@@ -96,8 +125,16 @@ enum ReportPrinting {
 }
 
 /// Runs scenarios, writes the report, prints a summary (or the JSON).
+/// A missed `--threshold` ends the command with the gate's regression status (2) once the report
+/// is written.
 func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: OutputOptions) throws -> BenchReport {
-    try runAndReport(scenarios, options: options, out: output.out, printing: output.json ? .json : .summary)
+    let report = try runAndReport(scenarios, options: options, out: output.out, printing: output.json ? .json : .summary)
+    let missed = report.thresholdsFailed
+    if missed > 0 {
+        FileHandle.standardError.write(Data("\(missed) --threshold limit\(missed == 1 ? "" : "s") missed (see the report's notes)\n".utf8))
+        throw ExitCode(ExitStatus.regression.rawValue)
+    }
+    return report
 }
 
 /// Runs scenarios, writes the report into `out`, prints as `printing` says.

@@ -10,6 +10,9 @@ public enum BenchOptionName: String, Sendable, Codable, CaseIterable, Comparable
     case transport
     case debounce
     case seed
+    case devices
+    case stages
+    case threshold
 
     /// The command-line spelling (`--switch-rate`).
     public var flag: String {

@@ -25,6 +25,12 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public var debounce: Double?
     /// Seed of every random choice (fault plans, switch kinds).
     public var seed: UInt64 = 1
+    /// Simulated devices (clients in one process).
+    public var devices: Int?
+    /// A target rate over time, instead of `rate` and `duration` (see ``LoadStages``).
+    public var stages: LoadStages?
+    /// Latency limits the run must meet; a run that misses one fails (see ``LatencyThreshold``).
+    public var thresholds: [LatencyThreshold]?
     /// Shorter runs for the CI gate.
     public var quick = false
 
@@ -50,6 +56,9 @@ public struct BenchOptions: Sendable, Codable, Hashable {
                 case .transport: transport.rawValue
                 case .debounce: debounce.map { "\($0)" }
                 case .seed: "\(seed)"
+                case .devices: devices.map { "\($0)" }
+                case .stages: stages.map(\.description)
+                case .threshold: thresholds.map { $0.map(\.text).joined(separator: " ") }
                 }
             if let value { configuration[name.rawValue] = value }
         }

@@ -24,6 +24,7 @@ public struct ScenarioRegistry: Sendable {
             ReportingScenario(),
             FaultsScenario(),
             SoakScenario(),
+            FleetScenario(),
             CostsScenario(),
         ]
     }

@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import RealtimeSegments
+
+/// One simulated device: a real `SegmentsClient` with its own customer, cookie, callbacks (one per
+/// category, first load included), debounce and transport wrapper, on a shared engine group.
+///
+/// Threading: ``track(category:intended:backend:)`` and ``switchCustomer(identify:intended:backend:)``
+/// are called by one generator thread at a time per device; callbacks run on the client's
+/// delivery threads.
+final class FleetDevice: Sendable {
+    /// The segmentation id of the segment a scripted change adds; its `id` is the change's
+    /// intended start (monotonic ns).
+    static let changeSegmentationId = "fleet-change"
+
+    let index: Int
+    let client: SegmentsClient
+    let state: LockedBox<FleetDeviceState>
+
+    /// Creates the client (not started) with its callbacks registered.
+    init(
+        index: Int, transport: any SegmentsTransport, group: SegmentsEngineGroup, debounce: Duration,
+        measurements: FleetMeasurements, logger: Logger
+    ) {
+        self.index = index
+        let state = LockedBox(FleetDeviceState(cookie: ""))
+        let deviceTransport = FleetDeviceTransport(transport, state: state, measurements: measurements, debounce: debounce)
+        var configuration = SegmentsConfiguration(
+            projectToken: EngineUnderTest.project.token, authorization: .token(EngineUnderTest.project.apiKey),
+            transport: deviceTransport)
+        configuration.debounce = debounce
+        configuration.maxWait = max(debounce * 6, .milliseconds(1))
+        configuration.engineGroup = group
+        configuration.ingestCapacity = 64
+        configuration.uploadRetry = RetryPolicy(initial: .milliseconds(50), maximum: .seconds(1))
+        configuration.logger = logger
+        let client = SegmentsClient(configuration: configuration)
+        let cookie = client.customerIds["cookie"] ?? ""
+        state.withLock { $0 = FleetDeviceState(cookie: cookie) }
+        self.client = client
+        self.state = state
+        for (categoryIndex, category) in FleetScenario.categories.enumerated() {
+            client.segmentation.addCallback(
+                callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
+                    Self.deliver(segments, categoryIndex: categoryIndex, state: state, measurements: measurements)
+                })
+        }
+    }
+
+    /// Starts the client, noting when.
+    func start() {
+        let now = monotonicNanoseconds()
+        state.withLock { $0.startedAt = now }
+        client.start()
+    }
+
+    /// Scripts a change of `category` on the server for the device's customer (stamped with
+    /// `intended`), then tracks an event carrying `intended`. Returns whether `trackEvent` accepted it.
+    func track(category: SegmentCategory, intended: UInt64, backend: FleetBackend) -> Bool {
+        let cookie = state.withLock { $0.cookie }
+        backend.script(Self.change(intended), category: category, cookie: cookie)
+        do {
+            try client.trackEvent(
+                eventType: "view_item", properties: [FleetDeviceTransport.intendedAtProperty: .number(Double(intended))])
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Switches the customer: `identify` sets a new hard id (same cookie: a link, then a fetch);
+    /// otherwise `anonymize()` mints a new cookie, whose segments then change on the server.
+    func switchCustomer(identify: Bool, intended: UInt64, backend: FleetBackend, category: SegmentCategory) {
+        let called = monotonicNanoseconds()
+        if identify {
+            let number = state.withLock { state in
+                state.lastSwitchAt = called
+                state.pendingLinkIntended = intended
+                state.identifies += 1
+                return state.identifies
+            }
+            try? client.identifyCustomer(customerIds: ["registered": "device-\(index)-\(number)"])
+            return
+        }
+        let previous = state.withLock { state in
+            state.lastSwitchAt = called
+            return state.cookie
+        }
+        client.anonymize()
+        let returned = monotonicNanoseconds()
+        let cookie = client.customerIds["cookie"] ?? ""
+        state.withLock { state in
+            state.switchedAway[previous] = returned
+            state.cookie = cookie
+            state.cookies.append(cookie)
+        }
+        backend.script(Self.change(intended), category: category, cookie: cookie)
+    }
+
+    /// The segments of a scripted change intended at `intended`.
+    static func change(_ intended: UInt64) -> [Segment] {
+        [Segment(id: String(intended), segmentationId: changeSegmentationId)]
+    }
+
+    /// A callback's delivery: whose data it is (stale?), the first load, and the change it carries.
+    private static func deliver(
+        _ segments: [Segment], categoryIndex: Int, state: LockedBox<FleetDeviceState>, measurements: FleetMeasurements
+    ) {
+        let now = monotonicNanoseconds()
+        measurements.deliveries.wrappingIncrement(ordering: .relaxed)
+        guard let marker = segments.first(where: { $0.segmentationId == MeasuringTransport.markerSegmentationId })?.id else {
+            measurements.unmarkedDeliveries.wrappingIncrement(ordering: .relaxed)
+            return
+        }
+        let change = segments.first(where: { $0.segmentationId == changeSegmentationId }).flatMap { UInt64($0.id) }
+        var firstLoad: UInt64?
+        var changeLatency: UInt64?
+        var stale = false
+        state.withLock { state in
+            if !state.loaded {
+                state.loaded = true
+                firstLoad = now &- state.startedAt
+            }
+            guard marker == state.cookie else {
+                if let away = state.switchedAway[marker] {
+                    stale = now > away + CustomerSwitchScenario.staleGraceNanoseconds
+                } else {
+                    state.unknownMarkers.append(marker)
+                }
+                return
+            }
+            if let change, change > state.lastTimedChange[categoryIndex], change <= now {
+                state.lastTimedChange[categoryIndex] = change
+                changeLatency = now - change
+            }
+        }
+        if stale { measurements.staleDeliveries.wrappingIncrement(ordering: .relaxed) }
+        if let firstLoad {
+            measurements.devicesLoaded.wrappingIncrement(ordering: .relaxed)
+            FleetMeasurements.record(firstLoad, into: measurements.firstLoad)
+        }
+        if let changeLatency { FleetMeasurements.record(changeLatency, into: measurements.changeToCallback) }
+    }
+
+    /// Delivered markers that were never this device's cookie (checked once the run is over).
+    var foreignMarkers: Int {
+        state.withLock { state in state.unknownMarkers.filter { !state.cookies.contains($0) }.count }
+    }
+}

@@ -1,0 +1,33 @@
+/// What the harness knows about one simulated device: its customer now and before, and the
+/// timings its transport and callbacks need. Kept in a ``LockedBox`` per device; the device's
+/// generator thread writes the identity, its transport and callbacks read and update the rest.
+struct FleetDeviceState: Sendable {
+    /// The device's cookie now (as of the last switch that returned).
+    var cookie: String
+    /// Every cookie the device has had, oldest first.
+    var cookies: [String]
+    /// Cookie → when the `anonymize()` that left it returned (monotonic ns).
+    var switchedAway: [String: UInt64] = [:]
+    /// Delivered markers that were neither the cookie then nor one switched away from: the cookie
+    /// an `anonymize()` still under way has just minted, or foreign data (checked at the end).
+    var unknownMarkers: [String] = []
+    /// When `start()` was called.
+    var startedAt: UInt64 = 0
+    /// Whether a callback has run yet.
+    var loaded = false
+    /// Start of the previous fetch.
+    var lastFetchStart: UInt64?
+    /// When the latest switch (identify or anonymize) was called.
+    var lastSwitchAt: UInt64?
+    /// Intended start of the latest identify whose link has not returned yet.
+    var pendingLinkIntended: UInt64?
+    /// Per category (discovery, content, merchandising): the latest change timed.
+    var lastTimedChange: [UInt64] = [0, 0, 0]
+    /// Identify calls so far (names the next hard id).
+    var identifies = 0
+
+    init(cookie: String) {
+        self.cookie = cookie
+        self.cookies = [cookie]
+    }
+}

@@ -1,0 +1,37 @@
+import Atomics
+
+/// What the devices of a fleet run record, shared by all of them: latency distributions (one lock
+/// each) and correctness counters (atomics). Any thread may record.
+final class FleetMeasurements: Sendable {
+    /// Fetch: transport call start → return.
+    let fetch = LockedBox(LatencyRecorder())
+    /// Link: intended start of the identify that changed the hard ids → link call return.
+    let link = LockedBox(LatencyRecorder())
+    /// Upload: each event's intended start → the upload carrying it returned.
+    let upload = LockedBox(LatencyRecorder())
+    /// Server change → callback: the change's intended start → the callback's first delivery of it.
+    let changeToCallback = LockedBox(LatencyRecorder())
+    /// `start()` → the device's first callback.
+    let firstLoad = LockedBox(LatencyRecorder())
+
+    /// Callbacks that got segments of a customer the device had switched away from (beyond the
+    /// grace) or never was.
+    let staleDeliveries = ManagedAtomic<Int>(0)
+    /// Callbacks whose segments name no customer.
+    let unmarkedDeliveries = ManagedAtomic<Int>(0)
+    /// Fetches of one device and customer closer than half a debounce to the previous one.
+    let excessFetches = ManagedAtomic<Int>(0)
+    /// Callback invocations.
+    let deliveries = ManagedAtomic<Int>(0)
+    /// Fetches started.
+    let fetches = ManagedAtomic<Int>(0)
+    /// Devices whose first callback arrived.
+    let devicesLoaded = ManagedAtomic<Int>(0)
+    /// Transport calls that failed (the engine retries uploads; a failed fetch is logged).
+    let transportFailures = ManagedAtomic<Int>(0)
+
+    /// Records `nanoseconds` into `recorder`.
+    static func record(_ nanoseconds: UInt64, into recorder: LockedBox<LatencyRecorder>) {
+        recorder.withLock { $0.record(nanoseconds) }
+    }
+}

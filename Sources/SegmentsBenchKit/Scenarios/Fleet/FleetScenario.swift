@@ -1,0 +1,181 @@
+import Atomics
+import Foundation
+import Logging
+import RealtimeSegments
+import RealtimeSegmentsTesting
+
+/// `fleet`: many devices in one process, each a real `SegmentsClient` on a shared
+/// `SegmentsEngineGroup`, under open-model (Poisson) tracking and customer-switch arrivals.
+public struct FleetScenario: Scenario {
+    public init() {}
+    public let name = "fleet"
+    public let honouredOptions: Set<BenchOptionName> = [
+        .devices, .rate, .stages, .duration, .switchRate, .debounce, .transport, .seed, .threshold,
+    ]
+    public let simulates =
+        "--devices clients (own customer, cookie, 3 callbacks, debounce, first load) sharing a few engine threads; Poisson event arrivals at --rate or --stages across the fleet, customer switches at --switch-rate"
+    public let measures =
+        "lost events, stale deliveries, excess fetches (all must be 0); fetch, link and upload latency and server change → callback, from each operation's intended start; memory per device; --threshold verdicts"
+
+    /// The categories every device listens to, one callback each.
+    static let categories: [SegmentCategory] = [.discovery, .content, .merchandising]
+
+    /// The latencies a `--threshold` may name.
+    public static let latencyMetrics = ["change-to-callback", "fetch", "link", "upload", "track", "switch", "first-load"]
+
+    /// The fleet's size without `--devices`.
+    public static func defaultDevices(quick: Bool) -> Int { quick ? 200 : 1_000 }
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let deviceCount = max(1, options.devices ?? Self.defaultDevices(quick: options.quick))
+        let schedule = options.stages ?? .constant(rate: options.rate ?? 2_000, seconds: options.duration(default: 20))
+        let switchRate = options.switchRate ?? 20
+        let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.1) * 1000))
+        let threads = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+        let generators = 2
+
+        let backend = try FleetBackend.make(options.transport)
+        defer { backend.shutdown() }
+        let measurements = FleetMeasurements()
+        let group = SegmentsEngineGroup(threadCount: threads)
+        var logger = Logger(label: "segments-bench.fleet")
+        logger.logLevel = .critical
+
+        progress.say("starting \(deviceCount) devices on \(threads) engine threads (\(options.transport.rawValue))")
+        let residentBefore = AllocationProbe.residentBytes()
+        let devices = (0..<deviceCount).map { index in
+            FleetDevice(index: index, transport: backend.transport, group: group, debounce: debounce, measurements: measurements, logger: logger)
+        }
+        for device in devices { device.start() }
+        let loadDeadline = monotonicNanoseconds() + 120_000_000_000
+        while measurements.devicesLoaded.load(ordering: .relaxed) < deviceCount, monotonicNanoseconds() < loadDeadline {
+            usleep(10_000)
+        }
+        let residentAfter = AllocationProbe.residentBytes()
+        let loaded = measurements.devicesLoaded.load(ordering: .relaxed)
+        progress.say("\(loaded) of \(deviceCount) devices had their first load; events \(schedule), \(switchRate) switches/s")
+
+        let tracked = ManagedAtomic<Int>(0)
+        let trackFailures = ManagedAtomic<Int>(0)
+        let running = ManagedAtomic<Bool>(true)
+        let reporter = Thread {
+            progress.countdown("load", seconds: schedule.totalSeconds) { !running.load(ordering: .relaxed) }
+        }
+        reporter.start()
+        let switchSchedule = LoadStages.constant(rate: switchRate, seconds: schedule.totalSeconds)
+        let outcome = LoadGenerator.runOpen(generators: generators, streams: [schedule, switchSchedule], seed: options.seed) {
+            generator, stream, intended, random in
+            // Generator g drives the devices g, g + G, g + 2G, …: one thread per device.
+            let share = (deviceCount - generator + generators - 1) / generators
+            guard share > 0 else { return }
+            let device = devices[generator + generators * Int(random.next() % UInt64(share))]
+            let category = Self.categories[Int(random.next() % 3)]
+            if stream == 0 {
+                if device.track(category: category, intended: intended, backend: backend) {
+                    tracked.wrappingIncrement(ordering: .relaxed)
+                } else {
+                    trackFailures.wrappingIncrement(ordering: .relaxed)
+                }
+            } else {
+                device.switchCustomer(identify: random.next() % 3 == 0, intended: intended, backend: backend, category: category)
+            }
+        }
+        running.store(false, ordering: .relaxed)
+        progress.say("draining")
+        var undrained = 0
+        for device in devices where !device.client.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
+        // The checks that the last uploads started, so their callbacks come in.
+        usleep(UInt32(min(2_000_000, debounce.wholeNanoseconds / 1_000 * 3)))
+        for device in devices where !device.client.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
+        let accepted = backend.eventsAccepted
+        let trackedCount = tracked.load(ordering: .relaxed)
+        let foreign = devices.reduce(0) { $0 + $1.foreignMarkers }
+        let stale = measurements.staleDeliveries.load(ordering: .relaxed) + foreign
+        let excessFetches = measurements.excessFetches.load(ordering: .relaxed)
+        let statistics = devices.reduce(into: (drops: 0, stalls: 0)) {
+            let statistics = $1.client.statistics
+            $0.drops += statistics.staleResultsDropped
+            $0.stalls += statistics.producerStalls
+        }
+        progress.say("stopping \(deviceCount) devices")
+        DispatchQueue.concurrentPerform(iterations: 8) { slice in
+            for index in stride(from: slice, to: devices.count, by: 8) { devices[index].client.stop() }
+        }
+
+        let seconds = schedule.totalSeconds
+        let latencies: [(metric: String, recorder: LatencyRecorder, definition: String)] = [
+            ("change-to-callback", measurements.changeToCallback.withLock { $0 },
+             "intended start of a tracked event or switch (the server's segments change then) → each callback's first delivery of that change (includes upload, the \(debounce) debounce and the fetch)"),
+            ("fetch", measurements.fetch.withLock { $0 }, "transport fetch call, start → return"),
+            ("link", measurements.link.withLock { $0 }, "intended start of an identify with a new hard id → its link call returned (the link precedes the debounced check)"),
+            ("upload", measurements.upload.withLock { $0 }, "each event's intended start → the upload carrying it returned"),
+            ("track", outcome.latency[0], "intended start → trackEvent returned (with the server-side change scripted before it)"),
+            ("switch", outcome.latency[1], "intended start → identifyCustomer or anonymize returned"),
+            ("first-load", measurements.firstLoad.withLock { $0 }, "start() → the device's first callback"),
+        ]
+        let recorders = Dictionary(uniqueKeysWithValues: latencies.map { ($0.metric, $0.recorder) })
+        let verdicts = (options.thresholds ?? []).map { $0.evaluate(recorders[$0.metric]) }
+        var memoryPerDevice: Double?
+        if let residentBefore, let residentAfter {
+            memoryPerDevice = (Double(residentAfter) - Double(residentBefore)) / Double(deviceCount)
+        }
+
+        var figures = [
+            Figure(name: "fleet.lostEvents", value: Double(trackedCount - accepted), unit: "count", gate: .zero,
+                   summary: "events tracked minus events the mock backend stored after draining"),
+            Figure(name: "fleet.staleDeliveries", value: Double(stale), unit: "count", gate: .zero,
+                   summary: "callbacks given segments of a customer the device had left more than 10 ms before, or never was"),
+            Figure(name: "fleet.unmarkedDeliveries", value: Double(measurements.unmarkedDeliveries.load(ordering: .relaxed)), unit: "count",
+                   gate: .zero, summary: "callbacks given segments that name no customer"),
+            Figure(name: "fleet.excessFetches", value: Double(excessFetches), unit: "count", gate: .zero,
+                   summary: "fetches of one device and customer under half a debounce after its previous one (over 1 per debounce window)"),
+            Figure(name: "fleet.trackFailures", value: Double(trackFailures.load(ordering: .relaxed)), unit: "count", gate: .zero,
+                   summary: "trackEvent calls that threw"),
+            Figure(name: "fleet.devices", value: Double(deviceCount), unit: "count", summary: "simulated devices"),
+            Figure(name: "fleet.engineThreads", value: Double(threads), unit: "count", summary: "threads of the shared engine group"),
+            Figure(name: "fleet.devicesLoaded", value: Double(loaded), unit: "count", summary: "devices whose first load reached a callback before the load began"),
+            Figure(name: "fleet.eventsTracked", value: Double(trackedCount), unit: "count", summary: "events tracked"),
+            Figure(name: "fleet.eventsPerSecond", value: Double(trackedCount) / max(seconds, 0.001), unit: "ops/s", summary: "events tracked per second, whole fleet"),
+            Figure(name: "fleet.switches", value: Double(outcome.operations[1]), unit: "count", summary: "identify and anonymize calls"),
+            Figure(name: "fleet.fetches", value: Double(measurements.fetches.load(ordering: .relaxed)), unit: "count", summary: "fetches started"),
+            Figure(name: "fleet.deliveries", value: Double(measurements.deliveries.load(ordering: .relaxed)), unit: "count", summary: "callback invocations"),
+            Figure(name: "fleet.transportFailures", value: Double(measurements.transportFailures.load(ordering: .relaxed)), unit: "count",
+                   summary: "transport calls that failed (uploads are retried)"),
+            Figure(name: "fleet.staleResultsDropped", value: Double(statistics.drops), unit: "count",
+                   summary: "fetch results the engines dropped because the customer changed meanwhile"),
+            Figure(name: "fleet.producerStalls", value: Double(statistics.stalls), unit: "count",
+                   summary: "trackEvent calls that found a device's ring full and waited"),
+            Figure(name: "fleet.undrainedDevices", value: Double(undrained), unit: "count", summary: "devices not idle within 60 s after the load"),
+            Figure(name: "fleet.generatorLagMs", value: Double(outcome.maximumStartLag) / 1e6, unit: "ms",
+                   summary: "largest delay of an arrival behind its intended start (the generators' own lag)"),
+            Figure(name: "fleet.thresholdsFailed", value: Double(verdicts.filter { !$0.passed }.count), unit: "count",
+                   summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"),
+        ]
+        if let memoryPerDevice {
+            figures.append(Figure(name: "fleet.memoryPerDeviceBytes", value: memoryPerDevice, unit: "bytes",
+                                  summary: "RSS after every device started and loaded, minus before, divided by the devices"))
+        }
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).",
+            configuration: options.configuration(honouring: honouredOptions).merging([
+                "devices": "\(deviceCount)", "stages": schedule.description, "switchRate": "\(switchRate)",
+                "debounce": "\(debounce)", "engineThreads": "\(threads)", "ingestCapacity": "64",
+            ]) { $1 },
+            figures: figures,
+            latencies: latencies.map {
+                // Timed from an intended start (coordinated-omission corrected): all but fetch and first load.
+                $0.recorder.summary($0.metric, definition: $0.definition, corrected: !["fetch", "first-load"].contains($0.metric))
+            },
+            allocationsMeasured: false,
+            notes: verdicts.map(\.description))
+    }
+}
+
+extension BenchReport {
+    /// The `--threshold` limits the report's scenarios missed (their `….thresholdsFailed` figures).
+    public var thresholdsFailed: Int {
+        scenarios.reduce(0) { total, result in
+            total + result.figures.filter { $0.name.hasSuffix(".thresholdsFailed") }.reduce(0) { $0 + Int($1.value) }
+        }
+    }
+}

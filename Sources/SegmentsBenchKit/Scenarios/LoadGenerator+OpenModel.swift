@@ -1,0 +1,86 @@
+import Foundation
+import SegmentsMockServer
+
+extension LoadGenerator {
+    /// What ``runOpen(generators:streams:seed:operation:)`` measured, per stream.
+    public struct OpenOutcome: Sendable {
+        /// Per stream: intended start → the operation's return (coordinated-omission corrected).
+        public var latency: [LatencyRecorder]
+        /// Per stream: operations issued.
+        public var operations: [Int]
+        /// The largest delay between an arrival's intended start and its operation's start (ns):
+        /// how far the generators fell behind their schedule.
+        public var maximumStartLag: UInt64
+    }
+
+    /// Open-model load: every stream is a Poisson arrival process whose rate follows its
+    /// ``LoadStages`` (non-homogeneous, by thinning), split evenly over `generators` threads.
+    /// Arrivals come at their scheduled times whatever the system's speed: a generator that falls
+    /// behind issues the late arrivals at once, and each is timed from its intended start.
+    ///
+    /// `operation(generator, stream, intendedStart, &random)` runs on generator thread `generator`
+    /// (0..<generators) with the arrival's intended start (monotonic ns) and that thread's seeded
+    /// random source; arrivals of one generator never overlap. Blocks until every stream's
+    /// schedule has ended (the longest stream's ``LoadStages/totalSeconds``).
+    public static func runOpen(
+        generators: Int, streams: [LoadStages], seed: UInt64,
+        operation: @escaping @Sendable (_ generator: Int, _ stream: Int, _ intendedStart: UInt64, _ random: inout SplitMix64) -> Void
+    ) -> OpenOutcome {
+        let generators = max(1, generators)
+        let results = LockedBox<[OpenOutcome]>([])
+        let start = monotonicNanoseconds() + 5_000_000
+        let seconds = streams.map(\.totalSeconds).max() ?? 0
+        let peak = streams.reduce(0) { $0 + $1.peakRate } / Double(generators)
+        let group = DispatchGroup()
+        for generator in 0..<generators {
+            let thread = Thread {
+                var random = SplitMix64(seed: seed &+ UInt64(generator) &* 0x9E37_79B9_7F4A_7C15)
+                var outcome = OpenOutcome(
+                    latency: Array(repeating: LatencyRecorder(), count: streams.count),
+                    operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
+                var elapsed = 0.0
+                while peak > 0 {
+                    // Exponential gap at the peak rate; each candidate is kept for a stream with
+                    // probability rate(t) / peak (thinning).
+                    let uniform = Double(random.next() >> 11) / Double(1 << 53)
+                    elapsed += -log1p(-uniform) / peak
+                    guard elapsed < seconds else { break }
+                    var pick = Double(random.next() >> 11) / Double(1 << 53) * peak
+                    var chosen: Int?
+                    for (index, stream) in streams.enumerated() {
+                        let rate = stream.rate(at: elapsed) / Double(generators)
+                        if pick < rate {
+                            chosen = index
+                            break
+                        }
+                        pick -= rate
+                    }
+                    guard let stream = chosen else { continue }
+                    let intended = start + UInt64(elapsed * 1e9)
+                    let begun = sleep(untilMonotonic: intended)
+                    outcome.maximumStartLag = max(outcome.maximumStartLag, begun &- intended)
+                    operation(generator, stream, intended, &random)
+                    outcome.latency[stream].record(monotonicNanoseconds() &- intended)
+                    outcome.operations[stream] += 1
+                }
+                if peak <= 0 { sleep(untilMonotonic: start + UInt64(seconds * 1e9)) }
+                results.withLock { $0.append(outcome) }
+                group.leave()
+            }
+            group.enter()
+            thread.start()
+        }
+        group.wait()
+        var merged = OpenOutcome(
+            latency: Array(repeating: LatencyRecorder(), count: streams.count),
+            operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
+        for outcome in results.withLock({ $0 }) {
+            for index in streams.indices {
+                merged.latency[index].merge(outcome.latency[index])
+                merged.operations[index] += outcome.operations[index]
+            }
+            merged.maximumStartLag = max(merged.maximumStartLag, outcome.maximumStartLag)
+        }
+        return merged
+    }
+}

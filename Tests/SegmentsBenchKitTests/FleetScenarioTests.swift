@@ -1,0 +1,80 @@
+import Foundation
+import SegmentsBenchCLI
+import SegmentsBenchKit
+import XCTest
+
+final class FleetScenarioTests: XCTestCase {
+    /// One small run (50 devices, 2 s), shared by every test.
+    private static let smallRun: Result<ScenarioResult, any Error> = Result {
+        var options = BenchOptions()
+        options.devices = 50
+        options.duration = 2
+        options.rate = 200
+        options.switchRate = 10
+        options.thresholds = [try LatencyThreshold.parse("max(fetch)<1ns", metrics: FleetScenario.latencyMetrics)]
+        return try FleetScenario().run(options, progress: Progress(enabled: false))
+    }
+
+    private func result() throws -> ScenarioResult { try Self.smallRun.get() }
+
+    func testTheScenarioIsInTheCatalog() {
+        XCTAssertNotNil(ScenarioRegistry().named("fleet"))
+    }
+
+    func testEveryCorrectnessCounterIsZero() throws {
+        let result = try result()
+        for name in ["lostEvents", "staleDeliveries", "unmarkedDeliveries", "excessFetches", "trackFailures"] {
+            XCTAssertEqual(result.figure("fleet.\(name)")?.value, 0, name)
+        }
+    }
+
+    func testEveryDeviceLoadsAndTheFleetTracksAndSwitches() throws {
+        let result = try result()
+        XCTAssertEqual(result.figure("fleet.devices")?.value, 50)
+        XCTAssertEqual(result.figure("fleet.devicesLoaded")?.value, 50)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.eventsTracked")).value, 0)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.switches")).value, 0)
+        XCTAssertNotNil(result.figure("fleet.memoryPerDeviceBytes"))
+    }
+
+    func testEveryLatencyIsReported() throws {
+        let names = try result().latencies.map(\.name)
+        XCTAssertEqual(names, FleetScenario.latencyMetrics)
+        let byName = Dictionary(uniqueKeysWithValues: try result().latencies.map { ($0.name, $0) })
+        for name in ["change-to-callback", "fetch", "upload", "track", "first-load"] {
+            XCTAssertGreaterThan(try XCTUnwrap(byName[name]).count, 0, name)
+        }
+    }
+
+    func testAMissedThresholdIsRecordedInTheResult() throws {
+        let result = try result()
+        XCTAssertEqual(result.figure("fleet.thresholdsFailed")?.value, 1)
+        XCTAssertTrue(result.notes.contains { $0.hasPrefix("threshold max(fetch)<1ns: FAILED") }, "\(result.notes)")
+    }
+
+    func testBadStagesOrThresholdsAreUsageErrors() {
+        for arguments in [
+            ["run", "fleet", "--stages", "10s:fast"],
+            ["run", "fleet", "--stages", "10s:100", "--rate", "5"],
+            ["run", "fleet", "--threshold", "p99(nothing)<5ms"],
+            ["run", "fleet", "--devices", "0"],
+        ] {
+            XCTAssertThrowsError(try SegmentsBenchCLI.run(arguments + ["--out", scratch()], registry: ScenarioRegistry())) { error in
+                XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 64, "\(arguments)")
+            }
+        }
+    }
+
+    func testAMissedThresholdExitsWithTheRegressionStatus() throws {
+        let arguments = ["run", "fleet", "--devices", "5", "--duration", "0.5", "--threshold", "max(fetch)<1ns", "--out", scratch()]
+        XCTAssertThrowsError(try SegmentsBenchCLI.run(arguments, registry: ScenarioRegistry())) { error in
+            XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), ExitStatus.regression.rawValue)
+        }
+    }
+
+    private func scratch() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.path
+    }
+}

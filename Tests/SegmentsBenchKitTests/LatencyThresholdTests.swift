@@ -1,0 +1,57 @@
+import SegmentsBenchKit
+import XCTest
+
+final class LatencyThresholdTests: XCTestCase {
+    private let metrics = ["change-to-callback", "fetch"]
+
+    func testAThresholdParsesStatisticMetricComparisonAndLimit() throws {
+        let p99 = try LatencyThreshold.parse("p99(change-to-callback)<500ms", metrics: metrics)
+        XCTAssertEqual(p99.statistic, .percentile(99))
+        XCTAssertEqual(p99.metric, "change-to-callback")
+        XCTAssertFalse(p99.inclusive)
+        XCTAssertEqual(p99.limitNanoseconds, 500_000_000)
+        let max = try LatencyThreshold.parse("max(fetch)<=2s", metrics: metrics)
+        XCTAssertEqual(max.statistic, .max)
+        XCTAssertTrue(max.inclusive)
+        XCTAssertEqual(max.limitNanoseconds, 2e9)
+        XCTAssertEqual(try LatencyThreshold.parse("p99.9(fetch)<250us", metrics: metrics).statistic, .percentile(99.9))
+        XCTAssertEqual(try LatencyThreshold.parse("mean(fetch)<7ns", metrics: metrics).limitNanoseconds, 7)
+    }
+
+    func testMalformedThresholdsAreRefusedWithTheReason() {
+        let cases: [(String, LatencyThresholdError)] = [
+            ("p99<5ms", .malformed("p99<5ms")),
+            ("q99(fetch)<5ms", .badStatistic(text: "q99(fetch)<5ms", statistic: "q99")),
+            ("p100(fetch)<5ms", .badStatistic(text: "p100(fetch)<5ms", statistic: "p100")),
+            ("p99(upload)<5ms", .unknownMetric(text: "p99(upload)<5ms", metric: "upload", known: ["change-to-callback", "fetch"])),
+            ("p99(fetch)>5ms", .badComparison("p99(fetch)>5ms")),
+            ("p99(fetch)<5", .badLimit(text: "p99(fetch)<5", limit: "5")),
+            ("p99(fetch)<-5ms", .badLimit(text: "p99(fetch)<-5ms", limit: "-5ms")),
+            ("p99(fetch)<5 ms", .badLimit(text: "p99(fetch)<5 ms", limit: "5 ms")),
+        ]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try LatencyThreshold.parse(text, metrics: metrics), text) { error in
+                XCTAssertEqual(error as? LatencyThresholdError, expected, text)
+                XCTAssertTrue("\(error)".hasPrefix("--threshold '\(text)'"), "\(error)")
+            }
+        }
+    }
+
+    func testAThresholdPassesOnlyBelowItsLimit() throws {
+        var recorder = LatencyRecorder()
+        for value in 1...100 { recorder.record(UInt64(value) * 1_000_000) }
+        let p50 = try LatencyThreshold.parse("p50(fetch)<60ms", metrics: metrics).evaluate(recorder)
+        XCTAssertTrue(p50.passed)
+        XCTAssertEqual(try XCTUnwrap(p50.measuredNanoseconds), 50_000_000, accuracy: 1_000_000)
+        XCTAssertFalse(try LatencyThreshold.parse("max(fetch)<50ms", metrics: metrics).evaluate(recorder).passed)
+        XCTAssertTrue(try LatencyThreshold.parse("max(fetch)<1s", metrics: metrics).evaluate(recorder).passed)
+        XCTAssertTrue(try LatencyThreshold.parse("p99(fetch)<=100ms", metrics: metrics).evaluate(recorder).passed)
+    }
+
+    func testAMetricWithoutSamplesFailsItsThreshold() throws {
+        let threshold = try LatencyThreshold.parse("p99(fetch)<1s", metrics: metrics)
+        XCTAssertFalse(threshold.evaluate(LatencyRecorder()).passed)
+        XCTAssertFalse(threshold.evaluate(nil).passed)
+        XCTAssertTrue(threshold.evaluate(nil).description.contains("FAILED (no samples)"))
+    }
+}
