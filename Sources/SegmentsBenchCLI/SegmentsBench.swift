@@ -186,13 +186,15 @@ struct ListCommand: ParsableCommand {
         if json {
             let entries = SegmentsBenchCLI.registry.scenarios.map { scenario -> [String: Any] in
                 ["name": scenario.name, "simulates": scenario.simulates, "measures": scenario.measures,
-                 "options": scenario.honouredOptions.sorted().map(\.flag)]
+                 "options": scenario.honouredOptions.sorted().map(\.flag),
+                 "target": scenario.needsMockIntrospection.map { "needs \($0)" } ?? "runs against --target"]
             }
             print(String(decoding: try JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
             return
         }
         for scenario in SegmentsBenchCLI.registry.scenarios {
             print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.acceptedFlagList)")
+            print("  target:    \(scenario.needsMockIntrospection.map { "refused: it needs \($0)" } ?? "runs against --target")")
         }
     }
 }

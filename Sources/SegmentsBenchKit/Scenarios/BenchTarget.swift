@@ -8,13 +8,16 @@ import RealtimeSegmentsHTTP
 ///
 /// A value; building one checks the URL and refuses a non-loopback host unless remote targets are
 /// allowed (``init(url:projectToken:authorization:allowRemote:)``).
-public struct BenchTarget: Sendable, Hashable {
+public struct BenchTarget: Sendable {
+
     /// The API base URL (`http` or `https`, with a host).
     public let baseURL: URL
     /// The project token the client sends in its paths.
     public let projectToken: String
     /// What the client sends as `authorization`.
     public let authorization: SegmentsAuthorization
+    /// The transport settings for ``baseURL``, validated once.
+    private let http: HTTPTransportConfiguration
 
     /// A target at `url` (`http(s)://host:port`), checked.
     ///
@@ -30,10 +33,11 @@ public struct BenchTarget: Sendable, Hashable {
             let host = parsed.host, !host.isEmpty, parsed.query == nil, parsed.fragment == nil, parsed.user == nil,
             parsed.path.isEmpty || parsed.path == "/"
         else { throw .invalidURL(url) }
-        guard (try? HTTPTransportConfiguration(baseURL: parsed)) != nil else { throw .invalidURL(url) }
+        guard let http = try? HTTPTransportConfiguration(baseURL: parsed) else { throw .invalidURL(url) }
         guard !projectToken.isEmpty, !projectToken.contains("/") else { throw .invalidProjectToken }
         guard allowRemote || Self.isLoopback(host: host) else { throw .remoteNotAllowed(host: host) }
         self.baseURL = parsed
+        self.http = http
         self.projectToken = projectToken
         self.authorization = try Self.parseAuthorization(authorization)
     }
@@ -70,8 +74,7 @@ public struct BenchTarget: Sendable, Hashable {
 
     /// An HTTP transport to the target whose requests give up after `requestTimeout`.
     public func makeTransport(requestTimeout: Duration) -> HTTPSegmentsTransport {
-        // The URL was accepted by HTTPTransportConfiguration in init.
-        var configuration = try! HTTPTransportConfiguration(baseURL: baseURL)
+        var configuration = http
         configuration.requestTimeout = requestTimeout
         return HTTPSegmentsTransport(configuration: configuration)
     }
@@ -81,6 +84,19 @@ public struct BenchTarget: Sendable, Hashable {
     /// setting is the default.
     public func configuration(transport: any SegmentsTransport) -> SegmentsConfiguration {
         SegmentsConfiguration(projectToken: projectToken, authorization: authorization, transport: transport)
+    }
+}
+
+// The transport settings follow from the base URL, so they take no part in equality.
+extension BenchTarget: Hashable {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.baseURL == rhs.baseURL && lhs.projectToken == rhs.projectToken && lhs.authorization == rhs.authorization
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(baseURL)
+        hasher.combine(projectToken)
+        hasher.combine(authorization)
     }
 }
 
