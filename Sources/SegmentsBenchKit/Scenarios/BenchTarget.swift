@@ -9,7 +9,6 @@ import RealtimeSegmentsHTTP
 /// A value; building one checks the URL and refuses a non-loopback host unless remote targets are
 /// allowed (``init(url:projectToken:authorization:allowRemote:)``).
 public struct BenchTarget: Sendable {
-
     /// The API base URL (`http` or `https`, with a host).
     public let baseURL: URL
     /// The project token the client sends in its paths.
