@@ -30,10 +30,19 @@ struct LoadOptions: ParsableArguments {
     @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms' (repeatable); a missed one exits 2.")
     var thresholds: [String] = []
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
+    @Option(help: ArgumentHelp(
+        "Drive this segments server over HTTP instead of the in-process mock (only scenarios that need nothing of the mock run).",
+        valueName: "http(s)://host:port"))
+    var target: String?
+    @Option(help: "The target's project token (with --target).") var projectToken: String?
+    @Option(help: ArgumentHelp("How the client authenticates to the target (with --target).", valueName: "token:KEY|bearer:TOKEN"))
+    var authorization: String?
+    @Flag(help: "Allow a --target that is not a loopback address (127.0.0.0/8, ::1, localhost).") var allowRemote = false
 
     /// Refuses a malformed `--stages` or `--threshold`, `--stages` with `--rate` or `--duration`,
-    /// and fewer than one device (usage errors, exit 64).
+    /// fewer than one device, and a malformed or unconfirmed `--target` (usage errors, exit 64).
     func validate() throws {
+        _ = try benchTarget()
         if let devices, devices < 1 { throw ValidationError("--devices must be 1 or more, not \(devices)") }
         if let stages {
             if rate != nil || duration != nil {
@@ -48,8 +57,30 @@ struct LoadOptions: ParsableArguments {
         }
     }
 
-    var benchOptions: BenchOptions {
+    /// The target the options name, checked; `nil` without `--target`.
+    func benchTarget() throws -> BenchTarget? {
+        guard let target else {
+            if projectToken != nil || authorization != nil || allowRemote {
+                throw ValidationError("--project-token, --authorization and --allow-remote go with --target")
+            }
+            return nil
+        }
+        if transport != nil {
+            throw ValidationError("--transport chooses the in-process mock's way in; against --target the engine always uses HTTP")
+        }
+        guard let projectToken, let authorization else {
+            throw ValidationError("--target needs --project-token and --authorization (token:KEY or bearer:TOKEN)")
+        }
+        do {
+            return try BenchTarget(url: target, projectToken: projectToken, authorization: authorization, allowRemote: allowRemote)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    func benchOptions() throws -> BenchOptions {
         var options = BenchOptions()
+        options.target = try benchTarget()
         options.callbacks = callbacks
         options.producers = producers
         options.rate = rate
@@ -84,8 +115,9 @@ struct LoadOptions: ParsableArguments {
     }
 
     /// Refuses an option that `scenario` does not honour (a usage error naming the option, the
-    /// scenario and what it accepts).
+    /// scenario and what it accepts), and a target it cannot run against (naming what it needs).
     func check(for scenario: any Scenario) throws {
+        if let refusal = scenario.refusal(of: try benchOptions()) { throw ValidationError(refusal) }
         let refused = scenario.unhonoured(given)
         guard !refused.isEmpty else { return }
         let options = refused.flagList
@@ -166,9 +198,19 @@ struct SuiteCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let scenarios = SegmentsBenchCLI.registry.scenarios
+        var scenarios = SegmentsBenchCLI.registry.scenarios
+        let options = try load.benchOptions()
+        if options.target != nil {
+            // Against a target the suite is the scenarios that can run there.
+            let skipped = scenarios.filter { $0.refusal(of: options) != nil }.map(\.name)
+            scenarios.removeAll { $0.refusal(of: options) != nil }
+            guard !scenarios.isEmpty else { throw ValidationError("no scenario of the suite runs against --target") }
+            if !skipped.isEmpty {
+                FileHandle.standardError.write(Data("note: against --target, skipping \(skipped.joined(separator: ", ")) (they need the in-process mock)\n".utf8))
+            }
+        }
         try load.check(forSuite: scenarios)
-        _ = try runAndReport(scenarios, options: load.benchOptions, output: output)
+        _ = try runAndReport(scenarios, options: options, output: output)
     }
 }
 
@@ -180,13 +222,15 @@ struct ListCommand: ParsableCommand {
         if json {
             let entries = SegmentsBenchCLI.registry.scenarios.map { scenario -> [String: Any] in
                 ["name": scenario.name, "simulates": scenario.simulates, "measures": scenario.measures,
-                 "options": scenario.honouredOptions.sorted().map(\.flag)]
+                 "options": scenario.honouredOptions.sorted().map(\.flag),
+                 "target": scenario.needsMockIntrospection.map { "needs \($0)" } ?? "runs against --target"]
             }
             print(String(decoding: try JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
             return
         }
         for scenario in SegmentsBenchCLI.registry.scenarios {
             print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.acceptedFlagList)")
+            print("  target:    \(scenario.needsMockIntrospection.map { "refused: it needs \($0)" } ?? "runs against --target")")
         }
     }
 }
@@ -203,7 +247,7 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("unknown scenario '\(scenario)'; known: \(registry.names.joined(separator: ", "))")
         }
         try load.check(for: found)
-        _ = try runAndReport([found], options: load.benchOptions, output: output)
+        _ = try runAndReport([found], options: load.benchOptions(), output: output)
     }
 }
 

@@ -18,11 +18,14 @@ struct ServeCommand: ParsableCommand {
     var basicAuth: String?
     @Option(help: "Stop after this many seconds (default: run until interrupted).") var duration: Double?
     @Flag(help: "Add a demo rule: customers enter a discovery segment after 3 `purchase` events and leave on `refund`.") var demoRules = false
+    @Flag(help: "Inject the `faults` scenario's faults at random on every endpoint (for `run faults --target`).") var faults = false
+    @Option(help: "Seed of the injected faults (with --faults; default: 1).") var seed: UInt64?
 
     func validate() throws {
         if basicAuth != nil, keyPair == nil {
             throw ValidationError("--basic-auth must be <key id>:<secret>")
         }
+        if seed != nil, !faults { throw ValidationError("--seed goes with --faults") }
     }
 
     /// `--basic-auth` split at its first `:` (a Basic user name cannot contain one).
@@ -38,11 +41,13 @@ struct ServeCommand: ParsableCommand {
                 category: .discovery, segment: Segment(id: "66140257f4cb337324209871", segmentationId: "66140215fb50effc8a7218b4"),
                 entersAfter: EventThreshold(eventType: "purchase", count: 3), leavesOn: "refund"))
         }
-        let server = SegmentsMockHTTPServer(backend: backend, host: host, port: port)
+        let plan = faults ? FaultsScenario.faultPlan(seed: seed ?? 1, overHTTP: true) : .none
+        let server = SegmentsMockHTTPServer(backend: backend, host: host, port: port, faults: plan)
         try runBlocking { try await server.start() }
         let basic = keyPair.map { " or Basic \($0.id):<secret>" } ?? ""
         print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)\(basic)). Ctrl-C to stop.")
         print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")
+        if faults { print("  injecting the faults scenario's faults on every endpoint (seed \(seed ?? 1))") }
         // Flushed so that a script reading the output through a pipe (to learn the port that
         // --port 0 picked) sees these lines now, not when the buffer fills.
         fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)

@@ -33,6 +33,14 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public var thresholds: [LatencyThreshold]?
     /// Shorter runs for the CI gate.
     public var quick = false
+    /// A server to drive instead of the in-process mock (`--target`); `nil` is the mock. Only
+    /// scenarios whose ``Scenario/needsMockIntrospection`` is `nil` run against one, over HTTP.
+    /// Not encoded: it holds credentials.
+    public var target: BenchTarget? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case callbacks, producers, rate, duration, switchRate, transport, debounce, seed, quick
+    }
 
     /// Creates options with every default.
     public init() {}
@@ -41,10 +49,12 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public func duration(default value: Double) -> Double { duration ?? (quick ? value / 3 : value) }
 
     /// The options as report configuration text: `quick`, then each option in `honoured` that has a
-    /// value (`transport` and `seed` always do). An option the scenario does not honour is left
-    /// out, so that the report shows only what shaped the run.
+    /// value (`transport` and `seed` always do), and `target` (its URL, not its credentials) when
+    /// there is one. An option the scenario does not honour is left out, so that the report shows
+    /// only what shaped the run.
     public func configuration(honouring honoured: Set<BenchOptionName>) -> [String: String] {
         var configuration = ["quick": "\(quick)"]
+        if let target { configuration["target"] = target.description }
         for name in honoured {
             let value: String? =
                 switch name {
@@ -53,7 +63,7 @@ public struct BenchOptions: Sendable, Codable, Hashable {
                 case .rate: rate.map { "\($0)" }
                 case .duration: duration.map { "\($0)" }
                 case .switchRate: switchRate.map { "\($0)" }
-                case .transport: transport.rawValue
+                case .transport: target == nil ? transport.rawValue : Transport.http.rawValue
                 case .debounce: debounce.map { "\($0)" }
                 case .seed: "\(seed)"
                 case .devices: devices.map { "\($0)" }

@@ -9,21 +9,34 @@ public struct FaultsScenario: Scenario {
     public init() {}
     public let name = "faults"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .seed, .rate]
+    public let needsMockIntrospection: String? = nil
     public let simulates = "tracking, identify and pull traffic while every endpoint fails at random: 5xx/429/401 statuses (uploads: 5xx/429/408), added latency, hangs past the request deadline, malformed and truncated bodies, connection resets (seeded)"
     public let measures = "errors and timeouts seen by the engine, lost events after the faults stop (must be 0), and how much the state file is written while uploads fail and recover"
 
-    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
-        let seconds = options.duration(default: 8)
+    /// The faults this scenario injects: every endpoint fails at random (seeded by `seed`), uploads
+    /// with transient statuses only; truncated bodies only `overHTTP` (the in-process transport has
+    /// no body to cut). `segments-bench serve --faults` serves the same plan, for a run against
+    /// `--target`.
+    public static func faultPlan(seed: UInt64, overHTTP: Bool) -> FaultPlan {
         let profile = FaultProfile(
             errorRate: 0.10, errorStatuses: [500, 503, 429, 401], latency: .uniform(.zero, .milliseconds(5)),
-            hangRate: 0.01, maxHang: .seconds(2), malformedRate: 0.04, truncatedRate: options.transport == .http ? 0.02 : 0,
+            hangRate: 0.01, maxHang: .seconds(2), malformedRate: 0.04, truncatedRate: overHTTP ? 0.02 : 0,
             resetRate: 0.02)
-        var plan = FaultPlan.everyEndpoint(profile, seed: options.seed)
+        var plan = FaultPlan.everyEndpoint(profile, seed: seed)
         // Uploads meet transient statuses only: a 401 there means a wrong key, on which the engine
         // stops uploading (keeping every event) until it is configured again, by design.
         var uploadProfile = profile
         uploadProfile.errorStatuses = [500, 503, 429, 408]
         for endpoint in [MockEndpoint.trackEvent, .trackCustomer, .trackBatch] { plan.profiles[endpoint] = uploadProfile }
+        return plan
+    }
+
+    /// Against the mock, injects ``faultPlan(seed:overHTTP:)`` and turns it off before draining;
+    /// against a target, the faults are the server's own (still on while draining) and only what
+    /// the client saw is counted.
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let seconds = options.duration(default: 8)
+        let plan = Self.faultPlan(seed: options.seed, overHTTP: options.transport == .http)
         // A state directory, as an app keeps one: failed uploads are written down, and the state
         // file's writes (count and bytes) are part of what this scenario measures.
         let stateDirectory = FileManager.default.temporaryDirectory
@@ -31,7 +44,9 @@ public struct FaultsScenario: Scenario {
         try? FileManager.default.removeItem(at: stateDirectory)
         defer { try? FileManager.default.removeItem(at: stateDirectory) }
         let engine = try EngineUnderTest.make(
-            transport: options.transport, debounce: .milliseconds(50), faults: plan, requestTimeout: .milliseconds(300)) { configuration in
+            transport: options.transport, target: options.target, debounce: .milliseconds(50), faults: plan,
+            requestTimeout: .milliseconds(300)
+        ) { configuration in
             configuration.cacheTTL = .milliseconds(20)
             configuration.stateDirectory = stateDirectory
         }
@@ -47,7 +62,8 @@ public struct FaultsScenario: Scenario {
         let client = engine.client
         let pullErrors = ManagedAtomic<Int>(0)
         let trackedEvents = ManagedAtomic<Int>(0)
-        progress.say("\(Int(seconds)) s of traffic with faults on every endpoint (\(options.transport.rawValue))")
+        let way = options.target.map { "the target's own faults, \($0.description)" } ?? options.transport.rawValue
+        progress.say("\(Int(seconds)) s of traffic with faults on every endpoint (\(way))")
         _ = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 500) { producer, sequence in
             if producer == 1, sequence % 200 == 0 {
                 try? client.identifyCustomer(customerIds: ["registered": "user-\(sequence)"])
@@ -57,8 +73,12 @@ public struct FaultsScenario: Scenario {
                 trackedEvents.wrappingIncrement(ordering: .relaxed)
             }
         }
-        progress.say("faults off; draining retries")
-        engine.faults.set(.none)
+        if options.target == nil {
+            progress.say("faults off; draining retries")
+            engine.faults.set(.none)
+        } else {
+            progress.say("draining retries (the target's faults stay on)")
+        }
         let expected = trackedEvents.load(ordering: .relaxed)
         // Failed uploads wait for their backoff (at most 1 s here) before the retry goes out.
         let drainDeadline = monotonicNanoseconds() + 60_000_000_000
@@ -66,17 +86,31 @@ public struct FaultsScenario: Scenario {
             usleep(100_000)
         }
         _ = client.waitUntilIdle(timeout: .seconds(30))
-        let counts = engine.faults.counts()
         let statistics = client.statistics
-        let figures = [
-            Figure(name: "faults.lostEvents", value: Double(expected - engine.backend.eventsAccepted), unit: "count", gate: .zero,
-                   summary: "events tracked minus events the backend holds once the faults stop"),
-            Figure(name: "faults.injected", value: Double(counts.total), unit: "count", summary: "faults the server injected"),
-            Figure(name: "faults.injectedErrors", value: Double(counts.total(.error)), unit: "count", summary: "error statuses injected"),
-            Figure(name: "faults.injectedHangs", value: Double(counts.total(.hang)), unit: "count", summary: "hangs injected (client timeouts)"),
-            Figure(name: "faults.injectedMalformed", value: Double(counts.total(.malformed) + counts.total(.truncated)), unit: "count",
-                   summary: "malformed or truncated bodies injected"),
-            Figure(name: "faults.injectedResets", value: Double(counts.total(.reset)), unit: "count", summary: "connection resets injected"),
+        var figures: [Figure] = []
+        var notes: [String] = []
+        if let backend = engine.mockBackend {
+            let counts = engine.faults.counts()
+            figures += [
+                Figure(name: "faults.lostEvents", value: Double(expected - backend.eventsAccepted), unit: "count", gate: .zero,
+                       summary: "events tracked minus events the backend holds once the faults stop"),
+                Figure(name: "faults.injected", value: Double(counts.total), unit: "count", summary: "faults the server injected"),
+                Figure(name: "faults.injectedErrors", value: Double(counts.total(.error)), unit: "count", summary: "error statuses injected"),
+                Figure(name: "faults.injectedHangs", value: Double(counts.total(.hang)), unit: "count", summary: "hangs injected (client timeouts)"),
+                Figure(name: "faults.injectedMalformed", value: Double(counts.total(.malformed) + counts.total(.truncated)), unit: "count",
+                       summary: "malformed or truncated bodies injected"),
+                Figure(name: "faults.injectedResets", value: Double(counts.total(.reset)), unit: "count", summary: "connection resets injected"),
+            ]
+        } else {
+            // The target's own counts (events accepted, faults injected) are not reachable over its
+            // API: only what the client saw is reported.
+            notes.append("Against --target \(engine.target?.description ?? ""): lostEvents and the injected-fault counts are the server's "
+                + "and not available; eventsUnconfirmed counts the events the server did not acknowledge.")
+            figures.append(
+                Figure(name: "faults.eventsUnconfirmed", value: Double(expected - statistics.eventsUploaded), unit: "count", gate: .zero,
+                       summary: "events tracked minus events whose upload the target acknowledged, after draining"))
+        }
+        figures += [
             Figure(name: "faults.checksFailed", value: Double(statistics.checksFailed), unit: "count", summary: "listener checks that failed (logged)"),
             Figure(name: "faults.uploadFailures", value: Double(statistics.uploadFailures), unit: "count", summary: "upload attempts that failed and were retried"),
             Figure(name: "faults.pullEmptyResults", value: Double(pullErrors.load(ordering: .relaxed)), unit: "count",
@@ -96,6 +130,6 @@ public struct FaultsScenario: Scenario {
             configuration: options.configuration(honouring: honouredOptions).merging(["duration": "\(seconds)", "requestTimeout": "300 ms"]) { $1 },
             figures: figures,
             latencies: [engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "successful transport fetch calls under faults")],
-            allocationsMeasured: false)
+            allocationsMeasured: false, notes: notes)
     }
 }

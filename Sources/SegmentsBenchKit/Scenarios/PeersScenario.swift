@@ -19,6 +19,7 @@ import Foundation
 public struct PeersScenario: Scenario {
     public let name = "peers"
     public let honouredOptions: Set<BenchOptionName> = [.callbacks]
+    public let needsMockIntrospection: String? = "the engine alone, in process (it drives no server)"
     public let simulates =
         "One segment change (10 segments) delivered to N subscribers by the engine (ordered and parallel) and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "

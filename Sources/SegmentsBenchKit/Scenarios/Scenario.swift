@@ -11,6 +11,12 @@ public protocol Scenario: Sendable {
     /// accepts). The command line refuses any other option for this scenario, and the report
     /// records only these.
     var honouredOptions: Set<BenchOptionName> { get }
+    /// What the scenario needs from the in-process mock that a server reached over HTTP does not
+    /// offer (scripted segment changes, change stamps, fault plans, the backend's counters), in
+    /// words; `nil` when it runs against a ``BenchOptions/target`` as well. A scenario that needs
+    /// something is refused a target (the command line exits 64 naming it). The default needs the
+    /// mock: a scenario runs against a target only once it says so.
+    var needsMockIntrospection: String? { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
     /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
     /// tasks need the cooperative pool free.
@@ -18,6 +24,15 @@ public protocol Scenario: Sendable {
 }
 
 extension Scenario {
+    public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
+
+    /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
+    /// scenario that needs the mock.
+    public func refusal(of options: BenchOptions) -> String? {
+        guard let target = options.target, let needs = needsMockIntrospection else { return nil }
+        return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
+    }
+
     /// The options in `given` that this scenario does not honour.
     public func unhonoured(_ given: Set<BenchOptionName>) -> Set<BenchOptionName> {
         given.subtracting(honouredOptions)

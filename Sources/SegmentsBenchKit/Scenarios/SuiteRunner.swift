@@ -3,7 +3,8 @@ import Foundation
 /// Runs scenarios one after another and assembles the report.
 public enum SuiteRunner {
     /// Runs `scenarios` with `options`. A scenario that throws is recorded with a note and a failing
-    /// `…scenarioFailed` figure instead of ending the run.
+    /// `…scenarioFailed` figure instead of ending the run; so is one that cannot run against the
+    /// options' target (``Scenario/refusal(of:)``), without running it.
     public static func run(_ scenarios: [any Scenario], options: BenchOptions, progress: Progress, command: String) -> BenchReport {
         let started = Date()
         let machine = MachineInfo.current()
@@ -13,6 +14,7 @@ public enum SuiteRunner {
             scoped.say("start")
             let begin = monotonicNanoseconds()
             do {
+                if let refusal = scenario.refusal(of: options) { throw ScenarioRefusal(reason: refusal) }
                 var result = try scenario.run(options, progress: scoped)
                 result.wallSeconds = Double(monotonicNanoseconds() - begin) / 1e9
                 results.append(result)
@@ -51,4 +53,10 @@ public enum SuiteRunner {
         process.waitUntilExit()
         return process.terminationStatus == 0 ? String(decoding: data, as: UTF8.self) : nil
     }
+}
+
+/// A scenario that cannot run with the options given (``Scenario/refusal(of:)``).
+struct ScenarioRefusal: Error, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
 }
