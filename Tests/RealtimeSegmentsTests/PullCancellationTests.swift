@@ -7,22 +7,14 @@ import XCTest
 /// cancelled, even while the engine's fetch is in flight (held by the transport), and the engine
 /// goes on undisturbed.
 final class PullCancellationTests: XCTestCase {
-    private func startedFixture() -> Fixture {
-        let fixture = Fixture()
-        fixture.transport.defaultResponse = response([.discovery: [1]])
-        fixture.client.start()
-        fixture.settle()
-        return fixture
-    }
-
     func testACancelledCallReturnsCancelledWhileTheFetchIsHeld() async {
-        let fixture = startedFixture()
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         fixture.transport.holdFetches()
         let client = fixture.client
         let call = Task { try await client.getSegments(category: .discovery) }
         waitUntil { fixture.transport.heldFetchCount == 1 }
         call.cancel()
-        let outcome = await call.result
+        let outcome = await resultOrRelease(call, fixture)
         XCTAssertEqual(outcome.failureValue as? SegmentsError, .cancelled)
         XCTAssertEqual(fixture.transport.heldFetchCount, 1, "returned while the fetch is still held")
 
@@ -37,7 +29,7 @@ final class PullCancellationTests: XCTestCase {
     }
 
     func testACallerSharingTheCancelledCallersFetchStillGetsItsResult() async {
-        let fixture = startedFixture()
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         fixture.transport.holdFetches()
         let client = fixture.client
         let call = Task { try await client.getSegments(category: .discovery) }
@@ -45,7 +37,7 @@ final class PullCancellationTests: XCTestCase {
         let shared = Locked<[Segment]?>(nil)
         client.getSegments(category: .discovery) { segments in shared.withLock { $0 = segments } }
         call.cancel()
-        _ = await call.result
+        _ = await resultOrRelease(call, fixture)
         fixture.transport.releaseHeldFetches()
         fixture.settle()
         XCTAssertEqual(shared.withLock { $0 }, [segment(1)])
@@ -53,7 +45,7 @@ final class PullCancellationTests: XCTestCase {
     }
 
     func testATaskCancelledBeforeTheCallStartsNoFetch() async {
-        let fixture = startedFixture()
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let client = fixture.client
         let call = Task { () async throws -> [Segment] in
             withUnsafeCurrentTask { $0?.cancel() }
@@ -66,13 +58,25 @@ final class PullCancellationTests: XCTestCase {
     }
 
     func testACompletedCallIsNotAffectedByALaterCancellation() async {
-        let fixture = startedFixture()
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let client = fixture.client
         let call = Task { try await client.getSegments(category: .discovery) }
         let segments = try? await call.value
         call.cancel()
         XCTAssertEqual(segments, [segment(1)])
     }
+}
+
+/// `task`'s result. A call that ignored its cancellation would wait for the held fetch forever:
+/// after 10 s the fetch is released, so the test ends and its assertions fail instead of hanging.
+private func resultOrRelease(_ task: Task<[Segment], any Error>, _ fixture: Fixture) async -> Result<[Segment], any Error> {
+    let transport = fixture.transport
+    let watchdog = Task {
+        try? await Task.sleep(for: .seconds(10))
+        if !Task.isCancelled { transport.releaseHeldFetches() }
+    }
+    defer { watchdog.cancel() }
+    return await task.result
 }
 
 extension Result {

@@ -25,30 +25,22 @@ final class PullResultTests: XCTestCase {
         return (result.withLock { $0 }, array.withLock { $0 })
     }
 
-    private func startedFixture(_ response: SegmentsResponse) -> Fixture {
-        let fixture = Fixture()
-        fixture.transport.defaultResponse = response
-        fixture.client.start()
-        fixture.settle()
-        return fixture
-    }
-
     func testSegmentsAreASuccess() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let (result, array) = outcomes(fixture, .discovery, force: true)
         XCTAssertEqual(result, .success([segment(1)]))
         XCTAssertEqual(array, [segment(1)])
     }
 
     func testNoSegmentsIsAnEmptySuccess() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let (result, array) = outcomes(fixture, .content)
         XCTAssertEqual(result, .success([]))
         XCTAssertEqual(array, [])
     }
 
     func testAFailedFetchIsAFailureInTheResultFormAndEmptyInTheArrayForm() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         fixture.transport.failNext(.fetchSegments, with: .serverError(status: 500), count: 2)
         let (result, array) = outcomes(fixture, .discovery, force: true)
         XCTAssertEqual(result, .failure(.serverError(status: 500)))
@@ -64,20 +56,20 @@ final class PullResultTests: XCTestCase {
     }
 
     func testAStoppedClientIsAFailure() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         fixture.client.stop()
         XCTAssertEqual(outcomes(fixture, .discovery).result, .failure(.stopped))
     }
 
     func testAnEmptyCategoryIsAnInvalidArgument() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         XCTAssertEqual(outcomes(fixture, .other("")).result, .failure(.invalidArgument("the category name is empty")))
     }
 
     /// Exponea's call shape, a trailing closure with an untyped parameter, still resolves to the
     /// `[Segment]` form (it would be ambiguous if the `Result` form were not disfavored).
     func testATrailingClosureStillPicksTheArrayForm() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let answered = DispatchSemaphore(value: 0)
         let type = Locked<String?>(nil)
         fixture.client.getSegments(category: .discovery) { segments in

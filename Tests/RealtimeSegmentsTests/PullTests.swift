@@ -5,29 +5,21 @@ import XCTest
 
 /// SPEC §6: getSegments — cache, force, single flight, only the requested category.
 final class PullTests: XCTestCase {
-    private func startedFixture(_ response: SegmentsResponse) -> Fixture {
-        let fixture = Fixture()
-        fixture.transport.defaultResponse = response
-        fixture.client.start()
-        fixture.settle()
-        return fixture
-    }
-
     func testFetchesOnAMissAndReturnsOnlyTheRequestedCategory() async throws {
-        let fixture = startedFixture(response([.discovery: [1], .content: [2]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1], .content: [2]]))
         let content = try await fixture.client.getSegments(category: .content)
         XCTAssertEqual(content, [segment(2)])
         XCTAssertEqual(fixture.transport.fetchCount, 1)
     }
 
     func testACategoryMissingFromTheResponseIsEmpty() async throws {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let merchandising = try await fixture.client.getSegments(category: .merchandise)
         XCTAssertEqual(merchandising, [])
     }
 
     func testServesFromTheCacheWithinTheTTL() async throws {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         _ = try await fixture.client.getSegments(category: .discovery)
         fixture.clock.advance(by: .seconds(4))
         fixture.transport.defaultResponse = response([.discovery: [2]])
@@ -38,7 +30,7 @@ final class PullTests: XCTestCase {
     }
 
     func testRefetchesOnceTheCacheIsOlderThanTheTTL() async throws {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         _ = try await fixture.client.getSegments(category: .discovery)
         fixture.clock.advance(by: .seconds(5))
         fixture.transport.defaultResponse = response([.discovery: [2]])
@@ -48,7 +40,7 @@ final class PullTests: XCTestCase {
     }
 
     func testForceBypassesTheCache() async throws {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         _ = try await fixture.client.getSegments(category: .discovery)
         fixture.transport.defaultResponse = response([.discovery: [2]])
         let forced = try await fixture.client.getSegments(category: .discovery, force: true)
@@ -57,7 +49,7 @@ final class PullTests: XCTestCase {
     }
 
     func testTheCacheOfAnotherCustomerIsNotUsed() async throws {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         _ = try await fixture.client.getSegments(category: .discovery)
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
         _ = try await fixture.client.getSegments(category: .discovery)
@@ -70,7 +62,7 @@ final class PullTests: XCTestCase {
     /// Single flight: the fetch is held until every caller has joined it (their requests are
     /// handled in order, before the barrier posted after them), then released once.
     func testConcurrentCallersShareOneFetch() {
-        let fixture = startedFixture(response([.discovery: [1], .content: [2]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1], .content: [2]]))
         fixture.transport.holdFetches()
         let results = Locked<[Int: [Segment]]>([:])
         let requests: [(category: SegmentCategory, force: Bool)] = [(.discovery, false), (.content, false), (.discovery, true)]
@@ -91,7 +83,7 @@ final class PullTests: XCTestCase {
     }
 
     func testAFailedFetchThrowsInTheAsyncFormAndLogsTheLine() async {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         fixture.transport.failNext(.fetchSegments, with: .serverError(status: 500))
         do {
             _ = try await fixture.client.getSegments(category: .discovery)
@@ -103,7 +95,7 @@ final class PullTests: XCTestCase {
     }
 
     func testAFailedFetchReturnsEmptyInTheCompletionFormAndTheNextCallFetchesAgain() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         fixture.transport.failNext(.fetchSegments, with: .timeout)
         let results = Locked<[[Segment]]>([])
         fixture.client.getSegments(category: .discovery) { segments in results.withLock { $0.append(segments) } }
@@ -114,7 +106,7 @@ final class PullTests: XCTestCase {
     }
 
     func testTheCompletionRunsOnABackgroundThread() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         let onMain = Locked<Bool?>(nil)
         fixture.client.getSegments(category: .discovery) { _ in onMain.withLock { $0 = Thread.isMainThread } }
         fixture.settle()
@@ -125,7 +117,7 @@ final class PullTests: XCTestCase {
     /// On a miss and on a cache hit alike: never inline on the calling thread (which waits for the
     /// answer here, so an inline call would show as the same thread), never on the engine thread.
     func testTheCompletionRunsNeitherOnTheCallersThreadNorOnTheEngineThread() {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         for attempt in ["miss", "cache hit"] {
             let seen = Locked<(caller: pthread_t, completion: pthread_t, name: String)?>(nil)
             let answered = DispatchSemaphore(value: 0)
@@ -155,7 +147,7 @@ final class PullTests: XCTestCase {
     #endif
 
     func testALinkFailureFailsTheCallWithTheMergeLineAndSkipsTheFetch() async throws {
-        let fixture = startedFixture(response([.discovery: [1]]))
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
         fixture.settle()
         fixture.transport.failNext(.linkCustomerIds, with: .serverError(status: 502))
@@ -175,7 +167,7 @@ final class PullTests: XCTestCase {
     }
 
     func testACustomerChangeMidFlightRefetchesForTheCurrentCustomer() async throws {
-        let fixture = startedFixture(response([:]))
+        let fixture = Fixture.started(answering: response([:]))
         fixture.transport.setResponder { cookie in
             SegmentsResponse(categories: [.discovery: [Segment(id: cookie, segmentationId: "s")]])
         }

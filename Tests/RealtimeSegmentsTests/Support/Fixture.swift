@@ -33,6 +33,15 @@ final class Fixture: Sendable {
 
     deinit { client.stop() }
 
+    /// A fixture whose transport answers `response` to every fetch, started and settled.
+    static func started(answering response: SegmentsResponse) -> Fixture {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response
+        fixture.client.start()
+        fixture.settle()
+        return fixture
+    }
+
     /// Waits for the engine to settle (fails the test if it does not within 10 s).
     func settle(file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertTrue(client.waitUntilIdle(timeout: .seconds(10)), "engine did not settle", file: file, line: line)
