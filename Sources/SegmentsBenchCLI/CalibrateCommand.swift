@@ -34,13 +34,7 @@ struct CalibrateCommand: ParsableCommand {
     func run() throws {
         let build = BenchBinary(path: binary, timeout: runs.runTimeout)
         let file = try exitingOnHarnessError { () throws -> ThresholdFile in
-            try build.validate()
-            let scenarios = try runs.resolveScenarios(with: build)
-            let runner = InterleavedRunner(
-                baseline: build, candidate: build,
-                schedule: InterleavedSchedule(scenarios: scenarios, repetitions: runs.repetitions), quick: runs.quick,
-                progress: Progress(enabled: true, prefix: "calibrate"))
-            let outcome = try runner.run()
+            let (scenarios, outcome) = try runs.runInterleaved(baseline: build, candidate: build, label: "calibrate")
             let (series, _, _) = try outcome.samples.validated()
             return ThresholdFile(
                 calibrating: series, binary: binary, scenarios: scenarios, repetitions: runs.repetitions,

@@ -47,14 +47,7 @@ struct CompareCommand: ParsableCommand {
         let baseline = BenchBinary(path: baselineBinary, timeout: runs.runTimeout)
         let candidate = BenchBinary(path: candidateBinary, timeout: runs.runTimeout)
         let report = try exitingOnHarnessError { () throws -> ComparisonReport in
-            try baseline.validate()
-            try candidate.validate()
-            let scenarios = try runs.resolveScenarios(with: baseline)
-            let runner = InterleavedRunner(
-                baseline: baseline, candidate: candidate,
-                schedule: InterleavedSchedule(scenarios: scenarios, repetitions: runs.repetitions), quick: runs.quick,
-                progress: Progress(enabled: true, prefix: "compare"))
-            let outcome = try runner.run()
+            let (scenarios, outcome) = try runs.runInterleaved(baseline: baseline, candidate: candidate, label: "compare")
             let (compared, candidateOnly, incomplete) = try outcome.samples.validated()
             return ComparisonReport(
                 baselineBinary: baselineBinary, candidateBinary: candidateBinary, scenarios: scenarios,

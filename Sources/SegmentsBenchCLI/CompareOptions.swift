@@ -45,6 +45,21 @@ struct RepetitionOptions: ParsableArguments {
         }
         return scenarios
     }
+
+    /// Validates both builds, then runs the asked-for scenarios of `baseline` and `candidate`
+    /// interleaved (the same binary twice for `calibrate`); returns the scenarios and the outcome.
+    func runInterleaved(
+        baseline: BenchBinary, candidate: BenchBinary, label: String
+    ) throws -> (scenarios: [String], outcome: InterleavedRunner.Outcome) {
+        try baseline.validate()
+        if candidate.path != baseline.path { try candidate.validate() }
+        let scenarios = try resolveScenarios(with: baseline)
+        let runner = InterleavedRunner(
+            baseline: baseline, candidate: candidate,
+            schedule: InterleavedSchedule(scenarios: scenarios, repetitions: repetitions), quick: quick,
+            progress: Progress(enabled: true, prefix: label))
+        return (scenarios, try runner.run())
+    }
 }
 
 /// Runs `body`; a ``CompareError`` is printed on standard error and becomes exit status 70.
