@@ -56,10 +56,14 @@ final class CannedHTTPServer: Sendable {
         /// The connection being served, so that ``stop()`` can end a stalled one.
         var current: Int32?
         var stopped = false
+        /// Whether the thread that accepts and serves connections has returned.
+        var threadEnded = false
     }
 
     private let listener: SilentListener
     private let state: LockBox<State>
+    /// Signalled once by the server thread as it returns.
+    private let threadEnded = DispatchSemaphore(value: 0)
     var port: Int { listener.port }
 
     /// A server answering with `responses` as (status, whole body).
@@ -74,6 +78,10 @@ final class CannedHTTPServer: Sendable {
         state = LockBox(State(responses: responses))
         let listener = listener
         let state = state
+        let ended = threadEnded
+        // The thread owns the listener's descriptor and closes it itself on the way out: were
+        // stop() to close it, the number could be reused by another test's socket before this
+        // thread's next accept, which would then take that test's connection.
         Thread.detachNewThread {
             while true {
                 let connection = accept(listener.descriptor, nil, nil)
@@ -85,7 +93,7 @@ final class CannedHTTPServer: Sendable {
                 }
                 if !open {
                     if connection >= 0 { _ = Self.closeDescriptor(connection) }
-                    return
+                    break
                 }
                 Self.serve(connection, state: state)
                 // Closed under the lock, so stop() never shuts down a descriptor reused meanwhile.
@@ -94,19 +102,31 @@ final class CannedHTTPServer: Sendable {
                     _ = Self.closeDescriptor(connection)
                 }
             }
+            listener.close()
+            state.withLock { $0.threadEnded = true }
+            ended.signal()
         }
     }
 
     var requests: [Request] { state.withLock { $0.requests } }
     var connectionCount: Int { state.withLock { $0.connections } }
+    /// Whether the server's thread has returned, so it can no longer touch any descriptor.
+    var threadHasEnded: Bool { state.withLock { $0.threadEnded } }
 
+    /// Stops the server and returns once its thread has ended: a stalled connection is shut
+    /// down, the listener stops accepting, and the thread closes the listener's descriptor.
+    /// Calling it again does nothing.
     func stop() {
-        state.withLock { state in
-            state.stopped = true
-            if let current = state.current { _ = shutdown(current, Int32(SHUT_RDWR)) }
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            if !state.stopped, let current = state.current { _ = shutdown(current, Int32(SHUT_RDWR)) }
+            return !state.stopped
         }
+        guard first else { return }
+        // Wakes an accept in progress (and makes the next one fail at once) without freeing the
+        // descriptor number.
         _ = shutdown(listener.descriptor, Int32(SHUT_RDWR))
-        listener.close()
+        threadEnded.wait()
     }
 
     private static func serve(_ connection: Int32, state: LockBox<State>) {
