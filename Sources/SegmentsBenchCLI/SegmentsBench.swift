@@ -35,7 +35,7 @@ struct LoadOptions: ParsableArguments {
         valueName: "http(s)://host:port"))
     var target: String?
     @Option(help: "The target's project token (with --target).") var projectToken: String?
-    @Option(help: ArgumentHelp("How the client authenticates to the target (with --target).", valueName: "token:KEY|bearer:TOKEN"))
+    @Option(help: ArgumentHelp("How the client authenticates to the target (with --target).", valueName: "token:KEY|bearer:TOKEN|basic:ID:SECRET"))
     var authorization: String?
     @Flag(help: "Allow a --target that is not a loopback address (127.0.0.0/8, ::1, localhost).") var allowRemote = false
 
@@ -69,7 +69,7 @@ struct LoadOptions: ParsableArguments {
             throw ValidationError("--transport chooses the in-process mock's way in; against --target the engine always uses HTTP")
         }
         guard let projectToken, let authorization else {
-            throw ValidationError("--target needs --project-token and --authorization (token:KEY or bearer:TOKEN)")
+            throw ValidationError("--target needs --project-token and --authorization (token:KEY, bearer:TOKEN or basic:ID:SECRET)")
         }
         do {
             return try BenchTarget(url: target, projectToken: projectToken, authorization: authorization, allowRemote: allowRemote)

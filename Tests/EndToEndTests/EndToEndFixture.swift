@@ -9,7 +9,8 @@ import XCTest
 /// The engine talking HTTP to the mock server on loopback, on a manual clock (the engine's timers)
 /// with real sockets (the HTTP deadlines are real time).
 final class EndToEndFixture: Sendable {
-    static let project = MockProject(token: "e2e-project", apiKey: "e2e-key")
+    static let project = MockProject(
+        token: "e2e-project", apiKey: "e2e-key", keyPair: MockKeyPair(id: "e2e-key-id", secret: "e2e-secret"))
 
     let backend = SegmentsBackend(projects: [EndToEndFixture.project])
     let server: SegmentsMockHTTPServer

@@ -92,6 +92,24 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(e2e.logs.count(prefix: "Segments: Fetch of segments failed: not authorized (HTTP 401)"), 1)
     }
 
+    /// SPEC §7: a private key pair authenticates as HTTP Basic; the server checks id and secret.
+    func testAKeyPairAuthenticatesAsBasicAndAWrongSecretIsUnauthorized() throws {
+        let pair = try XCTUnwrap(EndToEndFixture.project.keyPair)
+        let e2e = try EndToEndFixture(authorization: .basic(keyId: pair.id, secret: pair.secret))
+        e2e.client.start()
+        e2e.backend.setSegments([vip], category: .content, forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token)
+        XCTAssertEqual(try runBlocking { try await e2e.client.getSegments(category: .content) }, [vip])
+        try e2e.client.trackEvent(eventType: "view")
+        e2e.settle()
+        XCTAssertEqual(e2e.backend.eventCount(forCookie: e2e.cookie, projectToken: EndToEndFixture.project.token), 1)
+
+        let wrong = try EndToEndFixture(authorization: .basic(keyId: pair.id, secret: "not-the-secret"))
+        wrong.client.start()
+        XCTAssertThrowsError(try runBlocking { try await wrong.client.getSegments(category: .content) }) { error in
+            XCTAssertEqual(error as? SegmentsError, .unauthorized(status: 401))
+        }
+    }
+
     func testAnUnknownProjectIsNotFound() throws {
         let e2e = try EndToEndFixture(projectToken: "no-such-project")
         e2e.client.start()

@@ -45,8 +45,14 @@ final class BenchTargetTests: XCTestCase {
         }
     }
 
-    func testAuthorizationsOtherThanTokenAndBearerAreRefused() {
-        for (text, kind) in [("basic:id:secret", "basic"), ("key", "key"), ("token:", "token"), ("jwt:x", "jwt")] {
+    func testBasicNamesAKeyIdAndASecret() throws {
+        let target = try BenchTarget(url: "http://localhost:1", projectToken: "p", authorization: "basic:key-id:s:e:c", allowRemote: false)
+        XCTAssertEqual(target.authorization, .basic(keyId: "key-id", secret: "s:e:c"))
+    }
+
+    func testAuthorizationsOtherThanTokenBearerAndBasicAreRefused() {
+        for (text, kind) in [("basic:id-without-secret", "basic"), ("basic::secret", "basic"), ("key", "key"), ("token:", "token"),
+                             ("jwt:x", "jwt")] {
             XCTAssertThrowsError(try BenchTarget(url: "http://localhost:1", projectToken: "p", authorization: text, allowRemote: false)) {
                 XCTAssertEqual($0 as? BenchTargetError, .invalidAuthorization(kind: kind), text)
             }
@@ -116,8 +122,8 @@ final class BenchTargetTests: XCTestCase {
             (["--target", "localhost:9", "--project-token", "p", "--authorization", "token:k"], "--target must be http://host[:port]"),
             (["--target", "http://127.0.0.1:9", "--authorization", "token:k"], "--target needs --project-token and --authorization"),
             (["--project-token", "p"], "go with --target"),
-            (["--target", "http://127.0.0.1:9", "--project-token", "p", "--authorization", "basic:id:secret"],
-             "--authorization must be token:KEY or bearer:TOKEN"),
+            (["--target", "http://127.0.0.1:9", "--project-token", "p", "--authorization", "basic:id-without-secret"],
+             "--authorization must be token:KEY, bearer:TOKEN or basic:KEY_ID:SECRET"),
             (target + ["--transport", "memory"], "against --target the engine always uses HTTP"),
         ]
         for (arguments, expected) in cases {

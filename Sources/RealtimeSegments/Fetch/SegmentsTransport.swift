@@ -1,3 +1,5 @@
+import Foundation
+
 /// Who the engine is talking to: the project and how to authenticate. Passed with every request so
 /// one transport can serve several clients.
 public struct SegmentsRequestContext: Sendable, Hashable {
@@ -13,18 +15,23 @@ public struct SegmentsRequestContext: Sendable, Hashable {
     }
 }
 
-/// How requests authenticate: `authorization: Token <token>` or `authorization: Bearer <token>`.
+/// How requests authenticate: with a public API key (`Token`), a bearer token, or an API key pair
+/// (HTTP Basic, as Exponea's private API access takes it).
 public enum SegmentsAuthorization: Sendable, Hashable {
     /// `authorization: Token <token>` (a public API key).
     case token(String)
     /// `authorization: Bearer <token>` (a JWT or private key).
     case bearer(String)
+    /// `authorization: Basic base64(<keyId>:<secret>)` (RFC 7617, UTF-8): a private API key's id and
+    /// secret. The id cannot hold a `:`, since the server splits the pair at the first one.
+    case basic(keyId: String, secret: String)
 
     /// The header value.
     public var headerValue: String {
         switch self {
         case .token(let token): "Token \(token)"
         case .bearer(let token): "Bearer \(token)"
+        case .basic(let keyId, let secret): "Basic \(Data("\(keyId):\(secret)".utf8).base64EncodedString())"
         }
     }
 }

@@ -21,8 +21,8 @@ public struct BenchTarget: Sendable {
     /// A target at `url` (`http(s)://host:port`), checked.
     ///
     /// - Parameters:
-    ///   - authorization: `token:KEY` (`authorization: Token KEY`) or `bearer:TOKEN`
-    ///     (`authorization: Bearer TOKEN`).
+    ///   - authorization: `token:KEY` (`authorization: Token KEY`), `bearer:TOKEN`
+    ///     (`authorization: Bearer TOKEN`) or `basic:KEY_ID:SECRET` (HTTP Basic with the key pair).
     ///   - allowRemote: Whether a host other than loopback (127.0.0.0/8, `::1`, `localhost`) is
     ///     accepted: a benchmark sends a server a lot of traffic, so a remote one is opt-in.
     /// - Throws: ``BenchTargetError`` for a URL that is not `http(s)://host[:port]`, an empty
@@ -41,7 +41,7 @@ public struct BenchTarget: Sendable {
         self.authorization = try Self.parseAuthorization(authorization)
     }
 
-    /// `token:KEY` or `bearer:TOKEN` as the authorization it names.
+    /// `token:KEY`, `bearer:TOKEN` or `basic:KEY_ID:SECRET` as the authorization it names.
     static func parseAuthorization(_ text: String) throws(BenchTargetError) -> SegmentsAuthorization {
         guard let colon = text.firstIndex(of: ":") else { throw .invalidAuthorization(kind: text) }
         let kind = text[..<colon].lowercased()
@@ -49,6 +49,9 @@ public struct BenchTarget: Sendable {
         switch kind {
         case "token" where !value.isEmpty: return .token(value)
         case "bearer" where !value.isEmpty: return .bearer(value)
+        case "basic":
+            guard let pair = value.firstIndex(of: ":"), pair != value.startIndex else { throw .invalidAuthorization(kind: kind) }
+            return .basic(keyId: String(value[..<pair]), secret: String(value[value.index(after: pair)...]))
         default: throw .invalidAuthorization(kind: kind)
         }
     }
@@ -105,8 +108,8 @@ public enum BenchTargetError: Error, Equatable, CustomStringConvertible {
     case invalidURL(String)
     /// The project token is empty or holds a `/`.
     case invalidProjectToken
-    /// The authorization is not `token:KEY` or `bearer:TOKEN` (`kind` is what came before the
-    /// first `:`).
+    /// The authorization is not `token:KEY`, `bearer:TOKEN` or `basic:KEY_ID:SECRET` (`kind` is what
+    /// came before the first `:`).
     case invalidAuthorization(kind: String)
     /// The host is not loopback and remote targets were not allowed.
     case remoteNotAllowed(host: String)
@@ -118,8 +121,7 @@ public enum BenchTargetError: Error, Equatable, CustomStringConvertible {
         case .invalidProjectToken:
             "--project-token must be a non-empty project token without '/'"
         case .invalidAuthorization(let kind):
-            "--authorization must be token:KEY or bearer:TOKEN (the HTTP transport sends `Token` or `Bearer`; "
-                + "it has no Basic form): '\(kind)' is not one"
+            "--authorization must be token:KEY, bearer:TOKEN or basic:KEY_ID:SECRET: '\(kind)' is not one"
         case .remoteNotAllowed(let host):
             "--target \(host) is not a loopback address (127.0.0.0/8, ::1, localhost); a benchmark loads its target "
                 + "heavily, so pass --allow-remote to drive a remote server"

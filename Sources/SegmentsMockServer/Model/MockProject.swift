@@ -18,10 +18,11 @@ public struct MockProject: Sendable, Hashable {
         self.keyPair = keyPair
     }
 
-    /// `true` when `authorization` carries this project's key (either scheme).
+    /// `true` when `authorization` carries this project's key (`Token` or `Bearer`) or key pair (`Basic`).
     func accepts(_ authorization: SegmentsAuthorization?) -> Bool {
         switch authorization {
         case .token(let key)?, .bearer(let key)?: key == apiKey
+        case .basic(let id, let secret)?: keyPair.map { $0.id == id && $0.secret == secret } ?? false
         case nil: false
         }
     }
