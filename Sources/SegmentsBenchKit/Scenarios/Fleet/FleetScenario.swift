@@ -31,7 +31,7 @@ public struct FleetScenario: Scenario {
         let schedule = options.stages ?? .constant(rate: options.rate ?? 2_000, seconds: options.duration(default: 20))
         let switchRate = options.switchRate ?? 20
         let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.1) * 1000))
-        let threads = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+        let threads = min(4, max(2, CgroupCPULimit.currentCores()))
         let generators = 2
 
         let backend = try FleetBackend.make(options.transport)
