@@ -92,7 +92,7 @@ final class RunMetricsTests: XCTestCase {
     }
 
     func testProgressWithoutMetricsStartsNoSampler() {
-        XCTAssertNil(Progress(enabled: false).sampleMetrics { XCTFail("sampled"); return LiveSample() })
+        XCTAssertNil(SegmentsBenchKit.Progress(enabled: false).sampleMetrics { XCTFail("sampled"); return LiveSample() })
     }
 
     func testServerAnswersMetricsAndRefusesOtherPaths() throws {
@@ -129,23 +129,28 @@ final class RunMetricsTests: XCTestCase {
 
     /// One `GET path` over a plain socket with `connection: close`; the whole answer as text.
     private static func get(_ path: String, port: Int) throws -> String {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw POSIXError(.EIO) }
-        defer { close(socket) }
+        #if canImport(Glibc)
+        let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+        let stream = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, stream, 0)
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         let request = Array("GET \(path) HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+        _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let read = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            let read = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if read <= 0 { break }
             answer += buffer[0..<read]
         }

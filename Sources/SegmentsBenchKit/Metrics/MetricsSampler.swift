@@ -1,5 +1,5 @@
+import Atomics
 import Foundation
-import Synchronization
 
 /// Samples a scenario's totals at a fixed period on its own thread and publishes them to a
 /// ``RunMetrics``: the scenario's measured paths only keep the counters they keep anyway.
@@ -9,7 +9,7 @@ import Synchronization
 public final class MetricsSampler: Sendable {
     private let metrics: RunMetrics
     private let scenario: String
-    private let stopped = Mutex(false)
+    private let stopped = ManagedAtomic(false)
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts sampling `source` every `period` seconds (at least 10 ms) into `metrics` under
@@ -22,10 +22,10 @@ public final class MetricsSampler: Sendable {
             var next = monotonicNanoseconds() + interval
             while true {
                 while monotonicNanoseconds() < next {
-                    if stopped.withLock({ $0 }) { break }
+                    if stopped.load(ordering: .acquiring) { break }
                     usleep(10_000)
                 }
-                if stopped.withLock({ $0 }) { break }
+                if stopped.load(ordering: .acquiring) { break }
                 metrics.publish(source(), scenario: scenario)
                 next += interval
             }
@@ -38,11 +38,7 @@ public final class MetricsSampler: Sendable {
     /// Stops sampling (waiting for a sample in progress), then publishes `final` when given: the
     /// totals once the scenario has drained, which is what a final scrape should read.
     public func stop(final: LiveSample? = nil) {
-        let first = stopped.withLock { stopped in
-            defer { stopped = true }
-            return !stopped
-        }
-        guard first else { return }
+        guard stopped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         finished.wait()
         if let final { metrics.publish(final, scenario: scenario) }
     }
