@@ -89,6 +89,7 @@ final class RunMetricsTests: XCTestCase {
         sampler.stop(final: LiveSample(events: 99))
         let text = metrics.exposition()
         XCTAssertTrue(text.contains(#"segments_bench_events_total{host="h1",scenario="s",run_id="r1"} 42"#), text)
+        XCTAssertTrue(text.contains(#"segments_bench_achieved_rate{host="h1",scenario="s",run_id="r1"} 0"#), text)
     }
 
     func testProgressWithoutMetricsStartsNoSampler() {

@@ -36,11 +36,12 @@ public final class MetricsSampler: Sendable {
     }
 
     /// Stops sampling (waiting for a sample in progress), then publishes `final` when given: the
-    /// totals once the scenario has drained, which is what a final scrape should read.
+    /// totals once the scenario has drained, which is what a final scrape should read (the
+    /// achieved rate then reads 0: the load is over).
     public func stop(final: LiveSample? = nil) {
         guard stopped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         finished.wait()
-        if let final { metrics.publish(final, scenario: scenario) }
+        if let final { metrics.publish(final, scenario: scenario, loadEnded: true) }
     }
 }
 

@@ -56,8 +56,9 @@ public final class RunMetrics: Sendable {
     /// Publishes `sample`, totals since `scenario` began: each counter advances by what its total
     /// grew since the previous sample (a total that shrank is ignored: counters only rise), the
     /// gauges are set, and each named latency distribution replaces the previous one. `now` is the
-    /// monotonic time (ns) of the sample, for the achieved rate.
-    public func publish(_ sample: LiveSample, scenario: String, now: UInt64 = monotonicNanoseconds()) {
+    /// monotonic time (ns) of the sample, for the achieved rate; `loadEnded` sets that rate to 0
+    /// (a final sample after draining: its events are not a rate).
+    public func publish(_ sample: LiveSample, scenario: String, now: UInt64 = monotonicNanoseconds(), loadEnded: Bool = false) {
         state.withLock { state in
             var series = state.scenarios[scenario] ?? makeSeries(scenario)
             if state.scenarios[scenario] == nil { state.order.append(scenario) }
@@ -65,7 +66,9 @@ public final class RunMetrics: Sendable {
             Self.advance(series.deliveries, from: series.last.deliveries, to: sample.deliveries)
             Self.advance(series.lostEvents, from: series.last.lostEvents, to: sample.lostEvents)
             Self.advance(series.staleDeliveries, from: series.last.staleDeliveries, to: sample.staleDeliveries)
-            if let events = sample.events {
+            if loadEnded {
+                series.achievedRate.record(0)
+            } else if let events = sample.events {
                 if let previous = series.last.events, let previousAt = series.lastEventsAt, now > previousAt {
                     series.achievedRate.record(Double(max(0, events - previous)) / (Double(now - previousAt) / 1e9))
                 }
