@@ -159,8 +159,9 @@ enum ReportPrinting {
 /// Runs scenarios, writes the report, prints a summary (or the JSON).
 /// A missed `--threshold` ends the command with the gate's regression status (2) once the report
 /// is written.
-func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: OutputOptions) throws -> BenchReport {
-    let report = try runAndReport(scenarios, options: options, out: output.out, printing: output.json ? .json : .summary)
+func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: OutputOptions, metrics: RunMetrics? = nil) throws -> BenchReport {
+    let report = try runAndReport(
+        scenarios, options: options, out: output.out, printing: output.json ? .json : .summary, metrics: metrics)
     let missed = report.thresholdsFailed
     if missed > 0 {
         FileHandle.standardError.write(Data("\(missed) --threshold limit\(missed == 1 ? "" : "s") missed (see the report's notes)\n".utf8))
@@ -169,15 +170,16 @@ func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: Ou
     return report
 }
 
-/// Runs scenarios, writes the report into `out`, prints as `printing` says.
-func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, out: String, printing: ReportPrinting) throws
-    -> BenchReport
-{
+/// Runs scenarios, writes the report into `out`, prints as `printing` says; the scenarios publish
+/// to `metrics` when given (`--metrics-port`).
+func runAndReport(
+    _ scenarios: [any Scenario], options: BenchOptions, out: String, printing: ReportPrinting, metrics: RunMetrics? = nil
+) throws -> BenchReport {
     let command = (["segments-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
     if !AllocationProbe.isAvailable {
         FileHandle.standardError.write(Data("note: \(AllocationProbe.unavailableNote)\n".utf8))
     }
-    let report = SuiteRunner.run(scenarios, options: options, progress: Progress(enabled: true), command: command)
+    let report = SuiteRunner.run(scenarios, options: options, progress: Progress(enabled: true, metrics: metrics), command: command)
     let directory = URL(fileURLWithPath: out, isDirectory: true)
     let files = try ReportWriter(directory: directory).write(report)
     switch printing {
@@ -196,6 +198,7 @@ struct SuiteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "suite", abstract: "Run every scenario (the default).")
     @OptionGroup var load: LoadOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var metrics: MetricsOptions
 
     func run() throws {
         var scenarios = SegmentsBenchCLI.registry.scenarios
@@ -210,7 +213,7 @@ struct SuiteCommand: ParsableCommand {
             }
         }
         try load.check(forSuite: scenarios)
-        _ = try runAndReport(scenarios, options: options, output: output)
+        _ = try metrics.serving { try runAndReport(scenarios, options: options, output: output, metrics: $0) }
     }
 }
 
@@ -240,6 +243,7 @@ struct RunCommand: ParsableCommand {
     @Argument(help: "Scenario name (see `segments-bench list`).") var scenario: String
     @OptionGroup var load: LoadOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup var metrics: MetricsOptions
 
     func run() throws {
         let registry = SegmentsBenchCLI.registry
@@ -247,7 +251,8 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("unknown scenario '\(scenario)'; known: \(registry.names.joined(separator: ", "))")
         }
         try load.check(for: found)
-        _ = try runAndReport([found], options: load.benchOptions(), output: output)
+        let options = try load.benchOptions()
+        _ = try metrics.serving { try runAndReport([found], options: options, output: output, metrics: $0) }
     }
 }
 

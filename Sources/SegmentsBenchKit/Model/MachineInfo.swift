@@ -65,7 +65,7 @@ public struct MachineInfo: Codable, Sendable, Hashable {
         let info = ProcessInfo.processInfo
         return MachineInfo(
             hostname: info.hostName,
-            cores: info.activeProcessorCount,
+            cores: CgroupCPULimit.currentCores(),
             memoryBytes: info.physicalMemory,
             cpuModel: (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)).map(cpuDescription(fromCPUInfo:)) ?? "unknown",
             kernel: (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? info.operatingSystemVersionString,

@@ -6,15 +6,19 @@ public struct Progress: Sendable {
     public var enabled: Bool
     /// Prefix of every line (the scenario name).
     public var prefix: String
+    /// The run's live metrics (`--metrics-port`), or `nil`; scenarios publish through
+    /// ``sampleMetrics(every:_:)``.
+    public var metrics: RunMetrics?
 
     /// Creates a reporter.
-    public init(enabled: Bool, prefix: String = "") {
+    public init(enabled: Bool, prefix: String = "", metrics: RunMetrics? = nil) {
         self.enabled = enabled
         self.prefix = prefix
+        self.metrics = metrics
     }
 
-    /// A reporter for one scenario.
-    public func scoped(_ name: String) -> Progress { Progress(enabled: enabled, prefix: name) }
+    /// A reporter for one scenario (the same live metrics).
+    public func scoped(_ name: String) -> Progress { Progress(enabled: enabled, prefix: name, metrics: metrics) }
 
     /// Prints one line.
     public func say(_ message: String) {

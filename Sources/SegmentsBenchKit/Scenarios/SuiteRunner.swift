@@ -17,6 +17,7 @@ public enum SuiteRunner {
                 if let refusal = scenario.refusal(of: options) { throw ScenarioRefusal(reason: refusal) }
                 var result = try scenario.run(options, progress: scoped)
                 result.wallSeconds = Double(monotonicNanoseconds() - begin) / 1e9
+                progress.metrics?.publish(result)
                 results.append(result)
                 scoped.say(String(format: "done in %.1f s", result.wallSeconds))
             } catch {

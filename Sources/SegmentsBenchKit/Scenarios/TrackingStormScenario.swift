@@ -185,6 +185,13 @@ public struct TrackingStormScenario: Scenario {
         let stopProgress = ManagedAtomic<Bool>(false)
         let reporter = Thread { progress.countdown("tracking", seconds: seconds) { stopProgress.load(ordering: .relaxed) } }
         reporter.start()
+        // Live metrics (--metrics-port) from the engine's own counters: while the producers run,
+        // events count as the engine uploads them (the producers keep no shared count); the final
+        // sample below has every event tracked.
+        let sampler = progress.sampleMetrics {
+            let statistics = client.statistics
+            return LiveSample(events: statistics.eventsUploaded, deliveries: statistics.callbacksNotified, ringStalls: statistics.producerStalls)
+        }
         let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: options.rate) { _, _ in
             do { try client.trackEvent(eventType: "view_item", properties: properties) } catch { failures.wrappingIncrement(ordering: .relaxed) }
         }
@@ -195,6 +202,10 @@ public struct TrackingStormScenario: Scenario {
         let windows = max(1, seconds / max(0.001, Double(debounce.wholeNanoseconds) / 1e9))
         let latency = outcome.latency.summary(
             "trackEvent call", definition: "time inside trackEvent (from the scheduled start with --rate)", corrected: outcome.corrected)
+        let drained = client.statistics
+        sampler?.stop(final: LiveSample(
+            events: tracked, deliveries: drained.callbacksNotified,
+            lostEvents: max(0, tracked - (engine.mockBackend?.eventsAccepted ?? drained.eventsUploaded)), ringStalls: drained.producerStalls))
 
         figures += [
             Figure(name: "tracking-storm.eventsPerSecond", value: Double(tracked) / seconds, unit: "ops/s",

@@ -30,6 +30,13 @@ final class FleetMeasurements: Sendable {
     /// Transport calls that failed (the engine retries uploads; a failed fetch is logged).
     let transportFailures = ManagedAtomic<Int>(0)
 
+    /// The shared distributions folded into the live buckets, each under its own lock (no copy of
+    /// a histogram, which would make the next recording thread copy it back), by latency name.
+    func liveLatencies() -> [String: LatencyBucketCounts] {
+        [("change-to-callback", changeToCallback), ("fetch", fetch), ("link", link), ("upload", upload), ("first-load", firstLoad)]
+            .reduce(into: [:]) { folded, entry in folded[entry.0] = entry.1.withLock { LatencyBuckets.fold($0.histogram) } }
+    }
+
     /// Records `nanoseconds` into `recorder`.
     static func record(_ nanoseconds: UInt64, into recorder: LockedBox<LatencyRecorder>) {
         recorder.withLock { $0.record(nanoseconds) }

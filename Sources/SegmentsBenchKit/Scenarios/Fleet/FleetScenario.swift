@@ -31,7 +31,7 @@ public struct FleetScenario: Scenario {
         let schedule = options.stages ?? .constant(rate: options.rate ?? 2_000, seconds: options.duration(default: 20))
         let switchRate = options.switchRate ?? 20
         let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.1) * 1000))
-        let threads = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+        let threads = min(4, max(2, CgroupCPULimit.currentCores()))
         let generators = 2
 
         let backend = try FleetBackend.make(options.transport)
@@ -62,6 +62,13 @@ public struct FleetScenario: Scenario {
             progress.countdown("load", seconds: schedule.totalSeconds) { !running.load(ordering: .relaxed) }
         }
         reporter.start()
+        // Live metrics (--metrics-port): the counters above, read by a sampler thread.
+        let sampler = progress.sampleMetrics {
+            LiveSample(
+                events: tracked.load(ordering: .relaxed), deliveries: measurements.deliveries.load(ordering: .relaxed),
+                staleDeliveries: measurements.staleDeliveries.load(ordering: .relaxed),
+                ringStalls: devices.reduce(0) { $0 + $1.client.statistics.producerStalls }, latencies: measurements.liveLatencies())
+        }
         let switchSchedule = LoadStages.constant(rate: switchRate, seconds: schedule.totalSeconds)
         let outcome = LoadGenerator.runOpen(generators: generators, streams: [schedule, switchSchedule], seed: options.seed) {
             generator, stream, intended, random in
@@ -97,6 +104,9 @@ public struct FleetScenario: Scenario {
             $0.drops += statistics.staleResultsDropped
             $0.stalls += statistics.producerStalls
         }
+        sampler?.stop(final: LiveSample(
+            events: trackedCount, deliveries: measurements.deliveries.load(ordering: .relaxed), lostEvents: max(0, trackedCount - accepted),
+            staleDeliveries: stale, ringStalls: statistics.stalls, latencies: measurements.liveLatencies()))
         progress.say("stopping \(deviceCount) devices")
         DispatchQueue.concurrentPerform(iterations: 8) { slice in
             for index in stride(from: slice, to: devices.count, by: 8) { devices[index].client.stop() }

@@ -1,0 +1,148 @@
+import CoreMetrics
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The live metrics of one harness run, in Prometheus' text format for `/metrics`.
+///
+/// Counters (`segments_bench_events_total`, `…_deliveries_total`, `…_lost_events_total`,
+/// `…_stale_deliveries_total`) and gauges (`segments_bench_achieved_rate`,
+/// `segments_bench_ring_stalls`) are swift-metrics `Counter`s and `Gauge`s made by a
+/// swift-prometheus factory on this run's own registry (the process-wide `MetricsSystem` is left
+/// alone). Latencies are one histogram, `segments_bench_latency_seconds{latency="…"}`, with the
+/// buckets of ``LatencyBuckets``, rendered from HdrHistogram totals: swift-prometheus' histogram
+/// takes one value per call under a lock, while a scenario's distributions arrive as totals.
+///
+/// Every series is labelled with ``MetricLabels`` and the scenario. Nothing here runs per event:
+/// a scenario hands totals to ``publish(_:scenario:)`` (directly or through a ``MetricsSampler``)
+/// and the counters advance by the difference from the previous totals.
+///
+/// Threading: every method may be called from any thread; one lock guards the state.
+public final class RunMetrics: Sendable {
+    /// The labels of every series.
+    public let labels: MetricLabels
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let state = Mutex(State())
+
+    /// One scenario's series and the totals last published for it.
+    private struct ScenarioSeries {
+        var events: CoreMetrics.Counter
+        var deliveries: CoreMetrics.Counter
+        var lostEvents: CoreMetrics.Counter
+        var staleDeliveries: CoreMetrics.Counter
+        var achievedRate: CoreMetrics.Gauge
+        var ringStalls: CoreMetrics.Gauge
+        var last = LiveSample()
+        var lastEventsAt: UInt64?
+        var latencies: [String: LatencyBucketCounts] = [:]
+    }
+
+    private struct State {
+        var scenarios: [String: ScenarioSeries] = [:]
+        /// Scenarios in the order they first published (the exposition's order).
+        var order: [String] = []
+    }
+
+    /// The histogram's name.
+    public static let latencyHistogram = "segments_bench_latency_seconds"
+
+    /// Creates the metrics of a run labelled `labels`.
+    public init(labels: MetricLabels) {
+        self.labels = labels
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    /// Publishes `sample`, totals since `scenario` began: each counter advances by what its total
+    /// grew since the previous sample (a total that shrank is ignored: counters only rise), the
+    /// gauges are set, and each named latency distribution replaces the previous one. `now` is the
+    /// monotonic time (ns) of the sample, for the achieved rate; `loadEnded` sets that rate to 0
+    /// (a final sample after draining: its events are not a rate).
+    public func publish(_ sample: LiveSample, scenario: String, now: UInt64 = monotonicNanoseconds(), loadEnded: Bool = false) {
+        state.withLock { state in
+            var series = state.scenarios[scenario] ?? makeSeries(scenario)
+            if state.scenarios[scenario] == nil { state.order.append(scenario) }
+            Self.advance(series.events, from: series.last.events, to: sample.events)
+            Self.advance(series.deliveries, from: series.last.deliveries, to: sample.deliveries)
+            Self.advance(series.lostEvents, from: series.last.lostEvents, to: sample.lostEvents)
+            Self.advance(series.staleDeliveries, from: series.last.staleDeliveries, to: sample.staleDeliveries)
+            if loadEnded {
+                series.achievedRate.record(0)
+            } else if let events = sample.events {
+                if let previous = series.last.events, let previousAt = series.lastEventsAt, now > previousAt {
+                    series.achievedRate.record(Double(max(0, events - previous)) / (Double(now - previousAt) / 1e9))
+                }
+                series.lastEventsAt = now
+            }
+            if let stalls = sample.ringStalls { series.ringStalls.record(stalls) }
+            series.last.events = sample.events ?? series.last.events
+            series.last.deliveries = sample.deliveries ?? series.last.deliveries
+            series.last.lostEvents = sample.lostEvents ?? series.last.lostEvents
+            series.last.staleDeliveries = sample.staleDeliveries ?? series.last.staleDeliveries
+            series.last.ringStalls = sample.ringStalls ?? series.last.ringStalls
+            series.latencies.merge(sample.latencies) { $1 }
+            state.scenarios[scenario] = series
+        }
+    }
+
+    /// Publishes a finished scenario's latency distributions (its report's histograms, by their
+    /// names): the totals a scenario that measures per thread only has at the end.
+    public func publish(_ result: ScenarioResult) {
+        var latencies: [String: LatencyBucketCounts] = [:]
+        for summary in result.latencies { latencies[summary.name] = LatencyBuckets.fold(summary.histogram) }
+        publish(LiveSample(latencies: latencies), scenario: result.scenario)
+    }
+
+    /// The metrics in Prometheus' text exposition format (version 0.0.4).
+    public func exposition() -> String {
+        var text = registry.emitToString()
+        let histograms = state.withLock { state in
+            state.order.compactMap { scenario in state.scenarios[scenario].map { (scenario, $0.latencies) } }
+        }
+        guard histograms.contains(where: { !$0.1.isEmpty }) else { return text }
+        text += "# HELP \(Self.latencyHistogram) Latency distributions of the scenario, by what was measured.\n"
+        text += "# TYPE \(Self.latencyHistogram) histogram\n"
+        let bounds = LatencyBuckets.boundsNanoseconds.map { Self.seconds($0) } + ["+Inf"]
+        for (scenario, latencies) in histograms {
+            for name in latencies.keys.sorted() {
+                guard let folded = latencies[name] else { continue }
+                let common = (labels.pairs(scenario: scenario) + [("latency", name)])
+                    .map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
+                var cumulative: UInt64 = 0
+                for (index, count) in folded.counts.enumerated() {
+                    cumulative += count
+                    text += "\(Self.latencyHistogram)_bucket{\(common),le=\"\(bounds[index])\"} \(cumulative)\n"
+                }
+                text += "\(Self.latencyHistogram)_sum{\(common)} \(folded.sumNanoseconds / 1e9)\n"
+                text += "\(Self.latencyHistogram)_count{\(common)} \(folded.count)\n"
+            }
+        }
+        return text
+    }
+
+    private func makeSeries(_ scenario: String) -> ScenarioSeries {
+        let dimensions = labels.pairs(scenario: scenario)
+        func counter(_ name: String) -> CoreMetrics.Counter { CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory) }
+        func gauge(_ name: String) -> CoreMetrics.Gauge { CoreMetrics.Gauge(label: name, dimensions: dimensions, factory: factory) }
+        return ScenarioSeries(
+            events: counter("segments_bench_events_total"), deliveries: counter("segments_bench_deliveries_total"),
+            lostEvents: counter("segments_bench_lost_events_total"),
+            staleDeliveries: counter("segments_bench_stale_deliveries_total"),
+            achievedRate: gauge("segments_bench_achieved_rate"), ringStalls: gauge("segments_bench_ring_stalls"))
+    }
+
+    private static func advance(_ counter: CoreMetrics.Counter, from previous: Int?, to total: Int?) {
+        guard let total else { return }
+        let grown = total - (previous ?? 0)
+        if grown > 0 { counter.increment(by: grown) }
+    }
+
+    /// Nanoseconds as seconds, in the shortest text that reads back as the same number.
+    static func seconds(_ nanoseconds: UInt64) -> String { "\(Double(nanoseconds) / 1e9)" }
+
+    /// A label value escaped for the exposition format (backslash, quote, newline).
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
