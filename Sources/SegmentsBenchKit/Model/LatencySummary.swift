@@ -1,6 +1,7 @@
 import Histogram
 
-/// A latency distribution in nanoseconds, summarized, with its full histogram for `.hgrm` output.
+/// A latency distribution in nanoseconds, summarized, with its full histogram for `.hgrm` output
+/// and, when it was recorded by interval, its histograms per interval for `.hlog` output.
 ///
 /// A percentile is reported only when the distribution has enough samples to hold it: the
 /// `p`th percentile needs at least `1 / (1 - p/100)` samples (``minimumCount(forPercentile:)``:
