@@ -68,12 +68,14 @@ let package = Package(
         // jemalloc's statistics, looked up at run time: the harness builds without jemalloc and
         // reports allocation counts only where the library is present (bench only, never in apps).
         .target(name: "CJemalloc", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // The system zlib, for the deflate-compressed histograms of HdrHistogram interval logs (bench only).
+        .systemLibrary(name: "CSegmentsZlib"),
         // The harness machinery: scenarios, recorders, reports, the regression gate.
         .target(
             name: "SegmentsBenchKit",
             dependencies: [
                 "RealtimeSegments", "RealtimeSegmentsHTTP", "RealtimeSegmentsTesting", "SegmentsMockServer", "CJemalloc",
-                "SegmentsCPUHints",
+                "SegmentsCPUHints", "CSegmentsZlib",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -101,7 +103,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SegmentsBenchKitTests",
-            dependencies: ["SegmentsBenchKit", "SegmentsBenchCLI"]
+            dependencies: [
+                "SegmentsBenchKit", "SegmentsBenchCLI", "CSegmentsZlib",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
         ),
         .testTarget(
             name: "RealtimeSegmentsTests",

@@ -5,12 +5,24 @@ import Histogram
 ///
 /// Not thread-safe: give each thread its own recorder and ``merge(_:)`` them afterwards, so that
 /// recording stays a few nanoseconds and never contends.
+///
+/// A recorder made by ``IntervalLatencyRecorder/finish(startTime:)`` also carries its values per
+/// interval of time (``intervals``); merging keeps them while every merged recorder has them over
+/// the same intervals.
 public struct LatencyRecorder: Sendable {
     public private(set) var histogram: Histogram<UInt64>
+    /// The same values per interval of time, when they were recorded that way.
+    public private(set) var intervals: LatencyIntervals?
 
     /// Creates an empty recorder.
     public init() {
         histogram = Histogram(lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    /// A recorder holding `histogram` (with ``LatencyRecorder``'s layout), split into `intervals`.
+    init(histogram: Histogram<UInt64>, intervals: LatencyIntervals?) {
+        self.histogram = histogram
+        self.intervals = intervals
     }
 
     /// Records one value (clamped to the trackable range).
@@ -30,8 +42,19 @@ public struct LatencyRecorder: Sendable {
         _ = histogram.recordCorrectedValue(min(max(nanoseconds, 1), 60_000_000_000), expectedInterval: expectedInterval)
     }
 
-    /// Adds another recorder's values.
+    /// Adds another recorder's values. The intervals stay when both recorders have them over the
+    /// same intervals (or one of them recorded nothing and has none); otherwise they are dropped,
+    /// since they would no longer add up to the histogram.
     public mutating func merge(_ other: LatencyRecorder) {
+        if intervals == nil && count == 0 {
+            intervals = other.intervals
+        } else if other.intervals == nil && other.count == 0 {
+            // Nothing to add to the intervals.
+        } else if var mine = intervals, let theirs = other.intervals, mine.add(theirs) {
+            intervals = mine
+        } else {
+            intervals = nil
+        }
         histogram.add(other.histogram)
     }
 
@@ -40,7 +63,8 @@ public struct LatencyRecorder: Sendable {
 
     /// A summary for the report.
     public func summary(_ name: String, definition: String, corrected: Bool = false) -> LatencySummary {
-        LatencySummary(name: name, definition: definition, histogram: histogram, corrected: corrected)
+        LatencySummary(
+            name: name, definition: definition, histogram: histogram, corrected: corrected, intervals: intervals.map { [$0] } ?? [])
     }
 
     /// The recorder's own cost per `record` including one clock read, in ns (median of 5 trials of

@@ -1,6 +1,7 @@
 import Histogram
 
-/// A latency distribution in nanoseconds, summarized, with its full histogram for `.hgrm` output.
+/// A latency distribution in nanoseconds, summarized, with its full histogram for `.hgrm` output
+/// and, when it was recorded by interval, its histograms per interval for `.hlog` output.
 ///
 /// A percentile is reported only when the distribution has enough samples to hold it: the
 /// `p`th percentile needs at least `1 / (1 - p/100)` samples (``minimumCount(forPercentile:)``:
@@ -28,6 +29,9 @@ public struct LatencySummary: Codable, Sendable {
     public var coordinatedOmissionCorrected: Bool
     /// The distribution itself.
     public var histogram: Histogram<UInt64>
+    /// The same values per interval of time, one entry per host that recorded them (a merged
+    /// report has several); empty when the latency was not recorded by interval.
+    public var intervals: [LatencyIntervals]
 
     /// The fewest samples that support the `percentile`th percentile (0 < percentile < 100):
     /// `ceil(1 / (1 - percentile / 100))`, so that at least one sample lies above it.
@@ -39,10 +43,13 @@ public struct LatencySummary: Codable, Sendable {
     }
 
     /// Summarizes `histogram`.
-    public init(name: String, definition: String, histogram: Histogram<UInt64>, corrected: Bool = false) {
+    public init(
+        name: String, definition: String, histogram: Histogram<UInt64>, corrected: Bool = false, intervals: [LatencyIntervals] = []
+    ) {
         self.name = name
         self.definition = definition
         self.histogram = histogram
+        self.intervals = intervals
         self.coordinatedOmissionCorrected = corrected
         let count = histogram.totalCount
         self.count = count
@@ -60,7 +67,7 @@ public struct LatencySummary: Codable, Sendable {
 
     private enum CodingKeys: String, CodingKey {
         case name, definition, count, p50, p90, p99, p999, p9999, max, mean, coordinatedOmissionCorrected
-        case recorded
+        case recorded, intervals
     }
 
     /// One recorded bucket: a value (ns) and how many times it was recorded.
@@ -94,6 +101,7 @@ public struct LatencySummary: Codable, Sendable {
             recorder.record(bucket.value, count: bucket.count)
         }
         histogram = recorder.histogram
+        intervals = try container.decodeIfPresent([LatencyIntervals].self, forKey: .intervals) ?? []
     }
 
     /// Encodes the summary (the percentiles the sample count supports) and only the recorded
@@ -114,6 +122,7 @@ public struct LatencySummary: Codable, Sendable {
         try container.encode(coordinatedOmissionCorrected, forKey: .coordinatedOmissionCorrected)
         let buckets = histogram.recordedValues().map { Bucket(value: $0.value, count: $0.count) }
         try container.encode(buckets, forKey: .recorded)
+        if !intervals.isEmpty { try container.encode(intervals, forKey: .intervals) }
     }
 
     /// The percentiles reported everywhere, in order, with the fewest samples each needs; `value`

@@ -117,12 +117,14 @@ struct HTMLIndex {
             html += ["<h3>Latencies</h3>", "<table>"]
             html.append("<tr><th>Latency</th><th>Count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th>"
                 + "<th>max</th><th>mean</th><th>Histogram</th></tr>")
-            for (latency, histogram) in zip(scenario.latencies, files.histograms) {
+            for (index, (latency, histogram)) in zip(scenario.latencies, files.histograms).enumerated() {
+                let log = files.intervalLogs.indices.contains(index) ? files.intervalLogs[index] : nil
                 let mark = latency.coordinatedOmissionCorrected ? " <span title=\"corrected for coordinated omission\">†</span>" : ""
                 let values = latency.percentiles.map { "<td class=\"num\">\(e(ReportFormat.percentile($0.value)))</td>" }
                 html.append("<tr><td title=\"\(e(latency.definition))\">\(e(latency.name))\(mark)</td>"
                     + "<td class=\"num\">\(ReportFormat.grouped(latency.count))</td>" + values.joined()
-                    + "<td class=\"num\">\(e(ReportFormat.humanDuration(ns: latency.mean)))</td><td>\(link(histogram))</td></tr>")
+                    + "<td class=\"num\">\(e(ReportFormat.humanDuration(ns: latency.mean)))</td><td>\(link(histogram))"
+                    + (log.map { "<br>\(link($0))" } ?? "") + "</td></tr>")
             }
             html.append("</table>")
             if scenario.latencies.contains(where: \.coordinatedOmissionCorrected) {
@@ -136,10 +138,15 @@ struct HTMLIndex {
                 html.append("<li><strong>\(e(latency.name))</strong>: \(MarkupEscaping.htmlProse(latency.definition))</li>")
             }
             html.append("</ul>")
-            html.append("<p class=\"muted\">Histograms are HdrHistogram percentile distributions with values in µs.</p>")
+            html.append("<p class=\"muted\">Histograms are HdrHistogram percentile distributions with values in µs; "
+                + "<code>.hlog</code> files are HdrHistogram interval logs, one histogram per second.</p>")
         }
 
         let charts = [files.percentilesChart.map { ("\(scenario.scenario): latency by percentile", $0) }].compactMap { $0 }
+            + files.timelines.flatMap { timeline -> [(String, String)] in
+                let name = scenario.latencies[timeline.latency].name
+                return [("\(name): throughput over time", timeline.throughput), ("\(name): p50 and p99 over time", timeline.percentiles)]
+            }
             + files.charts.map { ($0.name, $0.file) }
         if !charts.isEmpty {
             html.append("<h3>Charts</h3>")

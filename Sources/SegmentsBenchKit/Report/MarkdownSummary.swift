@@ -83,13 +83,19 @@ struct MarkdownSummary {
                 lines += ["", ReportFormat.omittedPercentileNote]
             }
             lines.append("")
-            for (latency, histogram) in zip(scenario.latencies, files.histograms) {
+            for (index, (latency, histogram)) in zip(scenario.latencies, files.histograms).enumerated() {
+                let log = files.intervalLogs.indices.contains(index) ? files.intervalLogs[index] : nil
                 lines.append("- **\(MarkupEscaping.markdownProse(latency.name))**: \(MarkupEscaping.markdownProse(latency.definition)) "
-                    + "(mean \(ReportFormat.humanDuration(ns: latency.mean)); histogram [\(histogram)](\(histogram)), values in µs)")
+                    + "(mean \(ReportFormat.humanDuration(ns: latency.mean)); histogram [\(histogram)](\(histogram)), values in µs"
+                    + (log.map { "; per second [\($0)](\($0))" } ?? "") + ")")
             }
         }
 
         let charts = [files.percentilesChart.map { ("Latency by percentile", $0) }].compactMap { $0 }
+            + files.timelines.flatMap { timeline -> [(String, String)] in
+                let name = scenario.latencies[timeline.latency].name
+                return [("\(name): throughput over time", timeline.throughput), ("\(name): p50 and p99 over time", timeline.percentiles)]
+            }
             + files.charts.map { ($0.name, $0.file) }
         if !charts.isEmpty {
             lines += ["", "### Charts", ""]

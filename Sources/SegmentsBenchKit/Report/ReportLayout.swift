@@ -16,6 +16,21 @@ struct ReportLayout {
         var histograms: [String]
         /// The series charts this scenario contributes to, in order of first appearance.
         var charts: [SeriesChart]
+        /// `<scenario>.<latency>.hlog`, parallel to `ScenarioResult.latencies`: the HdrHistogram
+        /// interval log of each latency recorded by interval, `nil` for the others.
+        var intervalLogs: [String?] = []
+        /// The time series of each latency recorded by interval, in the order of the latencies.
+        var timelines: [Timeline] = []
+    }
+
+    /// The two charts of a latency recorded by interval.
+    struct Timeline {
+        /// Index into `ScenarioResult.latencies`.
+        var latency: Int
+        /// `<scenario>.<latency>.throughput.svg`: operations per second over time.
+        var throughput: String
+        /// `<scenario>.<latency>.over-time.svg`: p50 and p99 per interval over time.
+        var percentiles: String
     }
 
     /// A chart drawn from every `ChartSeries` with the same `chart` name.
@@ -50,7 +65,19 @@ struct ReportLayout {
             let histograms = scenario.latencies.map {
                 names.claim(base + "." + ReportFormat.slug($0.name), extension: "hgrm")
             }
-            scenarioFiles.append(ScenarioFiles(json: json, percentilesChart: percentiles, histograms: histograms, charts: []))
+            var files = ScenarioFiles(json: json, percentilesChart: percentiles, histograms: histograms, charts: [])
+            for (index, latency) in scenario.latencies.enumerated() {
+                guard latency.intervals.contains(where: { !$0.histograms.isEmpty }) else {
+                    files.intervalLogs.append(nil)
+                    continue
+                }
+                let latencyBase = base + "." + ReportFormat.slug(latency.name)
+                files.intervalLogs.append(names.claim(latencyBase, extension: "hlog"))
+                files.timelines.append(Timeline(
+                    latency: index, throughput: names.claim(latencyBase + ".throughput", extension: "svg"),
+                    percentiles: names.claim(latencyBase + ".over-time", extension: "svg")))
+            }
+            scenarioFiles.append(files)
         }
 
         // Chart files come after scenario files, so that adding a chart never renames a scenario's file.
@@ -79,7 +106,9 @@ struct ReportLayout {
         for scenario in scenarios {
             files.append(scenario.json)
             files += scenario.histograms
+            files += scenario.intervalLogs.compactMap { $0 }
             if let chart = scenario.percentilesChart { files.append(chart) }
+            files += scenario.timelines.flatMap { [$0.throughput, $0.percentiles] }
         }
         files += charts.map(\.file)
         if let allocationsChart { files.append(allocationsChart) }

@@ -7,6 +7,9 @@ import Foundation
 /// - `summary.md`: machine, revision and command, then per scenario its figures with their gate
 ///   rules, its latency percentiles, charts and notes.
 /// - `<scenario>.<latency>.hgrm`: each latency's HdrHistogram percentile distribution, values in µs.
+/// - `<scenario>.<latency>.hlog`: each latency recorded by interval as an HdrHistogram interval log
+///   (``IntervalLogWriter``), with `<scenario>.<latency>.throughput.svg` and `.over-time.svg`, its
+///   operations per second and its p50 and p99 per interval.
 /// - `<scenario>.percentiles.svg`: the scenario's latencies by percentile; `<chart>.svg`: one chart
 ///   per distinct ``ChartSeries/chart``; `allocations.svg`: every figure counted in `allocs…`.
 /// - `index.html`: a self-contained page with all of the above.
@@ -81,8 +84,21 @@ public struct ReportWriter: Sendable {
                 latency.histogram.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
                 files.append((name, Data(text.utf8)))
             }
+            for (latency, name) in zip(scenario.latencies, names.intervalLogs) {
+                guard let name else { continue }
+                let writer = IntervalLogWriter(tags: [("scenario", scenario.scenario), ("latency", latency.name)])
+                if let text = try writer.render(latency.intervals, defaultHost: report.machine.hostname) {
+                    files.append((name, Data(text.utf8)))
+                }
+            }
             if let name = names.percentilesChart, let svg = charts.percentiles(of: scenario) {
                 files.append((name, Data(svg.utf8)))
+            }
+            for timeline in names.timelines {
+                let latency = scenario.latencies[timeline.latency]
+                let svgs = charts.timeline(of: latency, scenario: scenario.scenario, defaultHost: report.machine.hostname)
+                files.append((timeline.throughput, Data(svgs.throughput.utf8)))
+                files.append((timeline.percentiles, Data(svgs.percentiles.utf8)))
             }
         }
         for chart in layout.charts {

@@ -4,7 +4,8 @@ import SegmentsMockServer
 extension LoadGenerator {
     /// What ``runOpen(generators:streams:seed:operation:)`` measured, per stream.
     public struct OpenOutcome: Sendable {
-        /// Per stream: intended start → the operation's return (coordinated-omission corrected).
+        /// Per stream: intended start → the operation's return (coordinated-omission corrected),
+        /// per second as well as in total.
         public var latency: [LatencyRecorder]
         /// Per stream: operations issued.
         public var operations: [Int]
@@ -31,13 +32,16 @@ extension LoadGenerator {
         let start = monotonicNanoseconds() + 5_000_000
         let seconds = streams.map(\.totalSeconds).max() ?? 0
         let peak = streams.reduce(0) { $0 + $1.peakRate } / Double(generators)
+        let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
+        let expectedIntervals = Int(seconds.rounded(.up)) + 1
         let group = DispatchGroup()
         for generator in 0..<generators {
             let thread = Thread {
                 var random = SplitMix64(seed: seed &+ UInt64(generator) &* 0x9E37_79B9_7F4A_7C15)
-                var outcome = OpenOutcome(
-                    latency: Array(repeating: LatencyRecorder(), count: streams.count),
-                    operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
+                var outcome = OpenOutcome(latency: [], operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
+                var latency = (0..<streams.count).map { _ in
+                    IntervalLatencyRecorder(origin: start, expectedIntervals: expectedIntervals)
+                }
                 var elapsed = 0.0
                 while peak > 0 {
                     // Exponential gap at the peak rate; each candidate is kept for a stream with
@@ -60,10 +64,12 @@ extension LoadGenerator {
                     let begun = sleep(untilMonotonic: intended)
                     outcome.maximumStartLag = max(outcome.maximumStartLag, begun &- intended)
                     operation(generator, stream, intended, &random)
-                    outcome.latency[stream].record(monotonicNanoseconds() &- intended)
+                    let done = monotonicNanoseconds()
+                    latency[stream].record(done &- intended, at: done)
                     outcome.operations[stream] += 1
                 }
                 if peak <= 0 { sleep(untilMonotonic: start + UInt64(seconds * 1e9)) }
+                outcome.latency = latency.map { $0.finish(startTime: startTime) }
                 results.withLock { $0.append(outcome) }
                 group.leave()
             }

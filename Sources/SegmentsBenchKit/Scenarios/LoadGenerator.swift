@@ -1,7 +1,8 @@
 import Foundation
 
 /// Runs `producers` threads that call `operation` flat out or at a target rate, each recording the
-/// call latency in its own recorder (merged at the end).
+/// call latency in its own recorder (merged at the end), per second as well as in total (the
+/// outcome's ``LatencyRecorder/intervals``, for the report's interval logs and time series).
 ///
 /// With a rate, each producer follows a fixed schedule and latency is measured from the scheduled
 /// start, so a stall counts for every operation it delayed (coordinated-omission correction).
@@ -30,10 +31,12 @@ public enum LoadGenerator {
         let results = LockedBox<[(LatencyRecorder, Int)]>([])
         let start = monotonicNanoseconds() + 5_000_000
         let end = start + UInt64(seconds * 1e9)
+        let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
+        let expectedIntervals = Int(seconds.rounded(.up)) + 1
         let group = DispatchGroup()
         for producer in 0..<producers {
             let thread = Thread {
-                var recorder = LatencyRecorder()
+                var recorder = IntervalLatencyRecorder(origin: start, expectedIntervals: expectedIntervals)
                 var sequence = 0
                 while monotonicNanoseconds() < start {}
                 if let rate = ratePerProducer, rate > 0, burst > 1 {
@@ -44,7 +47,7 @@ public enum LoadGenerator {
                         for _ in 0..<burst {
                             operation(producer, sequence)
                             let after = monotonicNanoseconds()
-                            recorder.record(after &- now)
+                            recorder.record(after &- now, at: after)
                             now = after
                             sequence += 1
                         }
@@ -61,7 +64,8 @@ public enum LoadGenerator {
                             now = monotonicNanoseconds()
                         }
                         operation(producer, sequence)
-                        recorder.record(monotonicNanoseconds() &- (fromScheduledStart ? scheduled : now))
+                        let after = monotonicNanoseconds()
+                        recorder.record(after &- (fromScheduledStart ? scheduled : now), at: after)
                         sequence += 1
                         scheduled += interval
                     }
@@ -70,12 +74,13 @@ public enum LoadGenerator {
                     while now < end {
                         operation(producer, sequence)
                         let after = monotonicNanoseconds()
-                        recorder.record(after &- now)
+                        recorder.record(after &- now, at: after)
                         now = after
                         sequence += 1
                     }
                 }
-                results.withLock { $0.append((recorder, sequence)) }
+                let finished = recorder.finish(startTime: startTime)
+                results.withLock { $0.append((finished, sequence)) }
                 group.leave()
             }
             group.enter()

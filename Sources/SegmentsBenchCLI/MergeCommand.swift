@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import SegmentsBenchKit
+
+/// `segments-bench merge DIR… --out DIR`: one report from the reports of several machines.
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge the reports of several machines into one report (report.json, summary.md, index.html, .hgrm, .hlog).",
+        discussion: """
+            Each DIR holds a report.json (or name the report.json itself). Latency histograms are added exactly and \
+            each host's per-second histograms are kept, tagged with its host, in the interval logs. Counts and rates \
+            are summed; correctness counters fail when any host's does; other figures (ratios, latencies, allocations) \
+            take the worst host's value, never an average, with every host's value and their spread in the notes. \
+            The merged report can be checked against a baseline with `segments-bench check --report OUT/report.json`. \
+            Exits 70 when a report cannot be read or the merged one cannot be written.
+            """)
+
+    @Argument(help: "Report directories (or report.json files), one per machine.") var reports: [String]
+    @Option(help: "Directory for the merged report.") var out: String
+
+    func validate() throws {
+        if reports.isEmpty { throw ValidationError("give at least one report directory") }
+    }
+
+    func run() throws {
+        do {
+            var loaded: [BenchReport] = []
+            for path in reports {
+                loaded.append(try Self.load(path))
+            }
+            let hosts = ReportMerge.hostNames(of: loaded, directories: reports.map(Self.directory(of:)))
+            let command = (["segments-bench", "merge"] + reports + ["--out", out]).joined(separator: " ")
+            let merged = try ReportMerge.merge(Array(zip(hosts, loaded)).map { (host: $0.0, report: $0.1) }, command: command)
+            try ReportWriter(directory: URL(fileURLWithPath: out, isDirectory: true)).write(merged)
+            print("merged \(loaded.count) report\(loaded.count == 1 ? "" : "s") (\(hosts.joined(separator: ", "))) into \(out)")
+        } catch {
+            FileHandle.standardError.write(Data("\(describe(error))\n".utf8))
+            throw ExitCode(ExitStatus.harnessError.rawValue)
+        }
+    }
+
+    /// The report at `path`: the file itself when it names one, else `path/report.json`.
+    static func load(_ path: String) throws -> BenchReport {
+        let url = reportURL(path)
+        do {
+            return try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
+        } catch {
+            throw MergeError.unreadable(path: url.path, reason: describe(error))
+        }
+    }
+
+    static func reportURL(_ path: String) -> URL {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent("report.json")
+    }
+
+    static func directory(of path: String) -> String {
+        reportURL(path).deletingLastPathComponent().path
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Histogram
+
+/// Combines the reports of the same scenarios run on several machines into one report, with the
+/// same files (``ReportWriter``) and the same gate (`segments-bench check`) as a single run's.
+///
+/// Scenarios and, within them, figures, latencies and series are matched by name (in order of
+/// first appearance). Latency histograms are added exactly (each report holds its recorded
+/// buckets), and each host's per-interval histograms are kept, tagged with its host, for the
+/// interval logs and time series. Figures follow ``FigureMerge``: counts and rates summed,
+/// correctness counters failing when any host's fails, everything else the worst host's value
+/// with every host's value and the spread in the scenario's notes, never an average.
+///
+/// ```swift
+/// let merged = ReportMerge.merge([(host: "ci-1", report: a), (host: "ci-2", report: b)], command: "segments-bench merge a b --out m")
+/// try ReportWriter(directory: URL(fileURLWithPath: "m")).write(merged)
+/// ```
+public enum ReportMerge {
+    /// One report and the name its host goes by in the merged report.
+    public typealias Input = (host: String, report: BenchReport)
+
+    /// Names for the hosts of `reports`: each machine's hostname, made unique with the report's
+    /// directory name (`directories`, parallel) and then a number.
+    public static func hostNames(of reports: [BenchReport], directories: [String]) -> [String] {
+        let hostnames = reports.map(\.machine.hostname)
+        var names: [String] = []
+        for (index, hostname) in hostnames.enumerated() {
+            var name = hostname
+            if hostnames.filter({ $0 == hostname }).count > 1, index < directories.count {
+                name = "\(hostname) (\(URL(fileURLWithPath: directories[index]).lastPathComponent))"
+            }
+            var candidate = name
+            var suffix = 2
+            while names.contains(candidate) {
+                candidate = "\(name) #\(suffix)"
+                suffix += 1
+            }
+            names.append(candidate)
+        }
+        return names
+    }
+
+    /// The merged report of `inputs` (at least one), made by `command`.
+    ///
+    /// - Throws: ``MergeError/noReports`` for none.
+    public static func merge(_ inputs: [Input], command: String) throws -> BenchReport {
+        guard let first = inputs.first else { throw MergeError.noReports }
+        let reports = inputs.map(\.report)
+        var scenarioNames: [String] = []
+        for report in reports {
+            for scenario in report.scenarios where !scenarioNames.contains(scenario.scenario) {
+                scenarioNames.append(scenario.scenario)
+            }
+        }
+        let scenarios = scenarioNames.map { name in
+            mergeScenario(inputs.compactMap { input in
+                input.report.scenarios.first { $0.scenario == name }.map { (host: input.host, result: $0) }
+            }, hostCount: inputs.count)
+        }
+        let startedAt = reports.map(\.startedAt).filter { !$0.isEmpty }.min() ?? first.report.startedAt
+        var merged = BenchReport(
+            machine: mergeMachines(inputs), gitRevision: distinct(reports.map(\.gitRevision)), startedAt: Date(),
+            command: command, scenarios: scenarios, toolVersion: distinct(reports.map(\.toolVersion)))
+        merged.startedAt = startedAt
+        return merged
+    }
+
+    private static func mergeScenario(_ parts: [(host: String, result: ScenarioResult)], hostCount: Int) -> ScenarioResult {
+        let first = parts[0].result
+        let hosts = parts.map(\.host)
+        let several = parts.count > 1
+        var notes: [String] = []
+        if hostCount > 1 {
+            notes.append("Merged from \(parts.count) host\(parts.count == 1 ? "" : "s") (\(hosts.joined(separator: ", "))): "
+                + "histograms added exactly, counts and rates summed, correctness counters fail when any host's does, "
+                + "other figures the worst host's value, never an average.")
+        }
+        if parts.count < hostCount {
+            notes.append("Only \(hosts.joined(separator: ", ")) ran this scenario.")
+        }
+
+        var figureNames: [String] = []
+        for part in parts { for figure in part.result.figures where !figureNames.contains(figure.name) { figureNames.append(figure.name) } }
+        var figures: [Figure] = []
+        for name in figureNames {
+            let measured = parts.compactMap { part in part.result.figure(name).map { (host: part.host, figure: $0) } }
+            let (figure, note) = FigureMerge.merge(measured)
+            figures.append(figure)
+            if let note { notes.append(note) }
+            if several && measured.count < parts.count {
+                notes.append("`\(name)` is missing on \(parts.count - measured.count) host(s).")
+            }
+        }
+
+        var latencyNames: [String] = []
+        for part in parts { for latency in part.result.latencies where !latencyNames.contains(latency.name) { latencyNames.append(latency.name) } }
+        let latencies = latencyNames.map { name in
+            mergeLatency(parts.compactMap { part in
+                part.result.latencies.first { $0.name == name }.map { (host: part.host, latency: $0) }
+            }, several: hostCount > 1)
+        }
+
+        var series: [ChartSeries] = []
+        for part in parts {
+            for var line in part.result.series {
+                if several { line.label = "\(part.host): \(line.label)" }
+                series.append(line)
+            }
+        }
+
+        var configuration: [String: String] = [:]
+        let keys = Set(parts.flatMap { $0.result.configuration.keys })
+        for key in keys {
+            let values = parts.map { ($0.host, $0.result.configuration[key]) }
+            if Set(values.map(\.1)).count == 1, let value = values[0].1 {
+                configuration[key] = value
+            } else {
+                configuration[key] = values.map { "\($0.0)=\($0.1 ?? "—")" }.joined(separator: "; ")
+            }
+        }
+
+        var hostNotes: [String] = []
+        for part in parts {
+            for note in part.result.notes {
+                let everywhere = parts.allSatisfy { $0.result.notes.contains(note) }
+                let text = everywhere || !several ? note : "\(part.host): \(note)"
+                if !hostNotes.contains(text) { hostNotes.append(text) }
+            }
+        }
+        return ScenarioResult(
+            scenario: first.scenario, summary: first.summary, configuration: configuration, figures: figures,
+            latencies: latencies, series: series, allocationsMeasured: parts.allSatisfy(\.result.allocationsMeasured),
+            notes: hostNotes + notes, wallSeconds: parts.map(\.result.wallSeconds).max() ?? 0)
+    }
+
+    /// The hosts' histograms added exactly, with each host's intervals tagged with its host.
+    private static func mergeLatency(_ parts: [(host: String, latency: LatencySummary)], several: Bool) -> LatencySummary {
+        var total = LatencyRecorder()
+        var intervals: [LatencyIntervals] = []
+        for part in parts {
+            total.merge(recorder(of: part.latency.histogram))
+            for var series in part.latency.intervals {
+                if several, series.host == nil { series.host = part.host }
+                intervals.append(series)
+            }
+        }
+        let first = parts[0].latency
+        return LatencySummary(
+            name: first.name, definition: first.definition, histogram: total.histogram,
+            corrected: parts.allSatisfy(\.latency.coordinatedOmissionCorrected), intervals: intervals)
+    }
+
+    /// `histogram` as a ``LatencyRecorder``'s: added as it is when the layouts match, else value
+    /// by value (clamped to the recorder's range).
+    private static func recorder(of histogram: Histogram<UInt64>) -> LatencyRecorder {
+        var recorder = LatencyRecorder()
+        if histogram.lowestDiscernibleValue == recorder.histogram.lowestDiscernibleValue,
+           histogram.numberOfSignificantValueDigits == recorder.histogram.numberOfSignificantValueDigits,
+           histogram.max <= recorder.histogram.highestTrackableValue {
+            recorder.merge(LatencyRecorder(histogram: histogram, intervals: nil))
+            return recorder
+        }
+        for step in histogram.recordedValues() { recorder.record(step.value, count: step.count) }
+        return recorder
+    }
+
+    private static func mergeMachines(_ inputs: [Input]) -> MachineInfo {
+        let machines = inputs.map(\.report.machine)
+        guard machines.count > 1 else { return machines[0] }
+        return MachineInfo(
+            hostname: inputs.map(\.host).joined(separator: " + "), cores: machines.reduce(0) { $0 + $1.cores },
+            memoryBytes: machines.reduce(0) { $0 + $1.memoryBytes }, cpuModel: distinct(machines.map(\.cpuModel)),
+            kernel: distinct(machines.map(\.kernel)), swiftVersion: distinct(machines.map(\.swiftVersion)),
+            loadAverage: zip(inputs.map(\.host), machines).map { "\($0): \($1.loadAverage)" }.joined(separator: "; "),
+            jemalloc: distinct(machines.map(\.jemalloc)),
+            clock: machines.compactMap(\.clock).max { $0.resolutionNs < $1.resolutionNs })
+    }
+
+    /// The values, each once, in order, joined with ` / `.
+    private static func distinct(_ values: [String]) -> String {
+        var seen: [String] = []
+        for value in values where !seen.contains(value) { seen.append(value) }
+        return seen.joined(separator: " / ")
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Histogram
+@testable import SegmentsBenchCLI
+@testable import SegmentsBenchKit
+import XCTest
+
+/// `segments-bench merge`: one report from several machines' reports.
+final class ReportMergeTests: XCTestCase {
+    private let second: UInt64 = 1_000_000_000
+
+    private func machine(_ hostname: String) -> MachineInfo {
+        MachineInfo(hostname: hostname, cores: 2, memoryBytes: 1 << 30, cpuModel: "cpu", kernel: "k", swiftVersion: "6",
+                    loadAverage: "0.1", jemalloc: "unavailable")
+    }
+
+    private func report(host: String, latency: LatencyRecorder, figures: [Figure]) -> BenchReport {
+        BenchReport(
+            machine: machine(host), gitRevision: "abc", startedAt: Date(timeIntervalSince1970: 1_700_000_000), command: "test",
+            scenarios: [ScenarioResult(
+                scenario: "storm", summary: "s", configuration: ["rate": "100"], figures: figures,
+                latencies: [latency.summary("call", definition: "d", corrected: true)], allocationsMeasured: true)])
+    }
+
+    private func figures(lost: Double, ratio: Double, events: Double) -> [Figure] {
+        [Figure(name: "storm.lostEvents", value: lost, unit: "count", gate: .zero, summary: "lost"),
+         Figure(name: "storm.p50ToFloor", value: ratio, unit: "ratio", gate: .latencyRatio, summary: "ratio"),
+         Figure(name: "storm.events", value: events, unit: "count", summary: "events"),
+         Figure(name: "storm.fetchesPerWindow", value: ratio, unit: "fetches", gate: .atMost(2), summary: "fetches")]
+    }
+
+    /// Writes `report` with the real writer and reads it back, as `merge` reads reports.
+    private func roundTrip(_ report: BenchReport) throws -> (BenchReport, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        try ReportWriter(directory: directory).write(report)
+        return (try MergeCommand.load(directory.path), directory)
+    }
+
+    func testMergingTwoHalvesReproducesTheWholeRunsHistogram() throws {
+        var random = SystemRandomNumberGenerator()
+        var whole = LatencyRecorder()
+        var halves = [IntervalLatencyRecorder(origin: 0, expectedIntervals: 3), IntervalLatencyRecorder(origin: 0, expectedIntervals: 3)]
+        for index in 0..<20_000 {
+            let value = UInt64.random(in: 1...2_000_000_000, using: &random)
+            whole.record(value)
+            halves[index % 2].record(value, at: UInt64(index % 3) * second)
+        }
+        let (a, _) = try roundTrip(report(host: "a", latency: halves[0].finish(startTime: 1_700_000_000),
+                                          figures: figures(lost: 0, ratio: 1.5, events: 10)))
+        let (b, _) = try roundTrip(report(host: "b", latency: halves[1].finish(startTime: 1_700_000_000.2),
+                                          figures: figures(lost: 0, ratio: 2.5, events: 32)))
+        let merged = try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")
+        let (reread, directory) = try roundTrip(merged)
+
+        let latency = try XCTUnwrap(reread.scenarios.first?.latencies.first)
+        // The whole run as its own report holds it: each bucket, not the exact maximum (which a
+        // percentile in the top bucket is clamped to), so percentiles come from the buckets.
+        let (single, _) = try roundTrip(report(host: "whole", latency: whole, figures: []))
+        let singleHistogram = try XCTUnwrap(single.scenarios.first?.latencies.first).histogram
+        let expected = LatencySummary(name: "call", definition: "d", histogram: singleHistogram)
+        XCTAssertEqual(latency.count, 20_000)
+        XCTAssertEqual(latency.histogram, expected.histogram)
+        XCTAssertEqual(latency.histogram, whole.histogram, "every bucket of the whole run, exactly")
+        XCTAssertEqual(Array(latency.histogram.recordedValues()).map(\.count), Array(whole.histogram.recordedValues()).map(\.count))
+        XCTAssertEqual(latency.percentiles.map(\.value), expected.percentiles.map(\.value))
+        XCTAssertTrue(latency.coordinatedOmissionCorrected)
+        XCTAssertEqual(latency.intervals.map(\.host), ["a", "b"])
+        XCTAssertEqual(latency.intervals.reduce(0) { $0 + $1.total.totalCount }, 20_000)
+
+        let hlog = try String(contentsOf: directory.appendingPathComponent("storm.call.hlog"), encoding: .utf8)
+        XCTAssertEqual(hlog.components(separatedBy: "Tag=host:a;").count - 1, 3)
+        XCTAssertEqual(hlog.components(separatedBy: "Tag=host:b;").count - 1, 3)
+        XCTAssertEqual(reread.machine.hostname, "a + b")
+        XCTAssertEqual(reread.machine.cores, 4)
+    }
+
+    func testCountersAreSummedRatiosTakeTheWorstHostWithTheSpread() throws {
+        let empty = LatencyRecorder()
+        let merged = try ReportMerge.merge([
+            (host: "a", report: report(host: "a", latency: empty, figures: figures(lost: 0, ratio: 1.5, events: 10))),
+            (host: "b", report: report(host: "b", latency: empty, figures: figures(lost: 0, ratio: 2.5, events: 32))),
+        ], command: "merge")
+        let scenario = try XCTUnwrap(merged.scenarios.first)
+        XCTAssertEqual(scenario.figure("storm.events")?.value, 42)
+        XCTAssertEqual(scenario.figure("storm.lostEvents")?.value, 0)
+        XCTAssertEqual(scenario.figure("storm.p50ToFloor")?.value, 2.5)
+        XCTAssertEqual(scenario.figure("storm.fetchesPerWindow")?.value, 2.5)
+        let note = try XCTUnwrap(scenario.notes.first { $0.hasPrefix("`storm.p50ToFloor` per host") })
+        XCTAssertTrue(note.contains("a 1.5"), note)
+        XCTAssertTrue(note.contains("b 2.5"), note)
+        XCTAssertTrue(note.contains("spread (max − min) 1"), note)
+        XCTAssertEqual(scenario.configuration["rate"], "100")
+    }
+
+    func testOneHostsCorrectnessFailureFailsTheMergedGate() throws {
+        let empty = LatencyRecorder()
+        let good = report(host: "a", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        let bad = report(host: "b", latency: empty, figures: figures(lost: 3, ratio: 1, events: 10))
+        let baseline = Baseline(from: good)
+        let passing = try ReportMerge.merge([(host: "a", report: good), (host: "a2", report: good)], command: "merge")
+        XCTAssertTrue(GateCheck(report: passing, baseline: baseline).passed)
+        let failing = try ReportMerge.merge([(host: "a", report: good), (host: "b", report: bad)], command: "merge")
+        XCTAssertEqual(failing.scenarios[0].figure("storm.lostEvents")?.value, 3)
+        let check = GateCheck(report: failing, baseline: baseline)
+        XCTAssertEqual(check.rows.first { $0.name == "storm.lostEvents" }?.verdict, .violated)
+        XCTAssertEqual(check.exitStatus, .violation)
+    }
+
+    func testHostNamesAreMadeUnique() {
+        let empty = LatencyRecorder()
+        let reports = ["x", "x", "y"].map { report(host: $0, latency: empty, figures: []) }
+        XCTAssertEqual(ReportMerge.hostNames(of: reports, directories: ["/r/one", "/r/two", "/r/three"]), ["x (one)", "x (two)", "y"])
+        XCTAssertEqual(ReportMerge.hostNames(of: reports, directories: ["/r/same", "/q/same", "/r/y"]), ["x (same)", "x (same) #2", "y"])
+    }
+
+    func testNoReportsAndUnreadableReportsAreTypedErrors() {
+        XCTAssertThrowsError(try ReportMerge.merge([], command: "merge")) { XCTAssertEqual($0 as? MergeError, .noReports) }
+        XCTAssertThrowsError(try MergeCommand.load("/nonexistent/report-dir")) {
+            guard case .unreadable? = $0 as? MergeError else { return XCTFail("\($0)") }
+        }
+    }
+}
