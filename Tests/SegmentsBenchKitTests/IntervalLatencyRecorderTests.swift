@@ -88,4 +88,18 @@ final class IntervalLatencyRecorderTests: XCTestCase {
             XCTAssertTrue($0 is DecodingError)
         }
     }
+
+    /// A long phase is cut into at most `maximumIntervals` intervals (each holds a whole histogram
+    /// until the report is written), in whole seconds; up to that many seconds, intervals are 1 s.
+    func testALongPhaseGetsLongerIntervalsNotMoreOfThem() {
+        XCTAssertEqual(IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: 2), second)
+        XCTAssertEqual(IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: 300), second)
+        XCTAssertEqual(IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: 301), 2 * second)
+        XCTAssertEqual(IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: 3_600), 12 * second)
+        for seconds in [0.5, 2, 299, 300, 301, 3_600, 86_400] {
+            let interval = IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: seconds)
+            let count = IntervalLatencyRecorder.expectedIntervals(forPhaseOf: seconds, intervalNanoseconds: interval)
+            XCTAssertLessThanOrEqual(count, IntervalLatencyRecorder.maximumIntervals + 1, "\(seconds) s")
+        }
+    }
 }

@@ -22,6 +22,23 @@ public struct IntervalLatencyRecorder: Sendable {
     /// The most spare histograms allocated up front (about 220 KB each).
     public static let maximumSpares = 16
 
+    /// The most intervals a planned phase is cut into: each interval holds a whole histogram until
+    /// the report is written, so a long phase gets longer intervals instead of more of them.
+    public static let maximumIntervals = 300
+
+    /// The interval length for a phase planned to last `seconds`: 1 s, or for a phase longer than
+    /// ``maximumIntervals`` seconds the whole seconds that cut it into at most that many intervals.
+    public static func intervalNanoseconds(forPhaseOf seconds: Double) -> UInt64 {
+        let perInterval = (max(seconds, 0) / Double(maximumIntervals)).rounded(.up)
+        return UInt64(max(perInterval, 1)) * 1_000_000_000
+    }
+
+    /// How many intervals of `intervalNanoseconds` a phase of `seconds` spans, plus one for the
+    /// drain after it.
+    public static func expectedIntervals(forPhaseOf seconds: Double, intervalNanoseconds: UInt64) -> Int {
+        Int((max(seconds, 0) * 1e9 / Double(intervalNanoseconds)).rounded(.up)) + 1
+    }
+
     /// A recorder whose intervals start at `origin` and last `intervalNanoseconds` (at least 1 ms),
     /// with spares for `expectedIntervals` intervals (at most ``maximumSpares``).
     public init(origin: UInt64, intervalNanoseconds: UInt64 = 1_000_000_000, expectedIntervals: Int) {

@@ -33,14 +33,16 @@ extension LoadGenerator {
         let seconds = streams.map(\.totalSeconds).max() ?? 0
         let peak = streams.reduce(0) { $0 + $1.peakRate } / Double(generators)
         let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
-        let expectedIntervals = Int(seconds.rounded(.up)) + 1
+        let intervalNanoseconds = IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: seconds)
+        let expectedIntervals = IntervalLatencyRecorder.expectedIntervals(forPhaseOf: seconds, intervalNanoseconds: intervalNanoseconds)
         let group = DispatchGroup()
         for generator in 0..<generators {
             let thread = Thread {
                 var random = SplitMix64(seed: seed &+ UInt64(generator) &* 0x9E37_79B9_7F4A_7C15)
                 var outcome = OpenOutcome(latency: [], operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
                 var latency = (0..<streams.count).map { _ in
-                    IntervalLatencyRecorder(origin: start, expectedIntervals: expectedIntervals)
+                    IntervalLatencyRecorder(
+                        origin: start, intervalNanoseconds: intervalNanoseconds, expectedIntervals: expectedIntervals)
                 }
                 var elapsed = 0.0
                 while peak > 0 {

@@ -32,11 +32,13 @@ public enum LoadGenerator {
         let start = monotonicNanoseconds() + 5_000_000
         let end = start + UInt64(seconds * 1e9)
         let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
-        let expectedIntervals = Int(seconds.rounded(.up)) + 1
+        let intervalNanoseconds = IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: seconds)
+        let expectedIntervals = IntervalLatencyRecorder.expectedIntervals(forPhaseOf: seconds, intervalNanoseconds: intervalNanoseconds)
         let group = DispatchGroup()
         for producer in 0..<producers {
             let thread = Thread {
-                var recorder = IntervalLatencyRecorder(origin: start, expectedIntervals: expectedIntervals)
+                var recorder = IntervalLatencyRecorder(
+                    origin: start, intervalNanoseconds: intervalNanoseconds, expectedIntervals: expectedIntervals)
                 var sequence = 0
                 while monotonicNanoseconds() < start {}
                 if let rate = ratePerProducer, rate > 0, burst > 1 {
