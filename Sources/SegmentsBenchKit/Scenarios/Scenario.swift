@@ -17,6 +17,10 @@ public protocol Scenario: Sendable {
     /// something is refused a target (the command line exits 64 naming it). The default needs the
     /// mock: a scenario runs against a target only once it says so.
     var needsMockIntrospection: String? { get }
+    /// Whether the scenario drives the engine only through ``BenchEngine`` (``EngineUnderTest/engine``),
+    /// so that it measures whichever engine ``BenchOptions/engine`` makes. One that measures
+    /// `SegmentsClient`'s own API (or no engine) is refused another engine. Defaults to `false`.
+    var drivesAnyEngine: Bool { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
     /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
     /// tasks need the cooperative pool free.
@@ -25,12 +29,20 @@ public protocol Scenario: Sendable {
 
 extension Scenario {
     public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
+    public var drivesAnyEngine: Bool { false }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
-    /// scenario that needs the mock.
+    /// scenario that needs the mock, or an engine other than `SegmentsClient` given to one that
+    /// does not drive any engine.
     public func refusal(of options: BenchOptions) -> String? {
-        guard let target = options.target, let needs = needsMockIntrospection else { return nil }
-        return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
+        if let target = options.target, let needs = needsMockIntrospection {
+            return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
+        }
+        if !options.engine.isDefault, !drivesAnyEngine {
+            return "scenario '\(name)' cannot drive the engine '\(options.engine.name)': it measures SegmentsClient itself, "
+                + "not through BenchEngine"
+        }
+        return nil
     }
 
     /// The options in `given` that this scenario does not honour.
