@@ -252,7 +252,7 @@ struct ListCommand: ParsableCommand {
                 ["name": scenario.name, "simulates": scenario.simulates, "measures": scenario.measures,
                  "options": scenario.honouredOptions.sorted().map(\.flag),
                  "target": scenario.needsMockIntrospection.map { "needs \($0)" } ?? "runs against --target",
-                 "engine": scenario.drivesAnyEngine ? "any BenchEngine" : "SegmentsClient only"]
+                 "engine": scenario.needsSegmentsClient.map { "needs SegmentsClient's \($0)" } ?? "any BenchEngine"]
             }
             print(String(decoding: try JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
             return
@@ -260,7 +260,7 @@ struct ListCommand: ParsableCommand {
         for scenario in SegmentsBenchCLI.registry.scenarios {
             print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.acceptedFlagList)")
             print("  target:    \(scenario.needsMockIntrospection.map { "refused: it needs \($0)" } ?? "runs against --target")")
-            print("  engine:    \(scenario.drivesAnyEngine ? "any BenchEngine (the registry's)" : "SegmentsClient only")")
+            print("  engine:    \(scenario.needsSegmentsClient.map { "SegmentsClient only: it needs its \($0)" } ?? "any BenchEngine")")
         }
     }
 }

@@ -40,8 +40,9 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     /// scenarios whose ``Scenario/needsMockIntrospection`` is `nil` run against one, over HTTP.
     /// Not encoded: it holds credentials.
     public var target: BenchTarget? = nil
-    /// The engine the scenarios that drive any engine (``Scenario/drivesAnyEngine``) measure;
-    /// `SegmentsClient` unless a ``ScenarioRegistry`` names another. Not encoded: the report's
+    /// The engine the scenarios drive (through ``BenchEngine``); `SegmentsClient` unless a
+    /// ``ScenarioRegistry`` names another, which scenarios that need `SegmentsClient` itself
+    /// (``Scenario/needsSegmentsClient``) refuse. Not encoded: the report's
     /// configuration names it.
     public var engine: BenchEngineFactory = .segmentsClient
 

@@ -11,7 +11,6 @@ public struct CustomerSwitchScenario: Scenario {
     public let name = "customer-switch"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .switchRate, .debounce, .transport, .seed, .rate]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes per customer and its count of accepted events"
-    public let drivesAnyEngine = true
     public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen"
     public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), checks dropped by generation, server change → callback latency"
 

@@ -41,11 +41,11 @@ public final class EngineUnderTest: Sendable {
     }
 
     /// The `SegmentsClient` driven, for scenarios that measure its own API beyond ``BenchEngine``
-    /// (they do not declare ``Scenario/drivesAnyEngine``, so they always get one). Reading it on
-    /// an engine made by another factory is a programming error and traps.
+    /// (they declare ``Scenario/needsSegmentsClient``, so they are never given another engine).
+    /// Reading it on an engine made by another factory is a programming error and traps.
     public var client: SegmentsClient {
         guard let adapter = engine as? SegmentsClientEngine else {
-            preconditionFailure("EngineUnderTest.client read on the engine '\(type(of: engine))': the scenario must not declare drivesAnyEngine")
+            preconditionFailure("EngineUnderTest.client read on the engine '\(type(of: engine))': the scenario must declare needsSegmentsClient")
         }
         return adapter.client
     }

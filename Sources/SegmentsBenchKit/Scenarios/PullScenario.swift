@@ -8,7 +8,6 @@ public struct PullScenario: Scenario {
     public let name = "pull"
     public let honouredOptions: Set<BenchOptionName> = [.producers, .duration, .transport]
     public let needsMockIntrospection: String? = nil
-    public let drivesAnyEngine = true
     public let simulates = "C concurrent tasks calling getSegments (async form) in a loop: first against a warm cache, then forcing a refresh on every call"
     public let measures = "latency of cache hits and of misses, and requests per miss (single flight: concurrent misses share one fetch, so < 1)"
 

@@ -17,10 +17,12 @@ public protocol Scenario: Sendable {
     /// something is refused a target (the command line exits 64 naming it). The default needs the
     /// mock: a scenario runs against a target only once it says so.
     var needsMockIntrospection: String? { get }
-    /// Whether the scenario drives the engine only through ``BenchEngine`` (``EngineUnderTest/engine``),
-    /// so that it measures whichever engine ``BenchOptions/engine`` makes. One that measures
-    /// `SegmentsClient`'s own API (or no engine) is refused another engine. Defaults to `false`.
-    var drivesAnyEngine: Bool { get }
+    /// What the scenario needs of `SegmentsClient` itself that ``BenchEngine`` does not offer (its
+    /// delivery modes, qualified or reporting API, a client of its own …), in words; `nil` when
+    /// it drives the engine only through ``BenchEngine`` (``EngineUnderTest/engine``, made by
+    /// ``BenchOptions/engine``) or drives no engine. A scenario that needs something is refused an
+    /// engine other than `SegmentsClient` (the command line exits 64 naming it). Defaults to `nil`.
+    var needsSegmentsClient: String? { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
     /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
     /// tasks need the cooperative pool free.
@@ -29,7 +31,7 @@ public protocol Scenario: Sendable {
 
 extension Scenario {
     public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
-    public var drivesAnyEngine: Bool { false }
+    public var needsSegmentsClient: String? { nil }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
     /// scenario that needs the mock, or an engine other than `SegmentsClient` given to one that
@@ -38,9 +40,8 @@ extension Scenario {
         if let target = options.target, let needs = needsMockIntrospection {
             return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
         }
-        if !options.engine.isDefault, !drivesAnyEngine {
-            return "scenario '\(name)' cannot drive the engine '\(options.engine.name)': it measures SegmentsClient itself, "
-                + "not through BenchEngine"
+        if !options.engine.isDefault, let needs = needsSegmentsClient {
+            return "scenario '\(name)' cannot drive the engine '\(options.engine.name)': it needs SegmentsClient's \(needs)"
         }
         return nil
     }

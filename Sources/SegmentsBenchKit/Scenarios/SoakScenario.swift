@@ -9,7 +9,6 @@ public struct SoakScenario: Scenario {
     public let name = "soak"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .rate]
     public let needsMockIntrospection: String? = nil
-    public let drivesAnyEngine = true
     public let simulates = "a long mixed run for one customer: 2 producers tracking at a steady rate, identify calls, 100 callbacks, pulls (no anonymize: every new customer legitimately grows the mock backend, which would hide an engine leak)"
     public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
 

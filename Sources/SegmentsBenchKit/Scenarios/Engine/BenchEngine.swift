@@ -2,8 +2,9 @@ import RealtimeSegments
 
 /// An engine the scenarios can drive: what they call on it, and nothing else. The harness measures
 /// ``SegmentsClientEngine`` (a `SegmentsClient`) unless a ``ScenarioRegistry`` names another
-/// engine (``BenchEngineFactory``); scenarios whose ``Scenario/drivesAnyEngine`` is `true` then
-/// drive that one instead, with the same load and the same measurements.
+/// engine (``BenchEngineFactory``); every scenario that does not need `SegmentsClient` itself
+/// (``Scenario/needsSegmentsClient``) then drives that one instead, with the same load and the
+/// same measurements.
 ///
 /// An engine is made from the `SegmentsConfiguration` the harness would give a `SegmentsClient`
 /// (``BenchEngineFactory``): it must reach the server through that configuration's `transport`,

@@ -13,7 +13,6 @@ public struct FleetScenario: Scenario {
         .devices, .rate, .stages, .duration, .switchRate, .debounce, .transport, .seed, .threshold, .fetchDelayMs,
     ]
     public let needsMockIntrospection: String? = nil
-    public let drivesAnyEngine = true
     public let simulates =
         "--devices clients (own customer, cookie, 3 callbacks, debounce, first load) sharing a few engine threads; Poisson event arrivals at --rate or --stages across the fleet, customer switches at --switch-rate; the mock answers fetches after --fetch-delay-ms, so that switches overlap them"
     public let measures =
