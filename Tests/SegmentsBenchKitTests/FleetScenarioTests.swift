@@ -59,6 +59,7 @@ final class FleetScenarioTests: XCTestCase {
             ["run", "fleet", "--stages", "10s:100", "--rate", "5"],
             ["run", "fleet", "--threshold", "p99(nothing)<5ms"],
             ["run", "fleet", "--devices", "0"],
+            ["run", "fleet", "--fetch-delay-ms", "-1"],
         ] {
             XCTAssertThrowsError(try SegmentsBenchCLI.run(arguments + ["--out", scratch()], registry: ScenarioRegistry())) { error in
                 XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 64, "\(arguments)")

@@ -186,12 +186,15 @@ public struct FleetScenario: Scenario {
             figures.append(Figure(name: "fleet.memoryPerDeviceBytes", value: memoryPerDevice, unit: "bytes",
                                   summary: "RSS after every device started and loaded, minus before, divided by the devices"))
         }
+        var settings = [
+            "devices": "\(deviceCount)", "stages": schedule.description, "switchRate": "\(switchRate)",
+            "debounce": "\(debounce)", "engineThreads": "\(threads)", "ingestCapacity": "64",
+        ]
+        // A target answers as it does: the mock's delay shaped the run only without one.
+        if target == nil { settings["fetchDelay"] = "\(fetchDelay)" }
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.configuration(honouring: honouredOptions).merging([
-                "devices": "\(deviceCount)", "stages": schedule.description, "switchRate": "\(switchRate)",
-                "debounce": "\(debounce)", "engineThreads": "\(threads)", "ingestCapacity": "64",
-            ].merging(target == nil ? ["fetchDelay": "\(fetchDelay)"] : [:]) { $1 }) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(settings) { $1 },
             figures: figures,
             latencies: latencies.map {
                 // Timed from an intended start (coordinated-omission corrected): all but fetch and first load.
