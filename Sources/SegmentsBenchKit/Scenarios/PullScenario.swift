@@ -58,7 +58,7 @@ public struct PullScenario: Scenario {
     }
 
     /// `tasks` concurrent tasks calling getSegments until `seconds` pass.
-    static func hammer(_ client: SegmentsClient, tasks: Int, seconds: Double, force: Bool) throws
+    static func hammer(_ client: any BenchEngine, tasks: Int, seconds: Double, force: Bool) throws
         -> (latency: LatencyRecorder, calls: Int, failures: Int)
     {
         try runBlocking {
