@@ -29,7 +29,7 @@ struct LoadOptions: ParsableArguments {
     var stages: String?
     @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms' (repeatable); a missed one exits 2.")
     var thresholds: [String] = []
-    @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet; default: 5).")
+    @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet; default: 20).")
     var fetchDelayMs: Double?
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
     @Option(help: ArgumentHelp(

@@ -29,7 +29,10 @@ public struct FleetScenario: Scenario {
     public static let mockOnlyLatencyMetrics: Set<String> = ["change-to-callback"]
 
     /// The mock's delay before it answers a fetch without `--fetch-delay-ms`, in milliseconds.
-    public static let defaultFetchDelayMs = 5.0
+    /// Longer than the 10 ms grace before a delivery of a customer switched away from counts as stale:
+    /// only a fetch still in flight that long after a switch can deliver the previous customer's
+    /// segments late enough to be counted stale.
+    public static let defaultFetchDelayMs = 20.0
 
     /// The fleet's size without `--devices`.
     public static func defaultDevices(quick: Bool) -> Int { quick ? 200 : 1_000 }
