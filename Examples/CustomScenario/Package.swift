@@ -19,6 +19,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SegmentsBenchCLI", package: harness),
                 .product(name: "SegmentsBenchKit", package: harness),
+                .product(name: "RealtimeSegments", package: harness),
             ]
         ),
     ],

@@ -30,6 +30,8 @@ struct LoadOptions: ParsableArguments {
     var stages: String?
     @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms' (repeatable); a missed one exits 2.")
     var thresholds: [String] = []
+    @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet; default: 20).")
+    var fetchDelayMs: Double?
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
     @Option(help: ArgumentHelp(
         "Drive this segments server over HTTP instead of the in-process mock (only scenarios that need nothing of the mock run).",
@@ -45,6 +47,14 @@ struct LoadOptions: ParsableArguments {
     func validate() throws {
         _ = try benchTarget()
         if let devices, devices < 1 { throw ValidationError("--devices must be 1 or more, not \(devices)") }
+        if let fetchDelayMs {
+            guard fetchDelayMs >= 0, fetchDelayMs.isFinite else {
+                throw ValidationError("--fetch-delay-ms must be 0 or more milliseconds, not \(fetchDelayMs)")
+            }
+            if target != nil {
+                throw ValidationError("--fetch-delay-ms delays the in-process mock's answers; a --target answers as it does")
+            }
+        }
         if let stages {
             if rate != nil || duration != nil {
                 throw ValidationError("--stages sets the rate and the duration; give --stages or --rate/--duration, not both")
@@ -52,8 +62,12 @@ struct LoadOptions: ParsableArguments {
             do { _ = try LoadStages.parse(stages) } catch { throw ValidationError(error.description) }
         }
         for threshold in thresholds {
-            do { _ = try LatencyThreshold.parse(threshold, metrics: FleetScenario.latencyMetrics) } catch {
+            let parsed: LatencyThreshold
+            do { parsed = try LatencyThreshold.parse(threshold, metrics: FleetScenario.latencyMetrics) } catch {
                 throw ValidationError(error.description)
+            }
+            if let target, FleetScenario.mockOnlyLatencyMetrics.contains(parsed.metric) {
+                throw ValidationError(FleetScenarioError.notMeasuredAgainstTarget(threshold: threshold, target: target).description)
             }
         }
     }
@@ -92,6 +106,8 @@ struct LoadOptions: ParsableArguments {
         options.seed = seed ?? options.seed
         options.quick = quick
         options.devices = devices
+        options.fetchDelayMs = fetchDelayMs
+        options.engine = SegmentsBenchCLI.registry.engine
         options.stages = stages.flatMap { try? LoadStages.parse($0) }
         let parsed = thresholds.compactMap { try? LatencyThreshold.parse($0, metrics: FleetScenario.latencyMetrics) }
         options.thresholds = parsed.isEmpty ? nil : parsed
@@ -112,6 +128,7 @@ struct LoadOptions: ParsableArguments {
         if devices != nil { given.insert(.devices) }
         if stages != nil { given.insert(.stages) }
         if !thresholds.isEmpty { given.insert(.threshold) }
+        if fetchDelayMs != nil { given.insert(.fetchDelayMs) }
         return given
     }
 
@@ -195,6 +212,26 @@ func runAndReport(
     return report
 }
 
+/// The registry's scenarios that can run with `options` (against its target, on its engine), in
+/// order; notes the others on standard error.
+/// - Throws: a usage error when none can.
+func runnableSuite(options: BenchOptions) throws -> [any Scenario] {
+    let scenarios = SegmentsBenchCLI.registry.scenarios
+    let runnable = scenarios.filter { $0.refusal(of: options) == nil }
+    let skipped = scenarios.filter { $0.refusal(of: options) != nil }.map(\.name)
+    var conditions: [String] = []
+    if let target = options.target { conditions.append("against --target \(target.description)") }
+    if !options.engine.isDefault { conditions.append("on the engine '\(options.engine.name)'") }
+    guard !runnable.isEmpty else {
+        throw ValidationError("no scenario of the suite runs \(conditions.joined(separator: " "))")
+    }
+    if !skipped.isEmpty {
+        FileHandle.standardError.write(Data(
+            "note: \(conditions.joined(separator: " ")), skipping \(skipped.joined(separator: ", ")) (they cannot run there)\n".utf8))
+    }
+    return runnable
+}
+
 struct SuiteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "suite", abstract: "Run every scenario (the default).")
     @OptionGroup var load: LoadOptions
@@ -202,17 +239,8 @@ struct SuiteCommand: ParsableCommand {
     @OptionGroup var metrics: MetricsOptions
 
     func run() throws {
-        var scenarios = SegmentsBenchCLI.registry.scenarios
         let options = try load.benchOptions()
-        if options.target != nil {
-            // Against a target the suite is the scenarios that can run there.
-            let skipped = scenarios.filter { $0.refusal(of: options) != nil }.map(\.name)
-            scenarios.removeAll { $0.refusal(of: options) != nil }
-            guard !scenarios.isEmpty else { throw ValidationError("no scenario of the suite runs against --target") }
-            if !skipped.isEmpty {
-                FileHandle.standardError.write(Data("note: against --target, skipping \(skipped.joined(separator: ", ")) (they need the in-process mock)\n".utf8))
-            }
-        }
+        let scenarios = try runnableSuite(options: options)
         try load.check(forSuite: scenarios)
         _ = try metrics.serving { try runAndReport(scenarios, options: options, output: output, metrics: $0) }
     }
@@ -227,7 +255,8 @@ struct ListCommand: ParsableCommand {
             let entries = SegmentsBenchCLI.registry.scenarios.map { scenario -> [String: Any] in
                 ["name": scenario.name, "simulates": scenario.simulates, "measures": scenario.measures,
                  "options": scenario.honouredOptions.sorted().map(\.flag),
-                 "target": scenario.needsMockIntrospection.map { "needs \($0)" } ?? "runs against --target"]
+                 "target": scenario.needsMockIntrospection.map { "needs \($0)" } ?? "runs against --target",
+                 "engine": scenario.needsSegmentsClient.map { "needs SegmentsClient's \($0)" } ?? "any BenchEngine"]
             }
             print(String(decoding: try JSONSerialization.data(withJSONObject: entries, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
             return
@@ -235,6 +264,7 @@ struct ListCommand: ParsableCommand {
         for scenario in SegmentsBenchCLI.registry.scenarios {
             print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.acceptedFlagList)")
             print("  target:    \(scenario.needsMockIntrospection.map { "refused: it needs \($0)" } ?? "runs against --target")")
+            print("  engine:    \(scenario.needsSegmentsClient.map { "SegmentsClient only: it needs its \($0)" } ?? "any BenchEngine")")
         }
     }
 }
@@ -357,7 +387,8 @@ struct BaselineCommand: ParsableCommand {
             } else {
                 var options = BenchOptions()
                 options.quick = true
-                report = try runAndReport(SegmentsBenchCLI.registry.scenarios, options: options, out: out, printing: .summary)
+                options.engine = SegmentsBenchCLI.registry.engine
+                report = try runAndReport(try runnableSuite(options: options), options: options, out: out, printing: .summary)
             }
             let baseline = Baseline(from: report)
             try baseline.write(to: URL(fileURLWithPath: to))
@@ -382,8 +413,9 @@ struct CICommand: ParsableCommand {
     func run() throws {
         var options = BenchOptions()
         options.quick = true
+        options.engine = SegmentsBenchCLI.registry.engine
         let report = try runAndReport(
-            SegmentsBenchCLI.registry.scenarios, options: options, out: output.out, printing: output.json ? .nothing : .summary)
+            try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary)
         try conclude(
             judge(report, baselinePath: baseline), report: report, baselinePath: baseline,
             directory: URL(fileURLWithPath: output.out, isDirectory: true), printing: output.json ? .gatedReport(report) : .table)

@@ -73,7 +73,7 @@ final class BenchTargetTests: XCTestCase {
 
     func testScenariosDeclareWhetherTheyRunAgainstATarget() {
         let remote = ScenarioRegistry.builtIn.filter { $0.needsMockIntrospection == nil }.map(\.name)
-        XCTAssertEqual(Set(remote), ["tracking-storm", "pull", "faults", "soak"])
+        XCTAssertEqual(Set(remote), ["tracking-storm", "pull", "faults", "soak", "fleet"])
         XCTAssertTrue(ScenarioRegistry.builtIn.allSatisfy { $0.needsMockIntrospection.map { !$0.isEmpty } ?? true })
     }
 
@@ -115,6 +115,18 @@ final class BenchTargetTests: XCTestCase {
         XCTAssertEqual(refused.status, 64)
         XCTAssertTrue(refused.message.contains("192.0.2.1 is not a loopback address"), refused.message)
         XCTAssertTrue(refused.message.contains("--allow-remote"), refused.message)
+    }
+
+    func testFleetOptionsThatNeedTheMockAreUsageErrorsAgainstATarget() throws {
+        let cases: [([String], String)] = [
+            (["--threshold", "p99(change-to-callback)<1s"], "names a latency that fleet does not measure against --target"),
+            (["--fetch-delay-ms", "3"], "a --target answers as it does"),
+        ]
+        for (arguments, expected) in cases {
+            let refused = try XCTUnwrap(failure(["run", "fleet", "--devices", "2"] + arguments + target), "\(arguments)")
+            XCTAssertEqual(refused.status, 64, "\(arguments)")
+            XCTAssertTrue(refused.message.contains(expected), "\(arguments): \(refused.message)")
+        }
     }
 
     func testBadTargetOptionsAreUsageErrors() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import SegmentsBenchCLI
 import SegmentsBenchKit
+import SegmentsMockServer
 import XCTest
 
 final class FleetScenarioTests: XCTestCase {
@@ -58,6 +59,7 @@ final class FleetScenarioTests: XCTestCase {
             ["run", "fleet", "--stages", "10s:100", "--rate", "5"],
             ["run", "fleet", "--threshold", "p99(nothing)<5ms"],
             ["run", "fleet", "--devices", "0"],
+            ["run", "fleet", "--fetch-delay-ms", "-1"],
         ] {
             XCTAssertThrowsError(try SegmentsBenchCLI.run(arguments + ["--out", scratch()], registry: ScenarioRegistry())) { error in
                 XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 64, "\(arguments)")
@@ -72,9 +74,54 @@ final class FleetScenarioTests: XCTestCase {
         }
     }
 
+    func testAgainstATargetTheClientCountsAcknowledgedEventsAndLeavesOutChangeToCallback() throws {
+        let backend = SegmentsBackend(projects: [MockProject(token: "fleet-target", apiKey: "fleet-key")])
+        let server = SegmentsMockHTTPServer(backend: backend)
+        try runBlocking { try await server.start() }
+        defer { try? runBlocking { try await server.stop() } }
+        var options = BenchOptions()
+        options.target = try BenchTarget(
+            url: server.baseURL.absoluteString, projectToken: "fleet-target", authorization: "token:fleet-key", allowRemote: false)
+        options.devices = 20
+        options.duration = 1
+        options.rate = 100
+        options.switchRate = 5
+        let result = try FleetScenario().run(options, progress: Progress(enabled: false))
+
+        for name in ["eventsUnconfirmed", "staleDeliveries", "unmarkedDeliveries", "excessFetches", "trackFailures"] {
+            XCTAssertEqual(result.figure("fleet.\(name)")?.value, 0, name)
+        }
+        XCTAssertNil(result.figure("fleet.lostEvents"))
+        let acknowledged = try XCTUnwrap(result.figure("fleet.eventsAcknowledged")).value
+        XCTAssertEqual(acknowledged, result.figure("fleet.eventsTracked")?.value)
+        XCTAssertEqual(Double(backend.eventsAccepted), acknowledged, "the client's count is what the server stored")
+        XCTAssertEqual(result.figure("fleet.devicesLoaded")?.value, 20)
+        XCTAssertEqual(result.latencies.map(\.name), FleetScenario.latencyMetrics.filter { $0 != "change-to-callback" })
+        XCTAssertTrue(result.notes.contains { $0.contains("not measured: change-to-callback") }, "\(result.notes)")
+        XCTAssertEqual(result.configuration["target"], server.baseURL.absoluteString.trimmingSuffix("/"))
+        XCTAssertNil(result.configuration["fetchDelay"])
+    }
+
+    func testTheMockAnswersFetchesAfterTheFetchDelay() throws {
+        var options = BenchOptions()
+        options.devices = 5
+        options.duration = 0.5
+        options.rate = 20
+        options.fetchDelayMs = 30
+        let result = try FleetScenario().run(options, progress: Progress(enabled: false))
+        let fetch = try XCTUnwrap(result.latencies.first { $0.name == "fetch" })
+        XCTAssertGreaterThanOrEqual(fetch.p50, 30_000_000, "every fetch waits the delay before its answer")
+        XCTAssertEqual(result.configuration["fetchDelay"], "\(Duration.milliseconds(30))")
+        XCTAssertEqual(result.configuration["fetchDelayMs"], "30.0")
+    }
+
     private func scratch() -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return directory.path
     }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }

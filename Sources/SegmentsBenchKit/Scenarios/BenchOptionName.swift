@@ -13,11 +13,13 @@ public enum BenchOptionName: String, Sendable, Codable, CaseIterable, Comparable
     case devices
     case stages
     case threshold
+    case fetchDelayMs
 
     /// The command-line spelling (`--switch-rate`).
     public var flag: String {
         switch self {
         case .switchRate: "--switch-rate"
+        case .fetchDelayMs: "--fetch-delay-ms"
         default: "--\(rawValue)"
         }
     }

@@ -31,12 +31,20 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public var stages: LoadStages?
     /// Latency limits the run must meet; a run that misses one fails (see ``LatencyThreshold``).
     public var thresholds: [LatencyThreshold]?
+    /// Milliseconds the in-process mock waits before it answers a segments fetch (fleet), so that
+    /// customer switches overlap fetches in flight; `nil` is the scenario's default.
+    public var fetchDelayMs: Double?
     /// Shorter runs for the CI gate.
     public var quick = false
     /// A server to drive instead of the in-process mock (`--target`); `nil` is the mock. Only
     /// scenarios whose ``Scenario/needsMockIntrospection`` is `nil` run against one, over HTTP.
     /// Not encoded: it holds credentials.
     public var target: BenchTarget? = nil
+    /// The engine the scenarios drive (through ``BenchEngine``); `SegmentsClient` unless a
+    /// ``ScenarioRegistry`` names another, which scenarios that need `SegmentsClient` itself
+    /// (``Scenario/needsSegmentsClient``) refuse. Not encoded: the report's
+    /// configuration names it.
+    public var engine: BenchEngineFactory = .segmentsClient
 
     private enum CodingKeys: String, CodingKey {
         case callbacks, producers, rate, duration, switchRate, transport, debounce, seed, quick
@@ -49,12 +57,13 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public func duration(default value: Double) -> Double { duration ?? (quick ? value / 3 : value) }
 
     /// The options as report configuration text: `quick`, then each option in `honoured` that has a
-    /// value (`transport` and `seed` always do), and `target` (its URL, not its credentials) when
-    /// there is one. An option the scenario does not honour is left out, so that the report shows
-    /// only what shaped the run.
+    /// value (`transport` and `seed` always do), `target` (its URL, not its credentials) when there
+    /// is one, and `engine` (its name) when it is not `SegmentsClient`. An option the scenario does
+    /// not honour is left out, so that the report shows only what shaped the run.
     public func configuration(honouring honoured: Set<BenchOptionName>) -> [String: String] {
         var configuration = ["quick": "\(quick)"]
         if let target { configuration["target"] = target.description }
+        if !engine.isDefault { configuration["engine"] = engine.name }
         for name in honoured {
             let value: String? =
                 switch name {
@@ -69,6 +78,8 @@ public struct BenchOptions: Sendable, Codable, Hashable {
                 case .devices: devices.map { "\($0)" }
                 case .stages: stages.map(\.description)
                 case .threshold: thresholds.map { $0.map(\.text).joined(separator: " ") }
+                // A target answers as it does: the mock's delay plays no part there.
+                case .fetchDelayMs: target == nil ? fetchDelayMs.map { "\($0)" } : nil
                 }
             if let value { configuration[name.rawValue] = value }
         }

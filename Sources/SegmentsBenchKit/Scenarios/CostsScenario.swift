@@ -10,6 +10,7 @@ public struct CostsScenario: Scenario {
     public let name = "costs"
     public let honouredOptions: Set<BenchOptionName> = []
     public let needsMockIntrospection: String? = "the engine alone, in process, under callgrind (it drives no server)"
+    public let needsSegmentsClient: String? = "internals (instruction counts per region under callgrind)"
     public let simulates = "each hot path in a counted function under valgrind's callgrind: trackEvent, a reload request, the packed diff, decode + diff, one delivered callback, one whole check"
     public let measures = "instructions, retains, releases and allocations per operation, which do not move with the machine's load (needs valgrind)"
 

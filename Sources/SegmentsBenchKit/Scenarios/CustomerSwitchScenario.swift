@@ -25,7 +25,8 @@ public struct CustomerSwitchScenario: Scenario {
         let seconds = options.duration(default: 9)
         let switchRate = options.switchRate ?? 20
         let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.02) * 1000))
-        let engine = try EngineUnderTest.make(transport: options.transport, debounce: debounce, markResponsesWithCookie: true)
+        let engine = try EngineUnderTest.make(
+            transport: options.transport, debounce: debounce, markResponsesWithCookie: true, engine: options.engine)
         defer { engine.shutdown() }
         let backend = engine.backend
         let project = EngineUnderTest.project.token
@@ -39,7 +40,7 @@ public struct CustomerSwitchScenario: Scenario {
             for _ in 0..<5 {
                 // The change versions this callback has already been timed for.
                 let timed = LockedBox<Set<UInt64>>([])
-                engine.client.segmentation.addCallback(
+                engine.engine.addCallback(
                     callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
                         let now = monotonicNanoseconds()
                         deliveries.wrappingIncrement(ordering: .relaxed)
@@ -64,8 +65,8 @@ public struct CustomerSwitchScenario: Scenario {
                     })
             }
         }
-        engine.client.start()
-        let client = engine.client
+        engine.engine.start()
+        let client = engine.engine
         // The new customer's membership changes on the server right after the switch: what the
         // end-to-end latency measures. (The marker naming the customer is added by the measuring
         // transport to every response, so it never races this.)
@@ -111,7 +112,7 @@ public struct CustomerSwitchScenario: Scenario {
         running.store(false, ordering: .relaxed)
         switcherDone.wait()
         _ = client.waitUntilIdle(timeout: .seconds(60))
-        let statistics = client.statistics
+        let statistics = client.counters
         let lost = outcome.operations - backend.eventsAccepted
         let figures = [
             Figure(name: "customer-switch.staleDeliveries", value: Double(stale.load(ordering: .relaxed)), unit: "count", gate: .zero,

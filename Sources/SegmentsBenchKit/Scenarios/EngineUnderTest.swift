@@ -4,9 +4,9 @@ import RealtimeSegments
 import RealtimeSegmentsHTTP
 import SegmentsMockServer
 
-/// A `SegmentsClient` wired to the in-process mock backend (directly or over loopback HTTP), or
-/// to a ``BenchTarget`` over HTTP, with its transport measured. Every scenario drives the engine
-/// through one of these.
+/// An engine (a `SegmentsClient`, or whichever ``BenchEngineFactory`` makes) wired to the
+/// in-process mock backend (directly or over loopback HTTP), or to a ``BenchTarget`` over HTTP,
+/// with its transport measured. Every scenario drives the engine through one of these.
 public final class EngineUnderTest: Sendable {
     public static let project = MockProject(token: "bench-project", apiKey: "bench-key")
 
@@ -14,7 +14,8 @@ public final class EngineUnderTest: Sendable {
     public let mockBackend: SegmentsBackend?
     public let server: SegmentsMockHTTPServer?
     public let transport: MeasuringTransport
-    public let client: SegmentsClient
+    /// The engine driven: scenarios that drive any engine call it only through ``BenchEngine``.
+    public let engine: any BenchEngine
     public let debounce: Duration
     /// The server driven instead of the mock, if any.
     public let target: BenchTarget?
@@ -39,6 +40,16 @@ public final class EngineUnderTest: Sendable {
         return mockFaults
     }
 
+    /// The `SegmentsClient` driven, for scenarios that measure its own API beyond ``BenchEngine``
+    /// (they declare ``Scenario/needsSegmentsClient``, so they are never given another engine).
+    /// Reading it on an engine made by another factory is a programming error and traps.
+    public var client: SegmentsClient {
+        guard let adapter = engine as? SegmentsClientEngine else {
+            preconditionFailure("EngineUnderTest.client read on the engine '\(type(of: engine))': the scenario must declare needsSegmentsClient")
+        }
+        return adapter.client
+    }
+
     /// Replaces or reads the mock server's fault plan at run time.
     public struct FaultControl: Sendable {
         public let set: @Sendable (FaultPlan) -> Void
@@ -46,9 +57,10 @@ public final class EngineUnderTest: Sendable {
     }
 
     /// Builds and starts the backend (and the HTTP server for `.http`), or with a `target`
-    /// connects to it over HTTP instead (`kind` and `faults` then play no part); the client is
-    /// created but not started, so callbacks can be registered first. Call from a plain thread
-    /// (the harness's main thread), never from inside the Swift concurrency pool: it blocks.
+    /// connects to it over HTTP instead (`kind` and `faults` then play no part); the engine is
+    /// made by `engine` but not started, so callbacks can be registered first. Call from a plain
+    /// thread (the harness's main thread), never from inside the Swift concurrency pool: it blocks.
+    /// - Throws: when the server cannot start or `engine` cannot make its engine.
     public static func make(
         transport kind: BenchOptions.Transport,
         target: BenchTarget? = nil,
@@ -58,6 +70,7 @@ public final class EngineUnderTest: Sendable {
         deliveryMode: DeliveryMode = .ordered,
         requestTimeout: Duration = .seconds(5),
         markResponsesWithCookie: Bool = false,
+        engine factory: BenchEngineFactory = .segmentsClient,
         configure: (inout SegmentsConfiguration) -> Void = { _ in }
     ) throws -> EngineUnderTest {
         if let target {
@@ -67,7 +80,7 @@ public final class EngineUnderTest: Sendable {
             tune(&configuration, debounce: debounce, maxWait: maxWait, deliveryMode: deliveryMode)
             configure(&configuration)
             return EngineUnderTest(backend: nil, server: nil, transport: transport, debounce: debounce,
-                                   client: SegmentsClient(configuration: configuration), faults: nil, target: target)
+                                   engine: try factory.makeEngine(configuration), faults: nil, target: target)
         }
         let backend = SegmentsBackend(projects: [project])
         let inner: any SegmentsTransport
@@ -92,8 +105,15 @@ public final class EngineUnderTest: Sendable {
             projectToken: project.token, authorization: .token(project.apiKey), transport: transport)
         tune(&configuration, debounce: debounce, maxWait: maxWait, deliveryMode: deliveryMode)
         configure(&configuration)
+        let engine: any BenchEngine
+        do {
+            engine = try factory.makeEngine(configuration)
+        } catch {
+            if let server { try? runBlocking { try await server.stop() } }
+            throw error
+        }
         return EngineUnderTest(backend: backend, server: server, transport: transport, debounce: debounce,
-                               client: SegmentsClient(configuration: configuration), faults: faultControl, target: nil)
+                               engine: engine, faults: faultControl, target: nil)
     }
 
     /// The harness's settings, the same against the mock and a target.
@@ -110,22 +130,22 @@ public final class EngineUnderTest: Sendable {
     }
 
     private init(backend: SegmentsBackend?, server: SegmentsMockHTTPServer?, transport: MeasuringTransport,
-                 debounce: Duration, client: SegmentsClient, faults: FaultControl?, target: BenchTarget?) {
+                 debounce: Duration, engine: any BenchEngine, faults: FaultControl?, target: BenchTarget?) {
         self.mockFaults = faults
         self.target = target
         self.mockBackend = backend
         self.server = server
         self.transport = transport
         self.debounce = debounce
-        self.client = client
+        self.engine = engine
     }
 
-    /// Stops the client and the server.
+    /// Stops the engine and the server.
     public func shutdown() {
-        client.stop()
+        engine.stop()
         if let server { try? runBlocking { try await server.stop() } }
     }
 
     /// The current cookie.
-    public var cookie: String { client.customerIds["cookie"] ?? "" }
+    public var cookie: String { engine.cookie }
 }

@@ -45,7 +45,7 @@ public struct FaultsScenario: Scenario {
         defer { try? FileManager.default.removeItem(at: stateDirectory) }
         let engine = try EngineUnderTest.make(
             transport: options.transport, target: options.target, debounce: .milliseconds(50), faults: plan,
-            requestTimeout: .milliseconds(300)
+            requestTimeout: .milliseconds(300), engine: options.engine
         ) { configuration in
             configuration.cacheTTL = .milliseconds(20)
             configuration.stateDirectory = stateDirectory
@@ -53,13 +53,13 @@ public struct FaultsScenario: Scenario {
         defer { engine.shutdown() }
         let delivered = ManagedAtomic<Int>(0)
         for category in [SegmentCategory.discovery, .content] {
-            engine.client.segmentation.addCallback(
+            engine.engine.addCallback(
                 callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { _ in
                     delivered.wrappingIncrement(ordering: .relaxed)
                 })
         }
-        engine.client.start()
-        let client = engine.client
+        engine.engine.start()
+        let client = engine.engine
         let pullErrors = ManagedAtomic<Int>(0)
         let trackedEvents = ManagedAtomic<Int>(0)
         let way = options.target.map { "the target's own faults, \($0.description)" } ?? options.transport.rawValue
@@ -82,11 +82,11 @@ public struct FaultsScenario: Scenario {
         let expected = trackedEvents.load(ordering: .relaxed)
         // Failed uploads wait for their backoff (at most 1 s here) before the retry goes out.
         let drainDeadline = monotonicNanoseconds() + 60_000_000_000
-        while client.statistics.eventsUploaded < expected, monotonicNanoseconds() < drainDeadline {
+        while client.counters.eventsUploaded < expected, monotonicNanoseconds() < drainDeadline {
             usleep(100_000)
         }
         _ = client.waitUntilIdle(timeout: .seconds(30))
-        let statistics = client.statistics
+        let statistics = client.counters
         var figures: [Figure] = []
         var notes: [String] = []
         if let backend = engine.mockBackend {

@@ -11,6 +11,7 @@ public struct HotPathScenario: Scenario {
     public let name = "hot-path"
     public let honouredOptions: Set<BenchOptionName> = []
     public let needsMockIntrospection: String? = "the engine alone, in process (it drives no server)"
+    public let needsSegmentsClient: String? = "internals (the hot path measured piece by piece)"
     public let simulates = "reload requests at any rate, a debounce window under a burst, segment-set diffs and response decoding, each in a tight loop"
     public let measures = "ns per reload request (setting the flag, and with it already set) and their ratios to a fetch-add, checks per burst window, in-order, packed and fallback diff ns per segment, decode + diff of a typical response, unchanged and changed (µs, allocations)"
 

@@ -20,6 +20,7 @@ public struct PeersScenario: Scenario {
     public let name = "peers"
     public let honouredOptions: Set<BenchOptionName> = [.callbacks]
     public let needsMockIntrospection: String? = "the engine alone, in process (it drives no server)"
+    public let needsSegmentsClient: String? = "delivery loop, compared with other mechanisms"
     public let simulates =
         "One segment change (10 segments) delivered to N subscribers by the engine (ordered and parallel) and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "

@@ -14,24 +14,26 @@ public struct PullScenario: Scenario {
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let tasks = options.producers ?? 4
         let seconds = options.duration(default: 6)
-        let engine = try EngineUnderTest.make(transport: options.transport, target: options.target, debounce: .seconds(60)) { configuration in
+        let engine = try EngineUnderTest.make(
+            transport: options.transport, target: options.target, debounce: .seconds(60), engine: options.engine
+        ) { configuration in
             configuration.cacheTTL = .seconds(3600)
         }
         defer { engine.shutdown() }
-        engine.client.start()
+        engine.engine.start()
         // Against a target the customer's segments are whatever that server holds for a new cookie.
         engine.mockBackend?.setSegments(FanoutProbe.payload(variant: 1), category: .content, forCookie: engine.cookie,
                                         projectToken: EngineUnderTest.project.token)
-        let client = engine.client
+        let client = engine.engine
         _ = try runBlocking { try await client.getSegments(category: .content) }
 
         progress.say("cache hits: \(tasks) tasks for \(String(format: "%.1f", seconds / 2)) s")
-        let hitsBefore = client.statistics
+        let hitsBefore = client.counters
         let hits = try Self.hammer(client, tasks: tasks, seconds: seconds / 2, force: false)
-        let hitsAfter = client.statistics
+        let hitsAfter = client.counters
         progress.say("misses (force): \(tasks) tasks for \(String(format: "%.1f", seconds / 2)) s over \(options.target?.description ?? options.transport.rawValue)")
         let misses = try Self.hammer(client, tasks: tasks, seconds: seconds / 2, force: true)
-        let missesAfter = client.statistics
+        let missesAfter = client.counters
         let fetches = missesAfter.pullFetches - hitsAfter.pullFetches
         let figures = [
             Figure(name: "pull.hitCallsPerSecond", value: Double(hits.calls) / (seconds / 2), unit: "ops/s",
@@ -56,7 +58,7 @@ public struct PullScenario: Scenario {
     }
 
     /// `tasks` concurrent tasks calling getSegments until `seconds` pass.
-    static func hammer(_ client: SegmentsClient, tasks: Int, seconds: Double, force: Bool) throws
+    static func hammer(_ client: any BenchEngine, tasks: Int, seconds: Double, force: Bool) throws
         -> (latency: LatencyRecorder, calls: Int, failures: Int)
     {
         try runBlocking {

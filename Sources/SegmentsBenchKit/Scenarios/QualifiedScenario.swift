@@ -10,6 +10,7 @@ public struct QualifiedScenario: Scenario {
     public let name = "qualified"
     public let honouredOptions: Set<BenchOptionName> = [.callbacks, .seed]
     public let needsMockIntrospection: String? = "the mock backend's audiences and memberships set per user and its count of GraphQL requests"
+    public let needsSegmentsClient: String? = "qualified-segments API (user contexts)"
     public let simulates = "N users fetching qualified segments over HTTP (GraphQL) through the LRU cache (100 entries): cold misses, warm hits, a skewed mix over more users than the cache holds, and bursts of 50 concurrent fetches for one new user"
     public let measures = "latency of hits and misses, hit ratio of the skewed mix, requests per burst of concurrent misses (single flight: 1), failures (must be 0)"
 

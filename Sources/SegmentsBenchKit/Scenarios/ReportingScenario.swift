@@ -9,6 +9,7 @@ public struct ReportingScenario: Scenario {
     public let name = "reporting"
     public let honouredOptions: Set<BenchOptionName> = [.producers, .duration]
     public let needsMockIntrospection: String? = "the engine alone, in process, with a sink transport (it drives no server)"
+    public let needsSegmentsClient: String? = "reporting API (visitors, persistence)"
     public let simulates =
         "P threads alternating setCustomSegments and setDefaultSegments on a shared set of visitors, with one subscriber and write-behind persistence, then N visitors persisted and restored by a new client"
     public let measures =

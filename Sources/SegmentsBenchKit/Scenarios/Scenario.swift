@@ -17,6 +17,12 @@ public protocol Scenario: Sendable {
     /// something is refused a target (the command line exits 64 naming it). The default needs the
     /// mock: a scenario runs against a target only once it says so.
     var needsMockIntrospection: String? { get }
+    /// What the scenario needs of `SegmentsClient` itself that ``BenchEngine`` does not offer (its
+    /// delivery modes, qualified or reporting API, a client of its own …), in words; `nil` when
+    /// it drives the engine only through ``BenchEngine`` (``EngineUnderTest/engine``, made by
+    /// ``BenchOptions/engine``) or drives no engine. A scenario that needs something is refused an
+    /// engine other than `SegmentsClient` (the command line exits 64 naming it). Defaults to `nil`.
+    var needsSegmentsClient: String? { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
     /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
     /// tasks need the cooperative pool free.
@@ -25,12 +31,19 @@ public protocol Scenario: Sendable {
 
 extension Scenario {
     public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
+    public var needsSegmentsClient: String? { nil }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
-    /// scenario that needs the mock.
+    /// scenario that needs the mock, or an engine other than `SegmentsClient` given to one that
+    /// does not drive any engine.
     public func refusal(of options: BenchOptions) -> String? {
-        guard let target = options.target, let needs = needsMockIntrospection else { return nil }
-        return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
+        if let target = options.target, let needs = needsMockIntrospection {
+            return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
+        }
+        if !options.engine.isDefault, let needs = needsSegmentsClient {
+            return "scenario '\(name)' cannot drive the engine '\(options.engine.name)': it needs SegmentsClient's \(needs)"
+        }
+        return nil
     }
 
     /// The options in `given` that this scenario does not honour.

@@ -5,6 +5,10 @@
 public struct ScenarioRegistry: Sendable {
     /// Every scenario, in registration order.
     public private(set) var scenarios: [any Scenario]
+    /// The engine the scenarios measure: `SegmentsClient` (``BenchEngineFactory/segmentsClient``)
+    /// unless set. The command line passes it to every run in ``BenchOptions/engine``; scenarios
+    /// that need `SegmentsClient` itself (``Scenario/needsSegmentsClient``) then refuse to run.
+    public var engine: BenchEngineFactory = .segmentsClient
 
     /// A registry holding the built-in scenarios (``builtIn``), or none when `builtIns` is false.
     public init(builtIns: Bool = true) {

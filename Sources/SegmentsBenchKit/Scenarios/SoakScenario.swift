@@ -14,13 +14,14 @@ public struct SoakScenario: Scenario {
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 30)
-        let engine = try EngineUnderTest.make(transport: options.transport, target: options.target, debounce: .milliseconds(100))
+        let engine = try EngineUnderTest.make(
+            transport: options.transport, target: options.target, debounce: .milliseconds(100), engine: options.engine)
         defer { engine.shutdown() }
-        engine.client.segmentation.addCallbacks((0..<100).map { index in
+        engine.engine.addCallbacks((0..<100).map { index in
             SegmentCallbackData(category: index % 2 == 0 ? .discovery : .content, isIncludeFirstLoad: index % 10 == 0) { blackHole($0) }
         })
-        engine.client.start()
-        let client = engine.client
+        engine.engine.start()
+        let client = engine.engine
         let rss = LockedBox<[ChartSeries.Point]>([])
         let active = LockedBox<[ChartSeries.Point]>([])
         let running = ManagedAtomic<Bool>(true)

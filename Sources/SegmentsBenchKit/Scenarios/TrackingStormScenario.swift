@@ -9,6 +9,7 @@ public struct TrackingStormScenario: Scenario {
     public let name = "tracking-storm"
     public let honouredOptions: Set<BenchOptionName> = [.producers, .duration, .debounce, .transport, .rate]
     public let needsMockIntrospection: String? = nil
+    public let needsSegmentsClient: String? = "trackEvent on a client of its own (the same-CPU figures) and its configuration"
     public let simulates = "P producer threads calling trackEvent flat out (or at --rate per producer) while the engine uploads and coalesces checks"
     public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, lost events (must be 0)"
 

@@ -2,11 +2,12 @@ import Foundation
 import Logging
 import RealtimeSegments
 
-/// One simulated device: a real `SegmentsClient` with its own customer, cookie, callbacks (one per
-/// category, first load included), debounce and transport wrapper, on a shared engine group.
+/// One simulated device: an engine (a real `SegmentsClient` unless the registry names another
+/// ``BenchEngineFactory``) with its own customer, cookie, callbacks (one per category, first load
+/// included), debounce and transport wrapper, on a shared engine group.
 ///
-/// Threading: ``track(category:intended:backend:)`` and ``switchCustomer(identify:intended:backend:)``
-/// are called by one generator thread at a time per device; callbacks run on the client's
+/// Threading: ``track(category:intended:backend:)`` and ``switchCustomer(identify:intended:backend:category:)``
+/// are called by one generator thread at a time per device; callbacks run on the engine's
 /// delivery threads.
 final class FleetDevice: Sendable {
     /// The segmentation id of the segment a scripted change adds; its `id` is the change's
@@ -14,53 +15,51 @@ final class FleetDevice: Sendable {
     static let changeSegmentationId = "fleet-change"
 
     let index: Int
-    let client: SegmentsClient
+    let engine: any BenchEngine
     let state: LockedBox<FleetDeviceState>
 
-    /// Creates the client (not started) with its callbacks registered.
+    /// Creates the engine with `factory` (not started) with its callbacks registered.
+    /// - Throws: what `factory` throws.
     init(
-        index: Int, transport: any SegmentsTransport, group: SegmentsEngineGroup, debounce: Duration,
+        index: Int, backend: FleetBackend, factory: BenchEngineFactory, group: SegmentsEngineGroup, debounce: Duration,
         measurements: FleetMeasurements, logger: Logger
-    ) {
+    ) throws {
         self.index = index
         let state = LockedBox(FleetDeviceState(cookie: ""))
-        let deviceTransport = FleetDeviceTransport(transport, state: state, measurements: measurements, debounce: debounce)
-        var configuration = SegmentsConfiguration(
-            projectToken: EngineUnderTest.project.token, authorization: .token(EngineUnderTest.project.apiKey),
-            transport: deviceTransport)
+        let deviceTransport = FleetDeviceTransport(backend.transport, state: state, measurements: measurements, debounce: debounce)
+        var configuration = backend.configuration(transport: deviceTransport)
         configuration.debounce = debounce
         configuration.maxWait = max(debounce * 6, .milliseconds(1))
         configuration.engineGroup = group
         configuration.ingestCapacity = 64
         configuration.uploadRetry = RetryPolicy(initial: .milliseconds(50), maximum: .seconds(1))
         configuration.logger = logger
-        let client = SegmentsClient(configuration: configuration)
-        let cookie = client.customerIds["cookie"] ?? ""
+        let engine = try factory.makeEngine(configuration)
+        let cookie = engine.cookie
         state.withLock { $0 = FleetDeviceState(cookie: cookie) }
-        self.client = client
+        self.engine = engine
         self.state = state
-        for (categoryIndex, category) in FleetScenario.categories.enumerated() {
-            client.segmentation.addCallback(
-                callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
-                    Self.deliver(segments, categoryIndex: categoryIndex, state: state, measurements: measurements)
-                })
-        }
+        engine.addCallbacks(FleetScenario.categories.enumerated().map { categoryIndex, category in
+            SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
+                Self.deliver(segments, categoryIndex: categoryIndex, state: state, measurements: measurements)
+            }
+        })
     }
 
-    /// Starts the client, noting when.
+    /// Starts the engine, noting when.
     func start() {
         let now = monotonicNanoseconds()
         state.withLock { $0.startedAt = now }
-        client.start()
+        engine.start()
     }
 
-    /// Scripts a change of `category` on the server for the device's customer (stamped with
-    /// `intended`), then tracks an event carrying `intended`. Returns whether `trackEvent` accepted it.
+    /// Scripts a change of `category` on the mock for the device's customer (stamped with
+    /// `intended`; nothing against a target), then tracks an event carrying `intended`. Returns whether `trackEvent` accepted it.
     func track(category: SegmentCategory, intended: UInt64, backend: FleetBackend) -> Bool {
         let cookie = state.withLock { $0.cookie }
         backend.script(Self.change(intended), category: category, cookie: cookie)
         do {
-            try client.trackEvent(
+            try engine.trackEvent(
                 eventType: "view_item", properties: [FleetDeviceTransport.intendedAtProperty: .number(Double(intended))])
             return true
         } catch {
@@ -79,16 +78,16 @@ final class FleetDevice: Sendable {
                 state.identifies += 1
                 return state.identifies
             }
-            try? client.identifyCustomer(customerIds: ["registered": "device-\(index)-\(number)"])
+            try? engine.identifyCustomer(customerIds: ["registered": "device-\(index)-\(number)"])
             return
         }
         let previous = state.withLock { state in
             state.lastSwitchAt = called
             return state.cookie
         }
-        client.anonymize()
+        engine.anonymize()
         let returned = monotonicNanoseconds()
-        let cookie = client.customerIds["cookie"] ?? ""
+        let cookie = engine.cookie
         state.withLock { state in
             state.switchedAway[previous] = returned
             state.cookie = cookie

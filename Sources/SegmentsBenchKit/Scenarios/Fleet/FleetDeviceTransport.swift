@@ -2,8 +2,9 @@ import RealtimeSegments
 
 /// One device's view of the shared transport: forwards every call to `inner`, times it into the
 /// fleet's ``FleetMeasurements``, marks each fetched category with the cookie it was fetched for
-/// (a segment `{id: cookie, segmentation_id: "customer"}`, as ``MeasuringTransport`` does), and
-/// counts a fetch that follows the device's previous one too closely.
+/// (a segment `{id: cookie, segmentation_id: "customer"}`, as ``MeasuringTransport`` does), counts
+/// the events of every upload the server acknowledged, and counts a fetch that follows the
+/// device's previous one too closely.
 final class FleetDeviceTransport: SegmentsTransport {
     /// The event property carrying the event's intended start (monotonic ns).
     static let intendedAtProperty = "intendedAt"
@@ -30,6 +31,7 @@ final class FleetDeviceTransport: SegmentsTransport {
             measurements.transportFailures.wrappingIncrement(ordering: .relaxed)
             throw error
         }
+        measurements.eventsAcknowledged.wrappingIncrement(by: events.count, ordering: .relaxed)
         let now = monotonicNanoseconds()
         measurements.upload.withLock { recorder in
             for event in events {

@@ -27,6 +27,9 @@ final class FleetMeasurements: Sendable {
     let fetches = ManagedAtomic<Int>(0)
     /// Devices whose first callback arrived.
     let devicesLoaded = ManagedAtomic<Int>(0)
+    /// Events in uploads the server answered with success (counted by the client: what a target
+    /// acknowledged, where the mock's own count is not available).
+    let eventsAcknowledged = ManagedAtomic<Int>(0)
     /// Transport calls that failed (the engine retries uploads; a failed fetch is logged).
     let transportFailures = ManagedAtomic<Int>(0)
 

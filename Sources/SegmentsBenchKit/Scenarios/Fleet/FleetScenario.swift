@@ -10,18 +10,29 @@ public struct FleetScenario: Scenario {
     public init() {}
     public let name = "fleet"
     public let honouredOptions: Set<BenchOptionName> = [
-        .devices, .rate, .stages, .duration, .switchRate, .debounce, .transport, .seed, .threshold,
+        .devices, .rate, .stages, .duration, .switchRate, .debounce, .transport, .seed, .threshold, .fetchDelayMs,
     ]
+    public let needsMockIntrospection: String? = nil
     public let simulates =
-        "--devices clients (own customer, cookie, 3 callbacks, debounce, first load) sharing a few engine threads; Poisson event arrivals at --rate or --stages across the fleet, customer switches at --switch-rate"
+        "--devices clients (own customer, cookie, 3 callbacks, debounce, first load) sharing a few engine threads; Poisson event arrivals at --rate or --stages across the fleet, customer switches at --switch-rate; the mock answers fetches after --fetch-delay-ms, so that switches overlap them"
     public let measures =
-        "lost events, stale deliveries, excess fetches (all must be 0); fetch, link and upload latency and server change → callback, from each operation's intended start; memory per device; --threshold verdicts"
+        "lost events, stale deliveries, excess fetches (all must be 0); fetch, link and upload latency and server change → callback (not against --target: it needs the mock's scripted changes), from each operation's intended start; memory per device; --threshold verdicts"
 
     /// The categories every device listens to, one callback each.
     static let categories: [SegmentCategory] = [.discovery, .content, .merchandising]
 
     /// The latencies a `--threshold` may name.
     public static let latencyMetrics = ["change-to-callback", "fetch", "link", "upload", "track", "switch", "first-load"]
+
+    /// The latencies that need the mock (its scripted, stamped segment changes): not measured
+    /// against a target, so a `--threshold` there may not name them.
+    public static let mockOnlyLatencyMetrics: Set<String> = ["change-to-callback"]
+
+    /// The mock's delay before it answers a fetch without `--fetch-delay-ms`, in milliseconds.
+    /// Longer than the 10 ms grace before a delivery of a customer switched away from counts as stale:
+    /// only a fetch still in flight that long after a switch can deliver the previous customer's
+    /// segments late enough to be counted stale.
+    public static let defaultFetchDelayMs = 20.0
 
     /// The fleet's size without `--devices`.
     public static func defaultDevices(quick: Bool) -> Int { quick ? 200 : 1_000 }
@@ -34,17 +45,22 @@ public struct FleetScenario: Scenario {
         let threads = min(4, max(2, CgroupCPULimit.currentCores()))
         let generators = 2
 
-        let backend = try FleetBackend.make(options.transport)
+        let target = options.target
+        let fetchDelay = Duration.microseconds(Int64(((options.fetchDelayMs ?? Self.defaultFetchDelayMs) * 1000).rounded()))
+        if let target, let named = options.thresholds?.first(where: { Self.mockOnlyLatencyMetrics.contains($0.metric) }) {
+            throw FleetScenarioError.notMeasuredAgainstTarget(threshold: named.text, target: target.description)
+        }
+        let backend = try FleetBackend.make(options.transport, target: target, fetchDelay: fetchDelay)
         defer { backend.shutdown() }
         let measurements = FleetMeasurements()
         let group = SegmentsEngineGroup(threadCount: threads)
         var logger = Logger(label: "segments-bench.fleet")
         logger.logLevel = .critical
 
-        progress.say("starting \(deviceCount) devices on \(threads) engine threads (\(options.transport.rawValue))")
+        progress.say("starting \(deviceCount) devices on \(threads) engine threads (\(target.map { "--target \($0.description)" } ?? options.transport.rawValue))")
         let residentBefore = AllocationProbe.residentBytes()
-        let devices = (0..<deviceCount).map { index in
-            FleetDevice(index: index, transport: backend.transport, group: group, debounce: debounce, measurements: measurements, logger: logger)
+        let devices = try (0..<deviceCount).map { index in
+            try FleetDevice(index: index, backend: backend, factory: options.engine, group: group, debounce: debounce, measurements: measurements, logger: logger)
         }
         for device in devices { device.start() }
         let loadDeadline = monotonicNanoseconds() + 120_000_000_000
@@ -90,17 +106,18 @@ public struct FleetScenario: Scenario {
         running.store(false, ordering: .relaxed)
         progress.say("draining")
         var undrained = 0
-        for device in devices where !device.client.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
+        for device in devices where !device.engine.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
         // The checks that the last uploads started, so their callbacks come in.
         usleep(UInt32(min(2_000_000, debounce.wholeNanoseconds / 1_000 * 3)))
-        for device in devices where !device.client.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
+        for device in devices where !device.engine.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
         let accepted = backend.eventsAccepted
+        let acknowledged = measurements.eventsAcknowledged.load(ordering: .relaxed)
         let trackedCount = tracked.load(ordering: .relaxed)
         let foreign = devices.reduce(0) { $0 + $1.foreignMarkers }
         let stale = measurements.staleDeliveries.load(ordering: .relaxed) + foreign
         let excessFetches = measurements.excessFetches.load(ordering: .relaxed)
         let statistics = devices.reduce(into: (drops: 0, stalls: 0)) {
-            let statistics = $1.client.statistics
+            let statistics = $1.engine.counters
             $0.drops += statistics.staleResultsDropped
             $0.stalls += statistics.producerStalls
         }
@@ -109,20 +126,29 @@ public struct FleetScenario: Scenario {
             staleDeliveries: stale, ringStalls: statistics.stalls, latencies: measurements.liveLatencies()))
         progress.say("stopping \(deviceCount) devices")
         DispatchQueue.concurrentPerform(iterations: 8) { slice in
-            for index in stride(from: slice, to: devices.count, by: 8) { devices[index].client.stop() }
+            for index in stride(from: slice, to: devices.count, by: 8) { devices[index].engine.stop() }
         }
 
         let seconds = schedule.totalSeconds
-        let latencies: [(metric: String, recorder: LatencyRecorder, definition: String)] = [
+        var latencies: [(metric: String, recorder: LatencyRecorder, definition: String)] = [
             ("change-to-callback", measurements.changeToCallback.withLock { $0 },
              "intended start of a tracked event or switch (the server's segments change then) → each callback's first delivery of that change (includes upload, the \(debounce) debounce and the fetch)"),
             ("fetch", measurements.fetch.withLock { $0 }, "transport fetch call, start → return"),
             ("link", measurements.link.withLock { $0 }, "intended start of an identify with a new hard id → its link call returned (the link precedes the debounced check)"),
-            ("upload", measurements.upload.withLock { $0 }, "each event's intended start → the upload carrying it returned"),
+            ("upload", measurements.upload.withLock { $0 }, "each event's intended start → the upload carrying it returned (tracking → acknowledged)"),
             ("track", outcome.latency[0], "intended start → trackEvent returned (with the server-side change scripted before it)"),
             ("switch", outcome.latency[1], "intended start → identifyCustomer or anonymize returned"),
             ("first-load", measurements.firstLoad.withLock { $0 }, "start() → the device's first callback"),
         ]
+        var notes: [String] = []
+        if let target {
+            // No scripted changes on a target, so nothing to time a change by: left out, not reported empty.
+            latencies.removeAll { Self.mockOnlyLatencyMetrics.contains($0.metric) }
+            notes.append(
+                "Against --target \(target.description): not measured: \(Self.mockOnlyLatencyMetrics.sorted().joined(separator: ", ")) "
+                    + "(needs the mock's scripted segment changes) and lostEvents (the mock's count of stored events); "
+                    + "eventsUnconfirmed counts the events whose upload the target did not acknowledge, as the client saw them.")
+        }
         let recorders = Dictionary(uniqueKeysWithValues: latencies.map { ($0.metric, $0.recorder) })
         let verdicts = (options.thresholds ?? []).map { $0.evaluate(recorders[$0.metric]) }
         var memoryPerDevice: Double?
@@ -130,9 +156,15 @@ public struct FleetScenario: Scenario {
             memoryPerDevice = (Double(residentAfter) - Double(residentBefore)) / Double(deviceCount)
         }
 
-        var figures = [
-            Figure(name: "fleet.lostEvents", value: Double(trackedCount - accepted), unit: "count", gate: .zero,
-                   summary: "events tracked minus events the mock backend stored after draining"),
+        var figures: [Figure] = []
+        if let accepted {
+            figures.append(Figure(name: "fleet.lostEvents", value: Double(trackedCount - accepted), unit: "count", gate: .zero,
+                                  summary: "events tracked minus events the mock backend stored after draining"))
+        } else {
+            figures.append(Figure(name: "fleet.eventsUnconfirmed", value: Double(trackedCount - acknowledged), unit: "count", gate: .zero,
+                                  summary: "events tracked minus events in uploads the target acknowledged (counted by the client) after draining"))
+        }
+        figures += [
             Figure(name: "fleet.staleDeliveries", value: Double(stale), unit: "count", gate: .zero,
                    summary: "callbacks given segments of a customer the device had left more than 10 ms before, or never was"),
             Figure(name: "fleet.unmarkedDeliveries", value: Double(measurements.unmarkedDeliveries.load(ordering: .relaxed)), unit: "count",
@@ -145,6 +177,8 @@ public struct FleetScenario: Scenario {
             Figure(name: "fleet.engineThreads", value: Double(threads), unit: "count", summary: "threads of the shared engine group"),
             Figure(name: "fleet.devicesLoaded", value: Double(loaded), unit: "count", summary: "devices whose first load reached a callback before the load began"),
             Figure(name: "fleet.eventsTracked", value: Double(trackedCount), unit: "count", summary: "events tracked"),
+            Figure(name: "fleet.eventsAcknowledged", value: Double(acknowledged), unit: "count",
+                   summary: "events in uploads the server answered with success (counted by the client)"),
             Figure(name: "fleet.eventsPerSecond", value: Double(trackedCount) / max(seconds, 0.001), unit: "ops/s", summary: "events tracked per second, whole fleet"),
             Figure(name: "fleet.switches", value: Double(outcome.operations[1]), unit: "count", summary: "identify and anonymize calls"),
             Figure(name: "fleet.fetches", value: Double(measurements.fetches.load(ordering: .relaxed)), unit: "count", summary: "fetches started"),
@@ -165,19 +199,22 @@ public struct FleetScenario: Scenario {
             figures.append(Figure(name: "fleet.memoryPerDeviceBytes", value: memoryPerDevice, unit: "bytes",
                                   summary: "RSS after every device started and loaded, minus before, divided by the devices"))
         }
+        var settings = [
+            "devices": "\(deviceCount)", "stages": schedule.description, "switchRate": "\(switchRate)",
+            "debounce": "\(debounce)", "engineThreads": "\(threads)", "ingestCapacity": "64",
+        ]
+        // A target answers as it does: the mock's delay shaped the run only without one.
+        if target == nil { settings["fetchDelay"] = "\(fetchDelay)" }
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
-            configuration: options.configuration(honouring: honouredOptions).merging([
-                "devices": "\(deviceCount)", "stages": schedule.description, "switchRate": "\(switchRate)",
-                "debounce": "\(debounce)", "engineThreads": "\(threads)", "ingestCapacity": "64",
-            ]) { $1 },
+            configuration: options.configuration(honouring: honouredOptions).merging(settings) { $1 },
             figures: figures,
             latencies: latencies.map {
                 // Timed from an intended start (coordinated-omission corrected): all but fetch and first load.
                 $0.recorder.summary($0.metric, definition: $0.definition, corrected: !["fetch", "first-load"].contains($0.metric))
             },
             allocationsMeasured: false,
-            notes: verdicts.map(\.description))
+            notes: notes + verdicts.map(\.description))
     }
 }
 
@@ -186,6 +223,20 @@ extension BenchReport {
     public var thresholdsFailed: Int {
         scenarios.reduce(0) { total, result in
             total + result.figures.filter { $0.name.hasSuffix(".thresholdsFailed") }.reduce(0) { $0 + Int($1.value) }
+        }
+    }
+}
+
+/// Why a fleet run could not start with its options. A usage error of the command line.
+public enum FleetScenarioError: Error, Equatable, CustomStringConvertible {
+    /// A `--threshold` names a latency that a run against a target does not measure.
+    case notMeasuredAgainstTarget(threshold: String, target: String)
+
+    public var description: String {
+        switch self {
+        case .notMeasuredAgainstTarget(let threshold, let target):
+            "--threshold \(threshold) names a latency that fleet does not measure against --target \(target): "
+                + "it needs the mock's scripted segment changes"
         }
     }
 }
