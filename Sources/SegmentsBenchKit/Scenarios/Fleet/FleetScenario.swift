@@ -83,7 +83,7 @@ public struct FleetScenario: Scenario {
             LiveSample(
                 events: tracked.load(ordering: .relaxed), deliveries: measurements.deliveries.load(ordering: .relaxed),
                 staleDeliveries: measurements.staleDeliveries.load(ordering: .relaxed),
-                ringStalls: devices.reduce(0) { $0 + $1.client.statistics.producerStalls }, latencies: measurements.liveLatencies())
+                ringStalls: devices.reduce(0) { $0 + $1.engine.counters.producerStalls }, latencies: measurements.liveLatencies())
         }
         let switchSchedule = LoadStages.constant(rate: switchRate, seconds: schedule.totalSeconds)
         let outcome = LoadGenerator.runOpen(generators: generators, streams: [schedule, switchSchedule], seed: options.seed) {
@@ -122,7 +122,10 @@ public struct FleetScenario: Scenario {
             $0.stalls += statistics.producerStalls
         }
         sampler?.stop(final: LiveSample(
-            events: trackedCount, deliveries: measurements.deliveries.load(ordering: .relaxed), lostEvents: max(0, trackedCount - accepted),
+            // Against a target the server's count is unknown: the events the client saw no
+            // acknowledgement for stand in (fleet.eventsUnconfirmed).
+            events: trackedCount, deliveries: measurements.deliveries.load(ordering: .relaxed),
+            lostEvents: max(0, trackedCount - (accepted ?? acknowledged)),
             staleDeliveries: stale, ringStalls: statistics.stalls, latencies: measurements.liveLatencies()))
         progress.say("stopping \(deviceCount) devices")
         DispatchQueue.concurrentPerform(iterations: 8) { slice in
