@@ -9,7 +9,8 @@ struct SegmentsBench: ParsableCommand {
         abstract: "Benchmark and load-test the RealtimeSegments engine against an in-process mock segments server.",
         discussion: "With no subcommand, runs the default suite (about two minutes) and writes Reports/latest/.",
         subcommands: [SuiteCommand.self, ListCommand.self, RunCommand.self, CheckCommand.self, BaselineCommand.self,
-                      CICommand.self, ServeCommand.self, CompareCommand.self, CalibrateCommand.self, CostRegionCommand.self],
+                      CICommand.self, ServeCommand.self, CompareCommand.self, CalibrateCommand.self, CostRegionCommand.self,
+                      CrashChildCommand.self],
         defaultSubcommand: SuiteCommand.self)
 }
 

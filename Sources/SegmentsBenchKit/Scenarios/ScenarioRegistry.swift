@@ -23,6 +23,7 @@ public struct ScenarioRegistry: Sendable {
             QualifiedScenario(),
             ReportingScenario(),
             FaultsScenario(),
+            CrashScenario(),
             SoakScenario(),
             FleetScenario(),
             CostsScenario(),
