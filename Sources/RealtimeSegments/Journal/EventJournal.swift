@@ -127,7 +127,7 @@ final class EventJournal {
     var acknowledgementDue: Bool { acknowledgedThrough > acknowledgementWritten }
 
     /// Writes what was queued since the last commit (one `write`) and an acknowledgement mark if
-    /// the server answered items since; syncs as the durability asks.
+    /// the server answered items since; syncs as the durability asks when items were written.
     func commit(at now: SegmentsInstant) {
         let acknowledgementDue = acknowledgementDue
         guard !stagedEnds.isEmpty || acknowledgementDue else {
@@ -182,6 +182,9 @@ final class EventJournal {
             markMemoryOnly(from: firstStagedSequence + UInt64(fitting), count: unfitted)
             keepInMemory(because: "it holds its maximum of \(maxBytes) bytes of unacknowledged uploads")
         }
+        // A mark alone is not synced: losing it costs duplicates, never events, and syncing it
+        // would cost an fsync per upload while a backlog drains. The next sync covers it.
+        guard fitting > 0 else { return }
         switch durability {
         case .everyCommit:
             sync(at: now)

@@ -293,6 +293,8 @@ public struct TrackingStormScenario: Scenario {
                    summary: "fsync calls per tracked event (one per group commit, plus one per new segment file)"),
             Figure(name: "tracking-storm.journal.eventsPerWrite", value: Double(journal.itemsWritten) / Double(max(journal.writes, 1)),
                    unit: "ratio", summary: "items per journal write: the size of a group commit"),
+            Figure(name: "tracking-storm.journal.eventsNotJournaled", value: Double(max(0, tracked - journal.itemsWritten)), unit: "count",
+                   summary: "events kept in memory only (the journal's maxBytes of unacknowledged uploads reached), uploaded all the same"),
             Figure(name: "tracking-storm.journal.producerStalls", value: Double(client.statistics.producerStalls), unit: "count",
                    summary: "times a producer found the ring full and waited, event journal on (never dropped)"),
         ]
