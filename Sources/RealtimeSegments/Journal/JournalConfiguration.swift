@@ -27,6 +27,9 @@
 /// resumes, with another `Segments:` line, once the events kept in memory only have been
 /// uploaded. Those events are written to the state file at ``SegmentsClient/stop(timeout:)``
 /// (as without a journal), not at a crash.
+///
+/// One running client per state directory: two clients journaling into the same directory at
+/// once would replay, and delete, each other's segment files.
 public struct JournalConfiguration: Sendable, Hashable {
     /// When the journal's writes are flushed to the storage device (`fsync`).
     public enum Durability: Sendable, Hashable {
