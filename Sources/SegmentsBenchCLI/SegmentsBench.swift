@@ -10,7 +10,7 @@ struct SegmentsBench: ParsableCommand {
         discussion: "With no subcommand, runs the default suite (about two minutes) and writes Reports/latest/.",
         subcommands: [SuiteCommand.self, ListCommand.self, RunCommand.self, CheckCommand.self, BaselineCommand.self,
                       CICommand.self, ServeCommand.self, CompareCommand.self, CalibrateCommand.self, CostRegionCommand.self,
-                      MergeCommand.self],
+                      MergeCommand.self, CrashChildCommand.self],
         defaultSubcommand: SuiteCommand.self)
 }
 

@@ -5,7 +5,7 @@ final class ScenarioRegistryTests: XCTestCase {
     func testTheDefaultRegistryHoldsTheBuiltInScenariosInSuiteOrder() {
         XCTAssertEqual(ScenarioRegistry().names, [
             "tracking-storm", "hot-path", "customer-switch", "fanout-sweep", "peers", "pull", "qualified", "reporting",
-            "faults", "soak", "fleet", "costs",
+            "faults", "crash", "soak", "fleet", "costs",
         ])
     }
 

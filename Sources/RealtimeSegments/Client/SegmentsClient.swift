@@ -23,7 +23,9 @@ import Synchronization
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
 /// and uploads run as tasks. Call ``stop(timeout:)`` to end the engine thread. With
 /// ``SegmentsConfiguration/engineGroup`` set, that thread is one of the group's, shared with
-/// other clients (see ``SegmentsEngineGroup``).
+/// other clients (see ``SegmentsEngineGroup``). With ``SegmentsConfiguration/journal`` set, the
+/// engine thread (never `trackEvent`) writes tracked events to a write-ahead journal before
+/// uploading them; ``flushJournal()`` suspends until what was tracked before it is durable there.
 ///
 /// Errors: invalid arguments throw ``SegmentsError``. Before ``start()`` or after ``stop(timeout:)``,
 /// `trackEvent`, `identifyCustomer` and the `async` `getSegments` throw it; `anonymize` and `flush`
@@ -80,7 +82,11 @@ public final class SegmentsClient: Sendable {
         self.pullCache = PullCache(ttl: configuration.cacheTTL)
         self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
-        let restored = Self.restore(configuration)
+        var restored = Self.restore(configuration)
+        if configuration.journal != nil, let directory = configuration.stateDirectory {
+            restored.initial.journal = JournalRecovery.read(
+                directory: JournalRecovery.directory(in: directory), logger: logger)
+        }
         self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))
         self.initial = Locked(restored.initial)
         self.reporting = ReportingSegmentsManager(
@@ -353,6 +359,41 @@ public final class SegmentsClient: Sendable {
         channels.post(.flush)
     }
 
+    /// Returns once everything tracked before the call (events, and the customer updates of
+    /// `identifyCustomer`) is durable in the event journal (``SegmentsConfiguration/journal``):
+    /// written, and flushed to the device (`fsync`) whatever the journal's
+    /// ``JournalConfiguration/Durability``. It uploads nothing (``flush()`` does).
+    ///
+    /// Threading: any thread; it suspends, never blocks a thread. The engine thread answers it
+    /// once it has taken from the ingestion ring every item claimed before the call (a
+    /// `trackEvent` that returned before it was called) and committed them, so it waits at most
+    /// for the events already in the ring, not for the network. Its task's cancellation does not
+    /// end the wait.
+    ///
+    /// Durable means at least once, not exactly once: an event the journal holds is uploaded,
+    /// even if the process dies before then (it is sent at the next start on the same state
+    /// directory). If the process dies after the server accepted an upload but before the engine
+    /// recorded the acknowledgement in the journal, that upload is sent again at the next start:
+    /// the server may receive duplicates, never fewer events than were made durable.
+    ///
+    /// - Throws: ``SegmentsError/journalUnavailable(_:)`` when no journal is configured, or when
+    ///   it is full or cannot be written or synced (the events are then kept in memory and
+    ///   uploaded as usual, but would not survive a crash); ``SegmentsError/notStarted`` or
+    ///   ``SegmentsError/stopped`` (also when the client stops while the call waits).
+    public func flushJournal() async throws(SegmentsError) {
+        try requireStarted()
+        guard configuration.journal != nil else {
+            throw .journalUnavailable("no event journal is configured (SegmentsConfiguration.journal with a stateDirectory)")
+        }
+        // Every item whose call returned before this one has claimed a position below this.
+        let through = channels.ring.claimedPositions
+        let channels = channels
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, SegmentsError>, Never>) in
+            channels.post(.journalFlush(through: through, completion: { continuation.resume(returning: $0) }))
+        }
+        try result.get()
+    }
+
     // MARK: Pull
 
     /// The current customer's segments of `category`: from the cache if it is younger than
@@ -398,6 +439,15 @@ public final class SegmentsClient: Sendable {
     /// Counters of what the client has done so far.
     public var statistics: SegmentsStatistics {
         counters.snapshot(producerStalls: channels.producerStalls.atomic.load(ordering: .relaxed))
+    }
+
+    /// What the event journal has written so far, for `segments-bench` and tests.
+    package var journalStatistics: JournalStatistics {
+        JournalStatistics(
+            bytesWritten: counters.journalBytesWritten.load(ordering: .relaxed),
+            writes: counters.journalWrites.load(ordering: .relaxed),
+            fsyncs: counters.journalFsyncs.load(ordering: .relaxed),
+            itemsWritten: counters.journalItemsWritten.load(ordering: .relaxed))
     }
 
     /// Blocks until every call made before it has been processed, every fetch and upload it started

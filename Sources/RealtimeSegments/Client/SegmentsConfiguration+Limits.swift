@@ -36,6 +36,18 @@ extension SegmentsConfiguration {
             adjust("flushingMode", &result.flushingMode, to: .periodic(Self.minimumRepeatInterval),
                    because: "flushes more often than every \(Self.minimumRepeatInterval)")
         }
+        if var journal = result.journal {
+            adjust("journal.maxBytes", &journal.maxBytes,
+                   to: max(journal.maxBytes, JournalConfiguration.minimumMaxBytes), because: "is below \(JournalConfiguration.minimumMaxBytes)")
+            if case .interval(let milliseconds) = journal.durability, milliseconds < 1 {
+                adjust("journal.durability", &journal.durability, to: .interval(milliseconds: 1), because: "syncs more often than every millisecond")
+            }
+            result.journal = journal
+            if stateDirectory == nil {
+                logger.warning("Segments: configuration journal is ignored: it needs a stateDirectory to write to")
+                result.journal = nil
+            }
+        }
         return result
     }
 }

@@ -23,6 +23,11 @@ public struct SegmentsConfiguration: Sendable {
     /// Where the cookie, customer ids, last known segments and unsent events are kept across
     /// restarts; `nil` keeps everything in memory.
     public var stateDirectory: URL?
+    /// The write-ahead event journal in ``stateDirectory`` (see ``JournalConfiguration``), or
+    /// `nil` (the default) for none: events then reach disk only at ``SegmentsClient/stop(timeout:)``
+    /// or while uploads fail, and a crash loses those not yet uploaded. Ignored, with a `Segments:`
+    /// warning, without a ``stateDirectory``.
+    public var journal: JournalConfiguration?
     /// How callbacks of one check are invoked (default ``DeliveryMode/ordered``).
     public var deliveryMode: DeliveryMode = .ordered
     /// How the engine thread competes with the app's threads for a core

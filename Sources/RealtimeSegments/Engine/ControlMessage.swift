@@ -6,6 +6,9 @@ enum ControlMessage: Sendable {
     case getSegments(category: SegmentCategory, force: Bool, completion: PullCompletion)
     /// Upload everything buffered now.
     case flush
+    /// ``SegmentsClient/flushJournal()``: answer once the ring has been drained up to `through`
+    /// (a position: every item claimed before the call) and the journal holds it durably.
+    case journalFlush(through: Int, completion: JournalFlushCompletion)
     /// Stop: final upload attempt, persist, end the thread.
     case stop
     /// A listener check or pull fetch finished.
@@ -17,6 +20,10 @@ enum ControlMessage: Sendable {
     /// Run one step of a fetch or link on the engine thread (see ``EngineTaskExecutor``).
     case runJob(UnownedJob, on: UnownedTaskExecutor)
 }
+
+/// Receives the result of a ``SegmentsClient/flushJournal()`` call, on the engine thread: it
+/// must only resume a continuation.
+typealias JournalFlushCompletion = @Sendable (Result<Void, SegmentsError>) -> Void
 
 /// Receives the result of a `getSegments` call.
 typealias PullCompletion = @Sendable (Result<[Segment], SegmentsError>) -> Void

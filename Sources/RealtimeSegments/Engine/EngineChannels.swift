@@ -191,6 +191,9 @@ public final class EngineChannels: Sendable {
         case .getSegments(_, _, let completion):
             runInBackground { completion(.failure(.stopped)) }
             endWork()
+        case .journalFlush(_, let completion):
+            completion(.failure(.stopped))
+            endWork()
         case .barrier(let semaphore):
             endWork()
             semaphore.signal()

@@ -17,6 +17,12 @@ final class EngineCounters: Sendable {
     let uploadsSetAside = ManagedAtomic<Int>(0)
     let stateWrites = ManagedAtomic<Int>(0)
     let stateBytesWritten = ManagedAtomic<Int>(0)
+    /// Event journal: bytes appended to its segment files, `write` calls (one per group commit),
+    /// `fsync` calls (of files and of the directory) and items written.
+    let journalBytesWritten = ManagedAtomic<Int>(0)
+    let journalWrites = ManagedAtomic<Int>(0)
+    let journalFsyncs = ManagedAtomic<Int>(0)
+    let journalItemsWritten = ManagedAtomic<Int>(0)
 
     func snapshot(producerStalls: Int) -> SegmentsStatistics {
         SegmentsStatistics(

@@ -27,7 +27,12 @@ final class EngineOwner {
         var customerIds: [String: String]
         var linkedIds: [String: String]
         var lastKnown: LastKnownState?
+        /// Unsent uploads of the state file (written at the last stop, or while uploads failed).
         var pendingUploads: [UploadItem]
+        /// What the event journal held, if one is configured: its items are queued before
+        /// ``pendingUploads`` (which are older only when the previous run had no journal, which
+        /// left the journal empty, or newer: those it kept in memory only).
+        var journal: JournalRecovery? = nil
     }
 
     private let configuration: SegmentsConfiguration
@@ -53,6 +58,11 @@ final class EngineOwner {
     private var stampingGeneration: UInt64 = 0
 
     private var uploads: UploadQueue
+    /// The write-ahead journal of ``uploads``, if one is configured.
+    private let journal: EventJournal?
+    /// ``SegmentsClient/flushJournal()`` calls waiting for the ring position they name to be
+    /// drained and committed.
+    private var journalWaiters: [(through: Int, completion: JournalFlushCompletion)] = []
     private var uploadSchedule: UploadSchedule
     private var random = SystemRandomNumberGenerator()
 
@@ -99,7 +109,19 @@ final class EngineOwner {
         self.links = LinkTracker(cookie: initial.customerIds[CustomerIdKey.cookie], linkedIds: initial.linkedIds)
         self.persister = StatePersister(configuration: configuration, counters: counters)
         self.stampingIds = initial.customerIds
-        self.uploads = UploadQueue(initial.pendingUploads)
+        let replayed = initial.journal?.entries.map(\.item) ?? []
+        self.uploads = UploadQueue(replayed + initial.pendingUploads)
+        if let journalConfiguration = configuration.journal, let recovery = initial.journal {
+            let journal = EventJournal(
+                configuration: journalConfiguration, recovery: recovery, clock: configuration.clock,
+                logger: configuration.logger, counters: counters)
+            // The state file's uploads join the journal in the first commit; the state file
+            // drops them when it is next written, after that commit.
+            for item in initial.pendingUploads { journal.queue(item) }
+            self.journal = journal
+        } else {
+            self.journal = nil
+        }
         self.uploadSchedule = UploadSchedule(flushingMode: configuration.flushingMode)
     }
 
@@ -138,6 +160,9 @@ final class EngineOwner {
     /// states and runs other clients' turns meanwhile.
     func turn() -> EngineTurn {
         let drained = drainRing()
+        // The group commit: what this drain queued reaches the journal in one write, before any
+        // of it can be uploaded.
+        journal?.commit(at: clock.now())
         emptyLooks = drained > 0 ? 0 : emptyLooks + 1
         var handledMessages = 0
         // A step of a fetch run here may post more (the fetch's result), and a message may
@@ -165,6 +190,13 @@ final class EngineOwner {
             startUpload()
         }
         persister.tick(at: now)
+        if let journal, drained == 0, journal.acknowledgementDue {
+            // No events came this turn to carry the mark: written alone, so that a process that
+            // dies while idle does not send answered uploads again at its next start.
+            journal.commit(at: now)
+        }
+        journal?.syncIfDue(at: now)
+        answerJournalWaiters(at: now)
         persistIfNeeded()
         let finished = stopping && !uploads.isInFlight
             && (uploads.isEmpty || uploadSchedule.finalAttemptFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
@@ -205,6 +237,7 @@ final class EngineOwner {
         }
         consider(uploadSchedule.deadline(queueWaits: !uploads.isEmpty && !uploads.isInFlight))
         consider(persister.answeredUploadsRewriteAt)
+        consider(journal?.syncDue)
         return deadline
     }
 
@@ -238,13 +271,13 @@ final class EngineOwner {
                     }
                     timestamp = stamp
                 }
-                uploads.append(.event(TrackedEvent(
+                enqueue(.event(TrackedEvent(
                     customerIds: stampingIds, eventType: eventType, timestamp: timestamp, properties: properties)))
             case .identify(let snapshot, let properties, let namedHardId):
                 adoptForStamping(snapshot)
                 // The update goes out with the ids the call was made under, even when a newer
                 // identity already took over stamping: it says who had these properties then.
-                uploads.append(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)))
+                enqueue(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)))
                 persister.markDirty()
                 if namedHardId { requestCheck(.identify) }
             case .anonymize(let snapshot):
@@ -257,6 +290,12 @@ final class EngineOwner {
             }
         }
         return handled
+    }
+
+    /// Queues `item` for upload and stages it for the journal's next commit.
+    private func enqueue(_ item: UploadItem) {
+        journal?.queue(item)
+        uploads.append(item)
     }
 
     /// Stamps the events that follow with `snapshot`'s ids, unless a newer identity already does.
@@ -282,6 +321,8 @@ final class EngineOwner {
             handlePull(category: category, force: force, completion: completion)
         case .flush:
             uploadSchedule.requestFlush()
+        case .journalFlush(let through, let completion):
+            journalWaiters.append((through, completion))
         case .stop:
             beginStop()
         case .fetchCompleted(let outcome):
@@ -451,6 +492,7 @@ final class EngineOwner {
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
         let resolution = uploads.resolve(outcome.error, policy: configuration.uploadRetry, random: &random)
         if resolution.removed > 0 {
+            journal?.acknowledge(resolution.removed)
             uploadSchedule.uploadsAnswered()
             persister.uploadsAnswered(queueIsEmpty: uploads.isEmpty)
         }
@@ -506,6 +548,12 @@ final class EngineOwner {
 
     private func finishStop() {
         drainRing()
+        let now = clock.now()
+        journal?.commit(at: now)
+        journal?.finish(at: now)
+        answerJournalWaiters(at: now)
+        for waiter in journalWaiters { waiter.completion(.failure(.stopped)) }
+        journalWaiters.removeAll()
         if !uploads.isEmpty {
             if persister.keepsState {
                 logger.notice("Segments: \(uploads.count) unsent uploads kept for the next start")
@@ -525,7 +573,30 @@ final class EngineOwner {
         let current = identity.load()
         persister.write(
             customerIds: current.customerIds, linkedIds: links.linkedIds(forCookie: current.cookie),
-            lastKnown: checks.lastKnown, pendingUploads: Array(uploads.items))
+            lastKnown: checks.lastKnown, pendingUploads: pendingUploadsForStateFile)
+    }
+
+    /// The uploads the state file keeps: all of them without a journal; with one, those it does
+    /// not hold (the queue's last ``EventJournal/memoryOnlyCount``).
+    private var pendingUploadsForStateFile: [UploadItem] {
+        guard let journal else { return Array(uploads.items) }
+        return Array(uploads.items.suffix(journal.memoryOnlyCount))
+    }
+
+    // MARK: Journal
+
+    /// Answers the ``SegmentsClient/flushJournal()`` calls whose ring position has been drained
+    /// (and so committed): with success once the journal's writes are synced, else with why not.
+    private func answerJournalWaiters(at now: SegmentsInstant) {
+        guard !journalWaiters.isEmpty else { return }
+        let drainedThrough = channels.ring.nextDequeuePosition
+        guard journalWaiters.contains(where: { $0.through <= drainedThrough }) else { return }
+        let result = journal?.syncForFlush(at: now) ?? .failure(.journalUnavailable("no event journal is configured"))
+        journalWaiters.removeAll { waiter in
+            guard waiter.through <= drainedThrough else { return false }
+            waiter.completion(result)
+            return true
+        }
     }
 }
 

@@ -35,6 +35,10 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// HTTP status such as `"503"`, `"decode error"`, or the server error's classification (its
     /// message when it has none).
     case fetchSegmentsFailed(String)
+    /// ``SegmentsClient/flushJournal()``: the events tracked before the call are not all in the
+    /// event journal (none is configured, it is full, or it cannot be written or synced); they
+    /// are still queued in memory and uploaded as usual.
+    case journalUnavailable(String)
     /// The server answered for the first `answered` commands of an upload: it refused those listed
     /// in `refused` for good (sending them again would be refused again) and accepted the others.
     /// The commands after them were not sent, because of `then`; `nil` when every command was
@@ -75,6 +79,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cancelled: "the waiting task was cancelled"
         case .invalidSegmentIdentifier: "Audience segments fetch failed (invalid identifier)"
         case .fetchSegmentsFailed(let reason): "Audience segments fetch failed (\(reason))."
+        case .journalUnavailable(let reason): reason
         case .partialUpload(let answered, let refused, let then):
             "the server refused \(refused.count) of \(answered) answered commands"
                 + (refused.first.map { " (first: \($0.reason))" } ?? "")

@@ -27,6 +27,7 @@ public struct ScenarioRegistry: Sendable {
             QualifiedScenario(),
             ReportingScenario(),
             FaultsScenario(),
+            CrashScenario(),
             SoakScenario(),
             FleetScenario(),
             CostsScenario(),

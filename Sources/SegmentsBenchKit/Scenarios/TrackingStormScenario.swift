@@ -11,7 +11,7 @@ public struct TrackingStormScenario: Scenario {
     public let needsMockIntrospection: String? = nil
     public let needsSegmentsClient: String? = "trackEvent on a client of its own (the same-CPU figures) and its configuration"
     public let simulates = "P producer threads calling trackEvent flat out (or at --rate per producer) while the engine uploads and coalesces checks"
-    public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, lost events (must be 0)"
+    public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, lost events (must be 0); the flat-out run again with the event journal on (events/s, trackEvent tail, journal bytes and fsyncs per event)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let producers = options.producers ?? 2
@@ -240,17 +240,86 @@ public struct TrackingStormScenario: Scenario {
             Figure(name: "tracking-storm.producerStalls", value: Double(client.statistics.producerStalls), unit: "count",
                    summary: "times a producer found the ring full and waited (never dropped)"),
         ]
+
+        // The same run with the write-ahead event journal on, fsync at every group commit.
+        progress.say("\(producers) producers for \(Int(seconds)) s with the event journal on (fsync every commit)")
+        let journaled = try Self.journalRun(
+            options: options, producers: producers, seconds: seconds, debounce: debounce, progress: progress)
+        figures += journaled.figures
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.configuration(honouring: honouredOptions).merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
             figures: figures,
-            latencies: [latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor]
+            latencies: [latency, journaled.latency, moderate.latency, steady.latency, steadyStandard.latency, bursty.latency, steadyFloor, burstyFloor]
                 + stampLags + [
                     engine.transport.fetchRoundTrip.summary("fetch round trip", definition: "transport fetch call, start to return"),
                     engine.transport.triggerToFetch.summary(
                         "trigger to fetch start", definition: "upload success to fetch start, including the \(debounce) debounce"),
                 ],
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
+    }
+
+    /// The flat-out (or `--rate`) run with ``SegmentsConfiguration/journal`` on in a temporary
+    /// state directory (fsync at every group commit): throughput, the call's tail, and the
+    /// journal's bytes and fsyncs per event, as `tracking-storm.journal.*` figures.
+    static func journalRun(
+        options: BenchOptions, producers: Int, seconds: Double, debounce: Duration, progress: Progress
+    ) throws -> (figures: [Figure], latency: LatencySummary) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-journal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let engine = try EngineUnderTest.make(transport: options.transport, target: options.target, debounce: debounce) {
+            $0.stateDirectory = directory
+            $0.journal = JournalConfiguration(durability: .everyCommit)
+        }
+        defer { engine.shutdown() }
+        for index in 0..<10 {
+            engine.client.segmentation.addCallback(
+                callbackData: SegmentCallbackData(category: index % 2 == 0 ? .discovery : .content, isIncludeFirstLoad: false) { blackHole($0) })
+        }
+        engine.client.start()
+        let client = engine.client
+        let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
+        let failures = ManagedAtomic<Int>(0)
+        let stopProgress = ManagedAtomic<Bool>(false)
+        let reporter = Thread { progress.countdown("tracking, journal on", seconds: seconds) { stopProgress.load(ordering: .relaxed) } }
+        reporter.start()
+        let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: options.rate) { _, _ in
+            do { try client.trackEvent(eventType: "view_item", properties: properties) } catch { failures.wrappingIncrement(ordering: .relaxed) }
+        }
+        stopProgress.store(true, ordering: .relaxed)
+        _ = client.waitUntilIdle(timeout: .seconds(120))
+        let tracked = outcome.operations - failures.load(ordering: .relaxed)
+        let journal = client.journalStatistics
+        let perEvent = { (count: Int) in Double(count) / Double(max(tracked, 1)) }
+        let latency = outcome.latency.summary(
+            "trackEvent call, journal on", definition: "time inside trackEvent with the event journal on (fsync every commit)",
+            corrected: outcome.corrected)
+        var figures = [
+            Figure(name: "tracking-storm.journal.eventsPerSecond", value: Double(tracked) / seconds, unit: "ops/s",
+                   summary: "events tracked per second, all producers, event journal on (fsync every commit)"),
+            Figure(name: "tracking-storm.journal.trackEventP50Ns", value: Double(latency.p50), unit: "ns",
+                   summary: "trackEvent p50, event journal on"),
+            Figure(name: "tracking-storm.journal.bytesPerEvent", value: perEvent(journal.bytesWritten), unit: "bytes",
+                   summary: "bytes appended to the journal per tracked event (records, framing and acknowledgement marks)"),
+            Figure(name: "tracking-storm.journal.fsyncsPerEvent", value: perEvent(journal.fsyncs), unit: "ratio",
+                   summary: "fsync calls per tracked event (one per group commit, plus one per new segment file)"),
+            Figure(name: "tracking-storm.journal.eventsPerWrite", value: Double(journal.itemsWritten) / Double(max(journal.writes, 1)),
+                   unit: "ratio", summary: "items per journal write: the size of a group commit"),
+            Figure(name: "tracking-storm.journal.eventsNotJournaled", value: Double(max(0, tracked - journal.itemsWritten)), unit: "count",
+                   summary: "events kept in memory only (the journal's maxBytes of unacknowledged uploads reached), uploaded all the same"),
+            Figure(name: "tracking-storm.journal.producerStalls", value: Double(client.statistics.producerStalls), unit: "count",
+                   summary: "times a producer found the ring full and waited, event journal on (never dropped)"),
+        ]
+        if let p999 = latency.p999 {
+            figures.append(Figure(name: "tracking-storm.journal.trackEventP999Ns", value: Double(p999), unit: "ns",
+                                  summary: "trackEvent p99.9, event journal on"))
+        }
+        if let backend = engine.mockBackend {
+            figures.append(
+                Figure(name: "tracking-storm.journal.lostEvents", value: Double(tracked - backend.eventsAccepted), unit: "count",
+                       gate: .zero, summary: "events tracked minus events the backend accepted after draining, event journal on"))
+        }
+        return (figures, latency)
     }
 
     /// Median ns of one relaxed `wrappingIncrement` over 5 trials.

@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+
+/// What the event journal held at start: the unacknowledged items to queue again, in order, and
+/// the segment files they are in. Read by the client before the engine starts.
+///
+/// Threading: a value, built on the thread that creates the client and handed to the engine.
+struct JournalRecovery: Sendable {
+    /// An item of an earlier run that the server had not acknowledged.
+    struct Entry: Sendable, Equatable {
+        var sequence: UInt64
+        var item: UploadItem
+    }
+
+    /// A segment file found at start.
+    struct Segment: Sendable, Equatable {
+        var url: URL
+        var index: UInt64
+        var bytes: Int
+        /// The highest item sequence number in it (0 if none): it can go once that is acknowledged.
+        var lastSequence: UInt64
+    }
+
+    var directory: URL
+    var entries: [Entry] = []
+    var segments: [Segment] = []
+    /// The highest sequence number any record used (items and acknowledgements).
+    var lastSequence: UInt64 = 0
+    var acknowledgedThrough: UInt64 = 0
+
+    /// The journal's directory inside the state directory.
+    static func directory(in stateDirectory: URL) -> URL {
+        stateDirectory.appendingPathComponent("events-journal", isDirectory: true)
+    }
+
+    /// Reads every segment file of `directory` in order. A damaged or torn tail is skipped with a
+    /// `Segments:` warning; an unreadable file with a `Segments:` error. Never throws.
+    static func read(directory: URL, logger: Logger) -> JournalRecovery {
+        var recovery = JournalRecovery(directory: directory)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let indexed = names.compactMap { name in JournalSegmentFile.index(ofName: name).map { ($0, name) } }.sorted { $0.0 < $1.0 }
+        var items: [Entry] = []
+        for (index, name) in indexed {
+            let url = directory.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                logger.error("Segments: Event journal file \(url.path) cannot be read; its events are not replayed")
+                continue
+            }
+            var segment = Segment(url: url, index: index, bytes: data.count, lastSequence: 0)
+            data.withUnsafeBytes { bytes in
+                var offset = 0
+                while true {
+                    switch JournalRecord.decode(bytes, at: offset) {
+                    case .end:
+                        return
+                    case .damaged(let reason):
+                        logger.warning(
+                            "Segments: Event journal file \(name) has a damaged tail at byte \(offset) (\(reason)); its last \(bytes.count - offset) bytes are skipped")
+                        return
+                    case .record(let record, let next):
+                        offset = next
+                        switch record {
+                        case .item(let sequence, let item):
+                            items.append(Entry(sequence: sequence, item: item))
+                            segment.lastSequence = max(segment.lastSequence, sequence)
+                            recovery.lastSequence = max(recovery.lastSequence, sequence)
+                        case .acknowledged(let through):
+                            recovery.acknowledgedThrough = max(recovery.acknowledgedThrough, through)
+                            recovery.lastSequence = max(recovery.lastSequence, through)
+                        }
+                    }
+                }
+            }
+            recovery.segments.append(segment)
+        }
+        let acknowledged = recovery.acknowledgedThrough
+        recovery.entries = items.filter { $0.sequence > acknowledged }
+        if !recovery.entries.isEmpty {
+            logger.info("Segments: Replaying \(recovery.entries.count) unacknowledged uploads from the event journal")
+        }
+        return recovery
+    }
+}

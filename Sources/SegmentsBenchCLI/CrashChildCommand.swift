@@ -1,0 +1,23 @@
+import ArgumentParser
+import SegmentsBenchKit
+
+/// `segments-bench crash-child` (hidden): the process the `crash` scenario kills and restarts
+/// (see ``CrashChild``). Not for people: it runs until killed.
+struct CrashChildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crash-child", abstract: "The crash scenario's child process (internal).", shouldDisplay: false)
+    @Option(help: "The mock server's base URL.") var url: String
+    @Option(help: "Project token.") var token: String
+    @Option(help: "API key.") var key: String
+    @Option(help: "State directory, shared with the runs before and after this one.") var stateDir: String
+    @Option(help: "Number of the first event tracked.") var first: Int = 0
+    @Option(help: "Events per second.") var rate: Double = 2_000
+    @Option(help: "Milliseconds between flushJournal() calls.") var flushMs: Int = 10
+    @Flag(help: "Upload what the journal replays, stop cleanly and exit.") var drain = false
+
+    func run() throws {
+        try CrashChild.run(CrashChild.Options(
+            baseURL: url, projectToken: token, apiKey: key, stateDirectory: stateDir, first: first, rate: rate,
+            flushMilliseconds: flushMs, drain: drain))
+    }
+}

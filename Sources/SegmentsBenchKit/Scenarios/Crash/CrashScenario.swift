@@ -1,0 +1,128 @@
+import Foundation
+import RealtimeSegments
+import SegmentsMockServer
+
+/// `crash`: a child `segments-bench crash-child` process tracks numbered events with the event
+/// journal on, against a mock server over HTTP, and is killed with `SIGKILL` at seeded random
+/// moments, then started again on the same state directory; a last child uploads what the journal
+/// replays and stops cleanly. Every event a child reported durable (`flushJournal()` returned
+/// after it) must reach the server.
+public struct CrashScenario: Scenario {
+    public init() {}
+    public let name = "crash"
+    public let honouredOptions: Set<BenchOptionName> = [.seed, .rate]
+    public let needsMockIntrospection: String? = "the in-process mock backend's record of the events it accepted"
+    public let simulates = "a process with the event journal on, killed with SIGKILL at random moments (20 kills with --quick, 100 without) while it tracks and uploads, restarted on the same state directory each time"
+    public let measures = "events reported durable by flushJournal() that never reached the server (must be 0), events received more than once (at least once delivery: reported), segment files left after a clean stop"
+
+    /// Milliseconds a child runs before it is killed: drawn uniformly from this range.
+    static let lifetimeMilliseconds = 150...700
+    /// Event numbers of kill `k` start at `k × stride`.
+    static let stride = 10_000_000
+
+    public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        let kills = options.quick ? 20 : 100
+        let rate = options.rate ?? 2_000
+        let project = MockProject(token: "crash-project", apiKey: "crash-key")
+        let backend = SegmentsBackend(projects: [project])
+        let server = SegmentsMockHTTPServer(backend: backend)
+        try runBlocking { try await server.start() }
+        defer { try? runBlocking { try await server.stop() } }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-crash-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let executable = try Self.ownExecutable()
+        func arguments(first: Int, drain: Bool) -> [String] {
+            ["crash-child", "--url", server.baseURL.absoluteString, "--token", project.token, "--key", project.apiKey,
+             "--state-dir", directory.path, "--first", "\(first)", "--rate", "\(rate)"] + (drain ? ["--drain"] : [])
+        }
+
+        var random = SplitMix64(seed: options.seed)
+        var durable: [ClosedRange<Int>] = []
+        var cookies: Set<String> = []
+        var killedBeforeFirstFlush = 0
+        for kill in 0..<kills {
+            if kill % 10 == 0 { progress.say("kill \(kill + 1) of \(kills)") }
+            let first = kill * Self.stride
+            let child = try CrashChildProcess(executable: executable, arguments: arguments(first: first, drain: false))
+            usleep(UInt32(Int.random(in: Self.lifetimeMilliseconds, using: &random) * 1_000))
+            child.kill()
+            let said = child.state
+            if kill == 0, said.cookies.isEmpty {
+                throw CrashScenarioError.childDidNotStart(executable)
+            }
+            cookies.formUnion(said.cookies)
+            if let last = said.lastDurable, last >= first {
+                durable.append(first...last)
+            } else {
+                killedBeforeFirstFlush += 1
+            }
+        }
+
+        progress.say("a last run uploads what the journal replays, and stops cleanly")
+        let drainer = try CrashChildProcess(executable: executable, arguments: arguments(first: kills * Self.stride, drain: true))
+        let status = drainer.waitForExit(seconds: 180)
+        let drained = drainer.state
+        cookies.formUnion(drained.cookies)
+        let journalDirectory = directory.appendingPathComponent("events-journal")
+        let filesLeft = ((try? FileManager.default.contentsOfDirectory(atPath: journalDirectory.path)) ?? [])
+            .filter { $0.hasSuffix(".journal") }.count
+
+        var received: [Int: Int] = [:]
+        for cookie in cookies {
+            for event in backend.events(forCookie: cookie, projectToken: project.token) {
+                guard case .number(let number) = event.properties[CrashChild.sequenceProperty] else { continue }
+                received[Int(number), default: 0] += 1
+            }
+        }
+        let durableCount = durable.reduce(0) { $0 + $1.count }
+        let lost = durable.reduce(0) { total, range in total + range.count { received[$0] == nil } }
+        let duplicates = received.values.reduce(0) { $0 + $1 - 1 }
+        var notes: [String] = []
+        if status != 0 || !drained.drained {
+            notes.append("The last (draining) child did not end cleanly (status \(status.map(String.init) ?? "killed after 180 s")).")
+        }
+        let figures = [
+            Figure(name: "crash.kills", value: Double(kills), unit: "count", summary: "child processes killed with SIGKILL"),
+            Figure(name: "crash.durableEvents", value: Double(durableCount), unit: "count",
+                   summary: "events the children reported durable (flushJournal() returned after them)"),
+            Figure(name: "crash.lostDurableEvents", value: Double(lost), unit: "count", gate: .zero,
+                   summary: "events reported durable that never reached the server"),
+            Figure(name: "crash.duplicateEvents", value: Double(duplicates), unit: "count",
+                   summary: "extra copies the server received (at least once: an upload answered but not yet acknowledged in the journal when killed)"),
+            Figure(name: "crash.eventsReceived", value: Double(received.count), unit: "count",
+                   summary: "distinct events the server received (durable ones and others tracked before a kill)"),
+            Figure(name: "crash.killsBeforeFirstFlush", value: Double(killedBeforeFirstFlush), unit: "count",
+                   summary: "children killed before their first flushJournal() returned"),
+            Figure(name: "crash.drainFailed", value: status == 0 && drained.drained ? 0 : 1, unit: "count", gate: .zero,
+                   summary: "1 if the last child did not upload and stop cleanly"),
+            Figure(name: "crash.segmentFilesLeft", value: Double(filesLeft), unit: "count", gate: .zero,
+                   summary: "journal segment files left after the last child's clean stop (every upload answered)"),
+        ]
+        return ScenarioResult(
+            scenario: name, summary: "\(simulates). Measures \(measures).",
+            configuration: options.configuration(honouring: honouredOptions).merging(["kills": "\(kills)", "rate": "\(rate)"]) { $1 },
+            figures: figures, allocationsMeasured: false, notes: notes)
+    }
+
+    /// The running executable (`segments-bench`, or a package's harness built on SegmentsBenchCLI),
+    /// which has the hidden `crash-child` subcommand.
+    static func ownExecutable() throws -> String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        if let path = Bundle.main.executablePath { return path }
+        throw CrashScenarioError.childDidNotStart(CommandLine.arguments.first ?? "?")
+    }
+}
+
+/// Why the `crash` scenario could not run.
+public enum CrashScenarioError: Error, CustomStringConvertible {
+    /// The child never printed its cookie: the executable has no `crash-child` subcommand, or
+    /// the client could not start.
+    case childDidNotStart(String)
+
+    public var description: String {
+        switch self {
+        case .childDidNotStart(let executable):
+            "crash: the child process (\(executable) crash-child) did not start; run the scenario from segments-bench"
+        }
+    }
+}

@@ -1,0 +1,99 @@
+@testable import RealtimeSegments
+import Foundation
+import RealtimeSegmentsTesting
+import XCTest
+
+/// `flushJournal()`: when it returns, what it syncs, and when it throws; and the durability
+/// policies' fsyncs, on the manual clock.
+final class JournalFlushTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUp() {
+        directory = temporaryDirectory()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func journaled(_ durability: JournalConfiguration.Durability = .everyCommit) -> Fixture {
+        Fixture(stateDirectory: directory) { $0.journal = JournalConfiguration(durability: durability) }
+    }
+
+    func testFlushJournalReturnsOnlyOnceEverythingTrackedBeforeItIsWritten() async throws {
+        let fixture = journaled()
+        fixture.client.start()
+        for index in 0..<3_000 { try fixture.client.trackEvent(eventType: "e\(index)") }
+        try await fixture.client.flushJournal()
+        XCTAssertGreaterThanOrEqual(fixture.client.journalStatistics.itemsWritten, 3_000)
+    }
+
+    func testEveryCommitSyncsEachGroupCommit() async throws {
+        let fixture = journaled()
+        fixture.transport.failNext(.trackEvents, with: .timeout, count: 100)  // no acknowledgement marks
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "a")
+        fixture.settle()
+        let first = fixture.client.journalStatistics
+        XCTAssertEqual(first.writes, 1)
+        try fixture.client.trackEvent(eventType: "b")
+        fixture.settle()
+        let second = fixture.client.journalStatistics
+        XCTAssertEqual(second.writes, 2)
+        XCTAssertEqual(second.fsyncs, first.fsyncs + 1)
+    }
+
+    func testWithAnIntervalTheIntervalOrAFlushJournalSyncs() async throws {
+        let fixture = journaled(.interval(milliseconds: 1_000))
+        fixture.transport.failNext(.trackEvents, with: .timeout, count: 100)
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "a")  // the first commit syncs: no sync before it
+        fixture.settle()
+        let start = fixture.client.journalStatistics.fsyncs
+
+        try fixture.client.trackEvent(eventType: "b")
+        fixture.settle()
+        XCTAssertEqual(fixture.client.journalStatistics.fsyncs, start, "within the interval: written, not synced")
+        try await fixture.client.flushJournal()
+        XCTAssertEqual(fixture.client.journalStatistics.fsyncs, start + 1, "flushJournal syncs whatever the interval")
+
+        try fixture.client.trackEvent(eventType: "c")
+        fixture.settle()
+        XCTAssertEqual(fixture.client.journalStatistics.fsyncs, start + 1)
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.client.journalStatistics.fsyncs, start + 2, "the interval's end syncs the rest")
+        XCTAssertEqual(fixture.client.journalStatistics.writes, 3)
+    }
+
+    func testFlushJournalWithNothingTrackedReturns() async throws {
+        let fixture = journaled()
+        fixture.client.start()
+        try await fixture.client.flushJournal()
+    }
+
+    func testFlushJournalThrowsWithoutAJournalBeforeStartAndAfterStop() async {
+        let plain = Fixture(stateDirectory: directory)
+        plain.client.start()
+        await assertThrows(.journalUnavailable, plain.client)
+
+        let fixture = journaled()
+        await assertThrows(.notStarted, fixture.client)
+        fixture.client.start()
+        fixture.client.stop()
+        await assertThrows(.stopped, fixture.client)
+    }
+
+    private enum Expected { case journalUnavailable, notStarted, stopped }
+
+    private func assertThrows(_ expected: Expected, _ client: SegmentsClient, line: UInt = #line) async {
+        do {
+            try await client.flushJournal()
+            XCTFail("flushJournal returned", line: line)
+        } catch {
+            switch (expected, error) {
+            case (.journalUnavailable, .journalUnavailable), (.notStarted, .notStarted), (.stopped, .stopped): break
+            default: XCTFail("\(error)", line: line)
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+@testable import RealtimeSegments
+import Foundation
+import RealtimeSegmentsTesting
+import XCTest
+
+/// The event journal across process deaths: replay in order, acknowledged uploads not sent again,
+/// a torn tail skipped, and the disk cap's policy (memory only, nothing lost).
+final class JournalReplayTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUp() {
+        directory = temporaryDirectory()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private var journalDirectory: URL { JournalRecovery.directory(in: directory) }
+
+    private var segmentFiles: [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: journalDirectory.path)) ?? []
+        return names.filter { JournalSegmentFile.index(ofName: $0) != nil }.sorted().map { journalDirectory.appendingPathComponent($0) }
+    }
+
+    private func journaled(_ journal: JournalConfiguration = JournalConfiguration()) -> Fixture {
+        Fixture(stateDirectory: directory) { $0.journal = journal }
+    }
+
+    /// A process that dies before its uploads are acknowledged: this client's uploads all fail
+    /// (and are retried only when the test's clock moves, which it never does), and it is never
+    /// stopped while the next client runs on the same directory.
+    private func clientThatDies(_ journal: JournalConfiguration = JournalConfiguration()) -> Fixture {
+        let fixture = journaled(journal)
+        fixture.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
+        fixture.transport.failNext(.identifyCustomer, with: .timeout, count: 1_000)
+        fixture.client.start()
+        return fixture
+    }
+
+    func testWhatAClientThatDiedHadJournaledIsUploadedInOrderBeforeNewEvents() async throws {
+        let first = clientThatDies()
+        for index in 0..<5 { try first.client.trackEvent(eventType: "before-\(index)", properties: ["i": .number(Double(index))]) }
+        try first.client.identifyCustomer(properties: ["tier": "gold"])
+        try first.client.trackEvent(eventType: "before-5")
+        try await first.client.flushJournal()
+        first.settle()
+        XCTAssertTrue(first.transport.trackedEvents.isEmpty)
+
+        let second = journaled()
+        second.client.start()
+        try second.client.trackEvent(eventType: "after")
+        second.settle()
+
+        XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), (0..<6).map { "before-\($0)" } + ["after"])
+        XCTAssertEqual(second.transport.trackedEvents.first?.customerIds, first.client.customerIds)
+        XCTAssertEqual(second.transport.trackedEvents.first?.properties, ["i": 0])
+        XCTAssertEqual(second.transport.customerUpdates.map(\.properties), [["tier": "gold"]])
+        XCTAssertEqual(second.logs.count(prefix: "Segments: Replaying 7 unacknowledged uploads from the event journal"), 1)
+    }
+
+    func testATornTailIsSkippedWithALogLineAndWhatCameBeforeItIsUploaded() async throws {
+        let first = clientThatDies()
+        try first.client.trackEvent(eventType: "whole")
+        try await first.client.flushJournal()
+        first.settle()
+        let file = try XCTUnwrap(segmentFiles.last)
+        // A crash in the middle of the next record's write.
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([40, 0, 0, 0, 0x12, 0x34, 0x56, 0x78, 1, 2, 3]))
+        try handle.close()
+
+        let second = journaled()
+        second.client.start()
+        second.settle()
+
+        XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["whole"])
+        XCTAssertEqual(second.logs.count(prefix: "Segments: Event journal file \(file.lastPathComponent) has a damaged tail at byte"), 1)
+    }
+
+    func testAcknowledgedUploadsAreNotSentAgainAndTheirSegmentFilesAreDeleted() async throws {
+        // 4 KiB cap: 1 KiB segments, so each of these events fills one.
+        let journal = JournalConfiguration(maxBytes: 4_096)
+        let first = journaled(journal)
+        first.client.start()
+        let padding = JSONValue.string(String(repeating: "x", count: 1_100))
+        for index in 0..<6 {
+            try first.client.trackEvent(eventType: "sent-\(index)", properties: ["padding": padding])
+            try await first.client.flushJournal()
+            first.settle()
+        }
+        XCTAssertEqual(first.transport.trackedEvents.count, 6)
+        XCTAssertEqual(segmentFiles.count, 1, "answered segment files are deleted as new ones start")
+
+        let second = journaled(journal)
+        second.client.start()
+        second.settle()
+        XCTAssertEqual(second.transport.trackedEvents.count, 0, "the first client's uploads were all acknowledged")
+        XCTAssertEqual(second.logs.count(prefix: "Segments: Replaying"), 0)
+    }
+
+    func testAStopAfterEveryUploadWasAnsweredLeavesNoSegmentFile() async throws {
+        let fixture = journaled()
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "a")
+        try await fixture.client.flushJournal()
+        fixture.settle()
+        XCTAssertEqual(segmentFiles.count, 1)
+        fixture.client.stop()
+        XCTAssertEqual(segmentFiles.count, 0)
+    }
+
+    func testAFullJournalKeepsEventsInMemoryAndTheStateFileKeepsThemAtStopSoNoneIsLost() async throws {
+        let journal = JournalConfiguration(maxBytes: 4_096)
+        let first = clientThatDies(journal)
+        let padding = JSONValue.string(String(repeating: "x", count: 1_000))
+        for index in 0..<10 { try first.client.trackEvent(eventType: "e\(index)", properties: ["padding": padding]) }
+        do {
+            try await first.client.flushJournal()
+            XCTFail("the journal cannot hold ten 1 KB events in 4 KiB")
+        } catch {
+            guard case .journalUnavailable = error else { return XCTFail("\(error)") }
+        }
+        first.settle()
+        XCTAssertEqual(first.logs.count(prefix: "Segments: Event journal paused because it holds its maximum of 4096 bytes"), 1)
+        let bytes = try segmentFiles.reduce(0) { $0 + (try $1.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0) }
+        XCTAssertLessThanOrEqual(bytes, 4_096)
+        first.client.stop()  // the final upload fails too: what the journal lacks goes to the state file
+
+        let second = journaled(journal)
+        second.client.start()
+        second.settle()
+        XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), (0..<10).map { "e\($0)" })
+    }
+
+    func testJournalingResumesOnceTheEventsKeptInMemoryHaveBeenUploaded() async throws {
+        let fixture = journaled(JournalConfiguration(maxBytes: 4_096))
+        fixture.transport.failNext(.trackEvents, with: .timeout)
+        fixture.client.start()
+        let padding = JSONValue.string(String(repeating: "x", count: 1_000))
+        for index in 0..<10 { try fixture.client.trackEvent(eventType: "e\(index)", properties: ["padding": padding]) }
+        fixture.settle()
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal paused"), 1)
+
+        fixture.advance(.seconds(1))  // the retry succeeds, and the rest follows
+
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), (0..<10).map { "e\($0)" })
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal resumes"), 1)
+        try fixture.client.trackEvent(eventType: "journaled again")
+        try await fixture.client.flushJournal()
+    }
+
+    func testAJournalWithoutAStateDirectoryIsIgnoredWithAWarning() {
+        let fixture = Fixture { $0.journal = JournalConfiguration() }
+        XCTAssertNil(fixture.client.configuration.journal)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: configuration journal is ignored"), 1)
+    }
+}
