@@ -11,6 +11,7 @@ public struct CrashScenario: Scenario {
     public init() {}
     public let name = "crash"
     public let honouredOptions: Set<BenchOptionName> = [.seed, .rate]
+    public let needsSegmentsClient: String? = "the write-ahead journal of SegmentsClient, in a child segments-bench process"
     public let needsMockIntrospection: String? = "the in-process mock backend's record of the events it accepted"
     public let simulates = "a process with the event journal on, killed with SIGKILL at random moments (20 kills with --quick, 100 without) while it tracks and uploads, restarted on the same state directory each time"
     public let measures = "events reported durable by flushJournal() that never reached the server (must be 0), events received more than once (at least once delivery: reported), segment files left after a clean stop"
