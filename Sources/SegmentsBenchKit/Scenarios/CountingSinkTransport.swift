@@ -43,14 +43,15 @@ public final class CountingSinkTransport: SegmentsTransport {
     ///   - ingestCapacity: the client's ring capacity (`nil`: the default).
     ///   - start: start the client before returning it.
     static func makeClient(
-        projectToken: String, stateDirectory: URL? = nil, debounce: Duration? = nil, ingestCapacity: Int? = nil,
-        engineScheduling: EngineScheduling? = nil, start: Bool
+        projectToken: String, stateDirectory: URL? = nil, journal: JournalConfiguration? = nil, debounce: Duration? = nil,
+        ingestCapacity: Int? = nil, engineScheduling: EngineScheduling? = nil, start: Bool
     )
         -> (client: SegmentsClient, sink: CountingSinkTransport)
     {
         let sink = CountingSinkTransport()
         var configuration = SegmentsConfiguration(projectToken: projectToken, transport: sink)
         configuration.stateDirectory = stateDirectory
+        configuration.journal = journal
         if let debounce { configuration.debounce = debounce }
         if let ingestCapacity { configuration.ingestCapacity = ingestCapacity }
         if let engineScheduling { configuration.engineScheduling = engineScheduling }

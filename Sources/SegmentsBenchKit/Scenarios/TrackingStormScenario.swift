@@ -39,6 +39,16 @@ public struct TrackingStormScenario: Scenario {
         }
         figures.append(Figure(name: "tracking-storm.sinkLostEvents", value: Double(allocations.lost), unit: "count", gate: .zero,
                               summary: "events tracked minus events the sink received (allocation phase)"))
+        progress.say("allocations per event with the event journal on (engine with a counting sink)")
+        let journalDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-allocs-\(UUID().uuidString)")
+        let journaledAllocations = try Self.allocationsPerEvent(events: options.quick ? 50_000 : 200_000, journalDirectory: journalDirectory)
+        try? FileManager.default.removeItem(at: journalDirectory)
+        if let perEvent = journaledAllocations.perEvent {
+            figures.append(Figure(name: "tracking-storm.journal.allocsPerEvent", value: perEvent, unit: "allocs/op", gate: .allocations,
+                                  summary: "malloc calls per trackEvent with the event journal on, engine side (group commits included), process-wide with a counting sink"))
+        }
+        figures.append(Figure(name: "tracking-storm.journal.sinkLostEvents", value: Double(journaledAllocations.lost), unit: "count", gate: .zero,
+                              summary: "events tracked minus events the sink received, event journal on (allocation phase)"))
 
         // One producer, flat out, timed as a batch (no per-call clock read), alternating with
         // batches of fetch-adds so both see the same machine. Twice: with the engine thread on the
@@ -340,11 +350,12 @@ public struct TrackingStormScenario: Scenario {
 
     /// A started client whose transport keeps nothing and whose checks never fire.
     static func sinkClient(
-        ingestCapacity: Int? = nil, engineScheduling: EngineScheduling? = nil
+        ingestCapacity: Int? = nil, engineScheduling: EngineScheduling? = nil, journalDirectory: URL? = nil
     ) -> (client: SegmentsClient, sink: CountingSinkTransport) {
         CountingSinkTransport.makeClient(
-            projectToken: "sink", debounce: .seconds(3600), ingestCapacity: ingestCapacity,
-            engineScheduling: engineScheduling, start: true)
+            projectToken: "sink", stateDirectory: journalDirectory,
+            journal: journalDirectory.map { _ in JournalConfiguration(durability: .everyCommit) }, debounce: .seconds(3600),
+            ingestCapacity: ingestCapacity, engineScheduling: engineScheduling, start: true)
     }
 
     /// Median ns per operation of `trackEvent` and of the work it cannot skip, one producer.
@@ -493,8 +504,8 @@ public struct TrackingStormScenario: Scenario {
     }
 
     /// Tracks `events` events through an engine whose transport keeps nothing.
-    static func allocationsPerEvent(events: Int) throws -> (perEvent: Double?, lost: Int) {
-        let (client, sink) = sinkClient()
+    static func allocationsPerEvent(events: Int, journalDirectory: URL? = nil) throws -> (perEvent: Double?, lost: Int) {
+        let (client, sink) = sinkClient(journalDirectory: journalDirectory)
         defer { client.stop() }
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         // Warm up: grow the engine's buffers to their working size first.
