@@ -185,6 +185,7 @@ public struct TrackingStormScenario: Scenario {
         let stopProgress = ManagedAtomic<Bool>(false)
         let reporter = Thread { progress.countdown("tracking", seconds: seconds) { stopProgress.load(ordering: .relaxed) } }
         reporter.start()
+        let engineCPU = EngineCPUMeter(client)
         let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: options.rate) { _, _ in
             do { try client.trackEvent(eventType: "view_item", properties: properties) } catch { failures.wrappingIncrement(ordering: .relaxed) }
         }
@@ -228,6 +229,13 @@ public struct TrackingStormScenario: Scenario {
             Figure(name: "tracking-storm.producerStalls", value: Double(client.statistics.producerStalls), unit: "count",
                    summary: "times a producer found the ring full and waited (never dropped)"),
         ]
+        if let perEvent = engineCPU.nanosecondsPerEvent(tracked) {
+            figures.append(Figure(name: "tracking-storm.engineCPUNsPerEvent", value: perEvent, unit: "ns",
+                                  summary: "engine thread CPU time per event over the \(producers)-producer run and its draining (the consumer's cost)"))
+        }
+        let sweep = try TrackingStormProducerSweep.run(seconds: options.quick ? 0.5 : 2, progress: progress)
+        figures += sweep.figures
+        notes += sweep.notes
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.configuration(honouring: honouredOptions).merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
