@@ -144,13 +144,36 @@ final class EventRingParkingTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(ring.parkCount, producers)
     }
 
+    /// The engine's short wait between looks at the ring does not begin while a producer is parked
+    /// on it: the producer's nudge may have come before the wait, and only a drain frees its slot.
+    func testTheEngineDoesNotLingerWhileAProducerIsParked() {
+        let channels = EngineChannels(ringCapacity: 2)
+        for _ in 0..<2 { channels.ingest(.event(eventType: "e", properties: [:], timestamp: 1)) }
+        let published = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            channels.ingest(.event(eventType: "parked", properties: [:], timestamp: 1))
+            published.signal()
+        }
+        waitUntil { channels.ring.parkedPositions == [2] }
+        let lingered = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            channels.linger(nanoseconds: 600_000_000_000)
+            lingered.signal()
+        }
+        XCTAssertEqual(lingered.wait(timeout: .now() + 10), .success, "the engine waited with a producer parked")
+        XCTAssertNotNil(channels.ring.dequeue())
+        XCTAssertEqual(channels.ring.wakeParkedProducers(), 1)
+        XCTAssertEqual(published.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(channels.producerStalls.atomic.load(ordering: .relaxed), 1)
+    }
+
     /// Through the engine: producers tracking flat out into a four-slot ring park and are woken by
     /// the engine's drain; every event is uploaded once, in each producer's order.
     func testProducersParkedOnTheEnginesFullRingLoseNothing() throws {
         let fixture = Fixture { $0.clock = SystemClock(); $0.ingestCapacity = 4 }
         fixture.client.start()
         let producers = 6
-        let perProducer = 1_000
+        let perProducer = 400
         let finished = DispatchGroup()
         for producer in 0..<producers {
             finished.enter()

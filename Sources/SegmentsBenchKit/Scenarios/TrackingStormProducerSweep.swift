@@ -20,14 +20,13 @@ enum TrackingStormProducerSweep {
         var producers: Int
         var events: Int
         var seconds: Double
-        /// The engine thread's CPU time over the run, draining included (`nil` where unknown).
-        var engineCPUNanoseconds: Int?
+        /// The engine thread's CPU time over the run, draining included, per event (`nil` where unknown).
+        var engineCPUNsPerEvent: Double?
         var stalls: Int
         var parks: Int
         var lost: Int
 
         var eventsPerSecond: Double { Double(events) / max(seconds, 1e-9) }
-        var engineCPUNsPerEvent: Double? { engineCPUNanoseconds.map { Double($0) / Double(max(events, 1)) } }
     }
 
     /// 1, 2, 4, … below `cores`, then `cores`.
@@ -68,7 +67,7 @@ enum TrackingStormProducerSweep {
                        summary: "times a producer parked until the engine freed its slot, \(point.producers) producer\(point.producers == 1 ? "" : "s")"),
             ]
         }
-        if points.contains(where: { $0.engineCPUNanoseconds == nil }) {
+        if points.contains(where: { $0.engineCPUNsPerEvent == nil }) {
             notes.append("The engine thread's CPU time is not readable here (Linux only): the sweep reports no engineCPUNsPerEvent.")
         }
         if let one = points.first {
@@ -95,7 +94,7 @@ enum TrackingStormProducerSweep {
         _ = client.waitUntilIdle(timeout: .seconds(60))
         let stallsBefore = client.statistics.producerStalls
         let parksBefore = client.producerParks
-        let cpuBefore = client.engineThreadCPUNanoseconds
+        let engineCPU = EngineCPUMeter(client)
 
         let ready = ManagedAtomic<Int>(0)
         let go = ManagedAtomic<Bool>(false)
@@ -132,12 +131,9 @@ enum TrackingStormProducerSweep {
         finished.wait()
         let elapsed = Double(monotonicNanoseconds() - start) / 1e9
         _ = client.waitUntilIdle(timeout: .seconds(120))
-        let cpuAfter = client.engineThreadCPUNanoseconds
         let events = tracked.load(ordering: .relaxed) - failed.load(ordering: .relaxed)
-        var cpu: Int?
-        if let cpuBefore, let cpuAfter { cpu = cpuAfter - cpuBefore }
         return Point(
-            producers: producers, events: events, seconds: elapsed, engineCPUNanoseconds: cpu,
+            producers: producers, events: events, seconds: elapsed, engineCPUNsPerEvent: engineCPU.nanosecondsPerEvent(events),
             stalls: client.statistics.producerStalls - stallsBefore, parks: client.producerParks - parksBefore,
             lost: events + warmUp - sink.eventCount)
     }
@@ -146,6 +142,8 @@ enum TrackingStormProducerSweep {
 /// The engine thread's CPU time across a stretch of a run, per event (the consumer's cost).
 struct EngineCPUMeter {
     private let client: SegmentsClient
+    /// `nil` when the engine thread had not recorded itself yet (just after `start()`), having
+    /// used no time that counts.
     private let before: Int?
 
     /// Starts measuring `client`'s engine thread now.
@@ -157,7 +155,7 @@ struct EngineCPUMeter {
     /// The engine thread's CPU nanoseconds since ``init(_:)`` over `events` (call once the engine
     /// has taken them all); `nil` where the engine thread's CPU time is not readable.
     func nanosecondsPerEvent(_ events: Int) -> Double? {
-        guard let before, let after = client.engineThreadCPUNanoseconds, events > 0 else { return nil }
-        return Double(after - before) / Double(events)
+        guard let after = client.engineThreadCPUNanoseconds, events > 0 else { return nil }
+        return Double(after - (before ?? 0)) / Double(events)
     }
 }
