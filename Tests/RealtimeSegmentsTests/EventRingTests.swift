@@ -174,6 +174,8 @@ final class EventRingTests: XCTestCase {
         var received = 0
         while received < producers * perProducer {
             guard let value = ring.dequeue() else {
+                // A producer that found the ring full may be parked on a slot freed here.
+                ring.wakeParkedProducers()
                 sched_yield()
                 continue
             }

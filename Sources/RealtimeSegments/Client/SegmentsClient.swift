@@ -182,10 +182,13 @@ public final class SegmentsClient: Sendable {
                 }))
             return
         }
+        let counters = counters
         EngineThread.start(scheduling: configuration.engineScheduling, logger: logger) {
+            counters.engineThreadStarted()
             owner.makeOwner().run()
             // Items that calls racing stop() put in the ring after the engine's last look.
             channels.closeRing(logger: logger)
+            counters.engineThreadEnding()
             finished.signal()
         }
     }
@@ -449,6 +452,15 @@ public final class SegmentsClient: Sendable {
             fsyncs: counters.journalFsyncs.load(ordering: .relaxed),
             itemsWritten: counters.journalItemsWritten.load(ordering: .relaxed))
     }
+
+    /// CPU time the engine's own thread has used so far, in nanoseconds: the consumer's side of
+    /// ingestion, with everything else the engine does. `nil` before ``start()``, after the engine
+    /// ended, for an engine in a ``SegmentsEngineGroup``, and off Linux. For the harness.
+    package var engineThreadCPUNanoseconds: Int? { counters.engineThreadCPUNanoseconds }
+
+    /// Times a `trackEvent` (or identity change) found the ring full for long enough to park
+    /// until the engine freed its slot. For the harness.
+    package var producerParks: Int { channels.ring.parkCount }
 
     /// Blocks until every call made before it has been processed, every fetch and upload it started
     /// has completed, and every callback and completion it caused has returned; `false` if that

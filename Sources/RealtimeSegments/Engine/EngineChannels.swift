@@ -128,9 +128,10 @@ public final class EngineChannels: Sendable {
         wakeIfSleeping()
     }
 
-    /// What a producer does while its slot is still taken: wake the engine, and back off by
-    /// yielding the core to it first, then sleeping briefly so that many stalled producers do not
-    /// starve it on a small machine.
+    /// What a producer does before each of its few looks at a slot still taken, and once more
+    /// before it parks (see ``EventRing/waitUntilFree(_:whileFull:)``): wake the engine, and
+    /// yield the core to it while spinning. The engine wakes parked producers once per batch,
+    /// when it has freed their slots.
     ///
     /// Callers wrap it in a closure literal: passed as `waitForRoom`, the method reference retains
     /// and releases the channels on every enqueue.
@@ -140,7 +141,7 @@ public final class EngineChannels: Sendable {
         // (`closeRing`, or the calls that published them); taking them here could wait on the
         // lock `closeRing` holds while it waits for this very call to publish.
         nudgeEngine()
-        if attempt < 32 { sched_yield() } else { usleep(50) }
+        if attempt < EventRing<IngestItem>.spinsBeforeParking { sched_yield() }
     }
 
     /// Sends a control message (counted as outstanding until processed). After the engine thread
@@ -279,7 +280,13 @@ public final class EngineChannels: Sendable {
             let claimed = ring.claimedPositions
             var dropped = 0
             while claimed &- ring.nextDequeuePosition > 0 {
-                if ring.dequeue() != nil { dropped += 1 } else { sched_yield() }
+                if ring.dequeue() != nil {
+                    dropped += 1
+                } else {
+                    // The producer of the next slot may be parked, waiting for a slot freed here.
+                    ring.wakeParkedProducers()
+                    sched_yield()
+                }
             }
             return dropped + takePublished()
         }
@@ -300,6 +307,8 @@ public final class EngineChannels: Sendable {
     private func takePublished() -> Int {
         var taken = 0
         while ring.dequeue() != nil { taken += 1 }
+        // Calls still running may be parked on the slots just freed: they take their own out.
+        ring.wakeParkedProducers()
         return taken
     }
 
@@ -341,15 +350,16 @@ public final class EngineChannels: Sendable {
     /// While events keep coming, the engine looks at the ring on this period instead of sleeping
     /// until signalled: a signal is a system call on the producer's thread, which would cost every
     /// `trackEvent` far more than claiming a slot (docs/performance-notes.md has the measurement).
-    /// Control messages and stalled producers still end the wait at once.
+    /// Control messages and stalled producers still end the wait at once, and it does not begin
+    /// while a producer is parked on the full ring.
     ///
     /// Real time, not the configured clock: this is CPU hand-off, not timed behaviour, and a manual
     /// clock would never end it.
     func linger(nanoseconds: UInt64) {
         lingering.atomic.store(true, ordering: .sequentiallyConsistent)
-        // Dekker-style re-check against `nudgeEngine`: a message posted before `lingering` was
-        // visible is seen here.
-        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 {
+        // Dekker-style re-check against `nudgeEngine`: a message posted, or a producer parked on
+        // the full ring, before `lingering` was visible is seen here.
+        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 && !ring.hasParkedProducers {
             wakeup.wait(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
         }
         lingering.atomic.store(false, ordering: .relaxed)
@@ -379,7 +389,7 @@ public final class EngineChannels: Sendable {
     func beginGroupLinger() -> Bool {
         lingering.atomic.store(true, ordering: .sequentiallyConsistent)
         // The same Dekker-style re-check as `linger`'s, against `nudgeEngine`.
-        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 { return true }
+        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 && !ring.hasParkedProducers { return true }
         lingering.atomic.store(false, ordering: .relaxed)
         return false
     }

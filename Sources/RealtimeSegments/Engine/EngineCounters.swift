@@ -1,4 +1,9 @@
 import Atomics
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Counters the engine keeps for the harness and for ``SegmentsClient/statistics``.
 /// Relaxed atomic increments, off the per-event path.
@@ -23,6 +28,43 @@ final class EngineCounters: Sendable {
     let journalWrites = ManagedAtomic<Int>(0)
     let journalFsyncs = ManagedAtomic<Int>(0)
     let journalItemsWritten = ManagedAtomic<Int>(0)
+
+    /// The CPU-time clock of the engine's own thread while it runs (``engineThreadStarted()`` to
+    /// ``engineThreadEnding()``), else ``noThreadClock``. Linux only: elsewhere it stays unset.
+    private let engineThreadClock = ManagedAtomic<Int>(EngineCounters.noThreadClock)
+    private static let noThreadClock = Int.min
+
+    /// Records the calling thread, the engine's own, as the one ``engineThreadCPUNanoseconds``
+    /// reads. Costs the engine nothing afterwards: the kernel keeps the thread's CPU time, and
+    /// whoever asks reads it.
+    func engineThreadStarted() {
+        #if os(Linux)
+        var clock = clockid_t()
+        if pthread_getcpuclockid(pthread_self(), &clock) == 0 {
+            engineThreadClock.store(Int(clock), ordering: .releasing)
+        }
+        #endif
+    }
+
+    /// Forgets the engine thread as it ends (its clock would name whichever thread gets its id next).
+    func engineThreadEnding() {
+        engineThreadClock.store(Self.noThreadClock, ordering: .releasing)
+    }
+
+    /// CPU time the engine's own thread has used so far, in nanoseconds; `nil` before it started
+    /// and after it ended, for an engine in a ``SegmentsEngineGroup`` (whose thread runs others
+    /// too), and off Linux. Any thread.
+    var engineThreadCPUNanoseconds: Int? {
+        #if os(Linux)
+        let clock = engineThreadClock.load(ordering: .acquiring)
+        guard clock != Self.noThreadClock else { return nil }
+        var time = timespec()
+        guard clock_gettime(clockid_t(clock), &time) == 0 else { return nil }
+        return time.tv_sec * 1_000_000_000 + time.tv_nsec
+        #else
+        return nil
+        #endif
+    }
 
     func snapshot(producerStalls: Int) -> SegmentsStatistics {
         SegmentsStatistics(

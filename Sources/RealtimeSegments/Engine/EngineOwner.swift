@@ -289,6 +289,8 @@ final class EngineOwner {
                 requestCheck(.customerSwitch)
             }
         }
+        // Once per batch: producers parked on the full ring whose slots this batch freed.
+        channels.ring.wakeParkedProducers()
         return handled
     }
 

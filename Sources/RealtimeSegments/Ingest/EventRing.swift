@@ -14,10 +14,14 @@ import Synchronization
 /// producer writes one line per element and the consumer reads that one line, instead of a line of
 /// eight neighbouring sequence numbers that producer and consumer would keep taking from each other.
 ///
+/// A producer that finds its slot still taken waits for it, and never gives up its place: after a
+/// short spin it parks, and the consumer wakes it (``wakeParkedProducers()``, once per batch) when
+/// it has freed that slot, in the order of the producers' claims.
+///
 /// Threading: ``tryEnqueue(_:)``, ``enqueue(_:whileFull:)`` and ``claim(whileFull:)`` with its
 /// ``publish(_:)`` from any number of threads;
-/// ``dequeue()`` from one consumer thread at a time (the engine thread); ``isEmpty`` from any
-/// thread (a snapshot).
+/// ``dequeue()`` and ``wakeParkedProducers()`` from one consumer thread at a time (the engine
+/// thread); ``isEmpty`` from any thread (a snapshot).
 @_spi(Benchmarks)
 public final class EventRing<Element: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every slot is owned by exactly one thread at a time. A producer owns slot
@@ -44,6 +48,9 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
     private let paddingBeforeDequeue = CacheLinePadding()
     private let dequeuePosition = Atomic<Int>(0)
     private let paddingAfterDequeue = CacheLinePadding()
+    /// Producers asleep until the consumer frees their slot (see ``wakeParkedProducers()``). Read
+    /// by producers only once they found the ring full, and by the consumer once per batch.
+    private let parking = ProducerParking()
 
     /// Creates a ring holding at least `minimumCapacity` elements (rounded up to a power of two).
     @_spi(Benchmarks)
@@ -145,9 +152,8 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
         return true
     }
 
-    /// Appends `element`, taking it over without copying it; while the ring is full, calls
-    /// `whileFull` (with the number of times it was called before) until its slot is free again.
-    /// Never drops.
+    /// Appends `element`, taking it over without copying it; while the ring is full, waits for
+    /// its slot as ``waitUntilFree(_:whileFull:)`` does. Never drops.
     ///
     /// The claim is one fetch-add on the enqueue position, which always succeeds: producers never
     /// retry against each other, and a producer that finds the ring full already holds its place
@@ -162,7 +168,7 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
         publish(claimed)
     }
 
-    /// Claims the next position, waiting (calling `whileFull`) until its slot is free, and returns
+    /// Claims the next position, waiting (see ``waitUntilFree(_:whileFull:)``) until its slot is free, and returns
     /// it: the first half of ``enqueue(_:whileFull:)`` for a producer that builds its element in
     /// place. The caller must initialize the claim's ``ClaimedSlot/element`` and then
     /// ``publish(_:)`` it, with every retain of what the element references done before the
@@ -172,7 +178,7 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
     @inline(__always)
     func claim(whileFull: (_ attempt: Int) -> Void) -> ClaimedSlot {
         let (claimed, isFree) = claimWithoutWaiting()
-        if _slowPath(!isFree) { Self.wait(until: claimed, isFree: whileFull) }
+        if _slowPath(!isFree) { wait(until: claimed, isFree: whileFull) }
         return claimed
     }
 
@@ -195,27 +201,71 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
         return (ClaimedSlot(position: position, slot: slot), isFree)
     }
 
-    /// Calls `whileFull` (with the number of times it was called before) until the slot of a
-    /// claim from ``claimWithoutWaiting()`` is free. Returns at once if it is.
+    /// Waits until the slot of a claim from ``claimWithoutWaiting()`` is free; returns at once if
+    /// it is.
+    ///
+    /// The wait is ``spinsBeforeParking`` looks at the slot, each after a call of `whileFull`
+    /// (with the number of calls before it), then sleep: the producer parks until the consumer's
+    /// ``wakeParkedProducers()`` finds its slot freed. `whileFull` is called once more after the
+    /// producer is listed as parked and before it sleeps, so that a wake-up of the consumer it
+    /// sends there cannot be lost against a consumer that checks ``hasParkedProducers`` before
+    /// it waits. Parked producers are woken in the order of their claimed positions.
     func waitUntilFree(_ claimed: ClaimedSlot, whileFull: (_ attempt: Int) -> Void) {
         if Self.sequence(in: claimed.slot).load(ordering: .acquiring) != claimed.position {
-            Self.wait(until: claimed, isFree: whileFull)
+            wait(until: claimed, isFree: whileFull)
         }
     }
 
-    /// Calls `whileFull` until the claimed slot's sequence reaches its position.
+    /// Looks at its slot this many times, each after a call of `whileFull`, before a producer
+    /// that found the ring full parks. Few: a spinning producer keeps reading the line of its
+    /// slot, which the consumer needs, and with many producers they take the cores the consumer
+    /// and the producers ahead of them need; one that sleeps costs the consumer a wake-up call
+    /// per drain batch at most.
+    static var spinsBeforeParking: Int { 4 }
+
+    /// Waits until the claimed slot's sequence reaches its position (see
+    /// ``waitUntilFree(_:whileFull:)``).
     ///
     /// Out of line: inlined, its loop of calls made the claim keep its caller's values in saved
     /// registers and stack slots on every call, full ring or not.
     @inline(never)
-    private static func wait(until claimed: ClaimedSlot, isFree whileFull: (_ attempt: Int) -> Void) {
-        let slotSequence = sequence(in: claimed.slot)
+    private func wait(until claimed: ClaimedSlot, isFree whileFull: (_ attempt: Int) -> Void) {
+        let slotSequence = Self.sequence(in: claimed.slot)
         var attempt = 0
         repeat {
-            whileFull(attempt)
+            if attempt < Self.spinsBeforeParking {
+                whileFull(attempt)
+            } else {
+                parking.park(
+                    at: claimed.position, isFree: { slotSequence.load(ordering: .acquiring) == claimed.position },
+                    beforeSleeping: { whileFull(attempt) })
+            }
             attempt += 1
         } while slotSequence.load(ordering: .acquiring) != claimed.position
     }
+
+    /// Wakes the producers parked on slots the consumer has freed, oldest claim first, and returns
+    /// how many. The consumer calls it after each batch of ``dequeue()``s and whenever `dequeue`
+    /// found nothing ready (a parked producer's own slot may be the next one): a consumer that
+    /// never does leaves a producer that found the ring full asleep.
+    ///
+    /// While nobody is parked it costs a full fence and one load: the fence is the consumer's half
+    /// of the handshake with a producer about to sleep (see ``ProducerParking``).
+    @discardableResult
+    func wakeParkedProducers() -> Int {
+        Atomics.atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return parking.wake(claimedBelow: dequeuePosition.load(ordering: .relaxed) &+ capacity)
+    }
+
+    /// Whether a producer is parked, waiting for the consumer (a snapshot; sequentially
+    /// consistent, see ``waitUntilFree(_:whileFull:)``).
+    var hasParkedProducers: Bool { parking.hasParked }
+
+    /// Times a producer parked since the ring was made.
+    var parkCount: Int { parking.parkCount }
+
+    /// The claimed positions of the parked producers, oldest first (a snapshot, for tests).
+    var parkedPositions: [Int] { parking.parkedPositions }
 
     /// Claims the next slot for the caller, or returns `nil` if the ring is full.
     @inline(__always)

@@ -203,6 +203,7 @@ public struct TrackingStormScenario: Scenario {
             let statistics = client.statistics
             return LiveSample(events: statistics.eventsUploaded, deliveries: statistics.callbacksNotified, ringStalls: statistics.producerStalls)
         }
+        let engineCPU = EngineCPUMeter(client)
         let outcome = LoadGenerator.run(producers: producers, seconds: seconds, ratePerProducer: options.rate) { _, _ in
             do { try client.trackEvent(eventType: "view_item", properties: properties) } catch { failures.wrappingIncrement(ordering: .relaxed) }
         }
@@ -250,12 +251,19 @@ public struct TrackingStormScenario: Scenario {
             Figure(name: "tracking-storm.producerStalls", value: Double(client.statistics.producerStalls), unit: "count",
                    summary: "times a producer found the ring full and waited (never dropped)"),
         ]
+        if let perEvent = engineCPU.nanosecondsPerEvent(tracked) {
+            figures.append(Figure(name: "tracking-storm.engineCPUNsPerEvent", value: perEvent, unit: "ns",
+                                  summary: "engine thread CPU time per event over the \(producers)-producer run and its draining (the consumer's cost)"))
+        }
 
         // The same run with the write-ahead event journal on, fsync at every group commit.
         progress.say("\(producers) producers for \(Int(seconds)) s with the event journal on (fsync every commit)")
         let journaled = try Self.journalRun(
             options: options, producers: producers, seconds: seconds, debounce: debounce, progress: progress)
         figures += journaled.figures
+        let sweep = try TrackingStormProducerSweep.run(seconds: options.quick ? 0.5 : 2, progress: progress)
+        figures += sweep.figures
+        notes += sweep.notes
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.configuration(honouring: honouredOptions).merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
