@@ -151,6 +151,29 @@ final class JournalReplayTests: XCTestCase {
         try await fixture.client.flushJournal()
     }
 
+    /// Turning the journal off does not silently forget what an earlier run journaled: the files
+    /// stay, a warning names them, and turning the journal on again replays them.
+    func testSegmentFilesFoundWithTheJournalOffAreKeptAndNamedInAWarning() async throws {
+        let first = clientThatDies()
+        for index in 0..<3 { try first.client.trackEvent(eventType: "before-\(index)") }
+        try await first.client.flushJournal()
+        first.settle()
+        let files = segmentFiles
+        XCTAssertFalse(files.isEmpty)
+
+        let off = Fixture(stateDirectory: directory)
+        off.client.start()
+        off.settle()
+        XCTAssertEqual(off.logs.count(prefix: "Segments: The event journal is off but \(journalDirectory.path) holds \(files.count) segment file"), 1)
+        XCTAssertEqual(segmentFiles, files, "the files are kept")
+        off.client.stop()
+
+        let on = journaled()
+        on.client.start()
+        on.settle()
+        XCTAssertEqual(on.transport.trackedEvents.map(\.eventType), (0..<3).map { "before-\($0)" })
+    }
+
     func testAJournalWithoutAStateDirectoryIsIgnoredWithAWarning() {
         let fixture = Fixture { $0.journal = JournalConfiguration() }
         XCTAssertNil(fixture.client.configuration.journal)

@@ -83,9 +83,13 @@ public final class SegmentsClient: Sendable {
         self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
         var restored = Self.restore(configuration)
-        if configuration.journal != nil, let directory = configuration.stateDirectory {
-            restored.initial.journal = JournalRecovery.read(
-                directory: JournalRecovery.directory(in: directory), logger: logger)
+        if let directory = configuration.stateDirectory {
+            let journalDirectory = JournalRecovery.directory(in: directory)
+            if configuration.journal != nil {
+                restored.initial.journal = JournalRecovery.read(directory: journalDirectory, logger: logger)
+            } else {
+                JournalRecovery.warnOfSegmentFilesLeft(in: journalDirectory, logger: logger)
+            }
         }
         self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))
         self.initial = Locked(restored.initial)

@@ -6,7 +6,9 @@
 /// ``SegmentsConfiguration/stateDirectory`` (without one the journal stays off, with a `Segments:`
 /// warning). It is off by default: each group commit costs a write and, with
 /// ``Durability/everyCommit``, an `fsync`, which an app that accepts losing what it tracked
-/// since the last upload need not pay.
+/// since the last upload need not pay. A client started with the journal off on a directory that
+/// still holds segment files leaves them in place and names them in a `Segments:` warning; they
+/// are replayed when the journal is turned on again.
 ///
 /// How it works: the engine thread writes what it takes from the ingestion ring to the end of a
 /// segment file, one write per batch (a group commit; `trackEvent` itself never touches the

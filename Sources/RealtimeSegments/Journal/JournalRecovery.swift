@@ -33,6 +33,17 @@ struct JournalRecovery: Sendable {
         stateDirectory.appendingPathComponent("events-journal", isDirectory: true)
     }
 
+    /// With the journal off: a `Segments:` warning if `directory` still holds segment files of an
+    /// earlier run with it on. They are left in place (never replayed, never deleted), so turning
+    /// the journal on again uploads what they hold.
+    static func warnOfSegmentFilesLeft(in directory: URL, logger: Logger) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let count = names.filter { JournalSegmentFile.index(ofName: $0) != nil }.count
+        guard count > 0 else { return }
+        logger.warning(
+            "Segments: The event journal is off but \(directory.path) holds \(count) segment file\(count == 1 ? "" : "s") of an earlier run; their events are not uploaded until the journal is turned on again (SegmentsConfiguration.journal)")
+    }
+
     /// Reads every segment file of `directory` in order. A damaged or torn tail is skipped with a
     /// `Segments:` warning; an unreadable file with a `Segments:` error. Never throws.
     static func read(directory: URL, logger: Logger) -> JournalRecovery {
