@@ -13,11 +13,12 @@ struct CrashChildCommand: ParsableCommand {
     @Option(help: "Number of the first event tracked.") var first: Int = 0
     @Option(help: "Events per second.") var rate: Double = 2_000
     @Option(help: "Milliseconds between flushJournal() calls.") var flushMs: Int = 10
+    @Option(help: "Upload every this many milliseconds (periodic flushing); 0 uploads at once.") var uploadMs: Int = 0
     @Flag(help: "Upload what the journal replays, stop cleanly and exit.") var drain = false
 
     func run() throws {
         try CrashChild.run(CrashChild.Options(
             baseURL: url, projectToken: token, apiKey: key, stateDirectory: stateDir, first: first, rate: rate,
-            flushMilliseconds: flushMs, drain: drain))
+            flushMilliseconds: flushMs, uploadMilliseconds: uploadMs, drain: drain))
     }
 }

@@ -25,12 +25,16 @@ public enum CrashChild {
         public var rate: Double
         /// Milliseconds between `flushJournal()` calls.
         public var flushMilliseconds: Int
+        /// Milliseconds between uploads (``FlushingMode/periodic(_:)``), or 0 to upload as soon as
+        /// events are tracked: with a period, a kill finds durable events not yet uploaded, which
+        /// only the journal's replay can save.
+        public var uploadMilliseconds: Int
         /// Track nothing: upload what the journal replays, stop cleanly, print `drained`, exit.
         public var drain: Bool
 
         public init(
             baseURL: String, projectToken: String, apiKey: String, stateDirectory: String, first: Int, rate: Double,
-            flushMilliseconds: Int, drain: Bool
+            flushMilliseconds: Int, uploadMilliseconds: Int = 0, drain: Bool
         ) {
             self.baseURL = baseURL
             self.projectToken = projectToken
@@ -39,6 +43,7 @@ public enum CrashChild {
             self.first = first
             self.rate = rate
             self.flushMilliseconds = flushMilliseconds
+            self.uploadMilliseconds = uploadMilliseconds
             self.drain = drain
         }
     }
@@ -56,6 +61,7 @@ public enum CrashChild {
             projectToken: options.projectToken, authorization: .token(options.apiKey), transport: transport)
         configuration.stateDirectory = URL(fileURLWithPath: options.stateDirectory, isDirectory: true)
         configuration.journal = JournalConfiguration(durability: .everyCommit)
+        if options.uploadMilliseconds > 0 { configuration.flushingMode = .periodic(.milliseconds(options.uploadMilliseconds)) }
         configuration.logger.logLevel = .error
         let client = SegmentsClient(configuration: configuration)
         client.start()

@@ -13,13 +13,15 @@ public struct CrashScenario: Scenario {
     public let honouredOptions: Set<BenchOptionName> = [.seed, .rate]
     public let needsSegmentsClient: String? = "the write-ahead journal of SegmentsClient, in a child segments-bench process"
     public let needsMockIntrospection: String? = "the in-process mock backend's record of the events it accepted"
-    public let simulates = "a process with the event journal on, killed with SIGKILL at random moments (20 kills with --quick, 100 without) while it tracks and uploads, restarted on the same state directory each time"
+    public let simulates = "a process with the event journal on, killed with SIGKILL at random moments (20 kills with --quick, 100 without) while it tracks and uploads (at once, or every 250 ms or 1 s, drawn per run), restarted on the same state directory each time"
     public let measures = "events reported durable by flushJournal() that never reached the server (must be 0), events received more than once (at least once delivery: reported), segment files left after a clean stop"
 
     /// Milliseconds a child runs before it is killed: drawn uniformly from this range.
     static let lifetimeMilliseconds = 150...700
     /// Event numbers of kill `k` start at `k × stride`.
     static let stride = 10_000_000
+    /// The children's upload periods (0: upload at once), one drawn per child.
+    static let uploadPeriodsMilliseconds = [0, 250, 1_000]
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let kills = options.quick ? 20 : 100
@@ -32,9 +34,10 @@ public struct CrashScenario: Scenario {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let executable = try Self.ownExecutable()
-        func arguments(first: Int, drain: Bool) -> [String] {
+        func arguments(first: Int, drain: Bool, uploadMilliseconds: Int = 0) -> [String] {
             ["crash-child", "--url", server.baseURL.absoluteString, "--token", project.token, "--key", project.apiKey,
-             "--state-dir", directory.path, "--first", "\(first)", "--rate", "\(rate)"] + (drain ? ["--drain"] : [])
+             "--state-dir", directory.path, "--first", "\(first)", "--rate", "\(rate)", "--upload-ms", "\(uploadMilliseconds)"]
+                + (drain ? ["--drain"] : [])
         }
 
         var random = SplitMix64(seed: options.seed)
@@ -44,7 +47,11 @@ public struct CrashScenario: Scenario {
         for kill in 0..<kills {
             if kill % 10 == 0 { progress.say("kill \(kill + 1) of \(kills)") }
             let first = kill * Self.stride
-            let child = try CrashChildProcess(executable: executable, arguments: arguments(first: first, drain: false))
+            // Uploads at once, or every 250 ms or 1 s: with a period, most of what a kill interrupts
+            // is durable but not yet uploaded, and only the journal's replay delivers it.
+            let upload = Self.uploadPeriodsMilliseconds[Int(random.next() % UInt64(Self.uploadPeriodsMilliseconds.count))]
+            let child = try CrashChildProcess(
+                executable: executable, arguments: arguments(first: first, drain: false, uploadMilliseconds: upload))
             usleep(UInt32(Int.random(in: Self.lifetimeMilliseconds, using: &random) * 1_000))
             child.kill()
             let said = child.state
