@@ -58,6 +58,7 @@ final class OTLPExport: Sendable {
         let url = try metricsURL(endpoint)
         var configuration = OTel.Configuration.default
         configuration.serviceName = "segments-bench"
+        configuration.diagnosticLogLevel = .warning  // failed pushes, not the exporter's life cycle
         configuration.traces.enabled = false
         configuration.logs.enabled = false
         configuration.metrics.exportInterval = .milliseconds(Int64((intervalSeconds * 1_000).rounded(.up)))
