@@ -62,7 +62,9 @@ final class OTLPExport: Sendable {
         configuration.traces.enabled = false
         configuration.logs.enabled = false
         configuration.metrics.exportInterval = .milliseconds(Int64((intervalSeconds * 1_000).rounded(.up)))
-        configuration.metrics.exportTimeout = .seconds(10)
+        // swift-otel retries a failed push with backoff until this timeout: what a collector that
+        // cannot be reached adds to the end of a run.
+        configuration.metrics.exportTimeout = .seconds(5)
         configuration.metrics.otlpExporter.endpoint = url
         configuration.metrics.otlpExporter.protocol = .httpProtobuf
         configuration.metrics.valueHistogramBuckets[RunMetrics.latencyHistogram] =
@@ -84,8 +86,8 @@ final class OTLPExport: Sendable {
     }
 
     /// Pushes once more (what was published so far) and stops the backend; waits for that push,
-    /// at most about 15 s (a collector that does not answer). Later calls return at once. Call it
-    /// from a thread outside Swift concurrency's pool (it blocks).
+    /// at most 15 s (swift-otel gives up on a push after 5 s of retries). Later calls return at
+    /// once. Call it from a thread outside Swift concurrency's pool (it blocks).
     func stop() {
         let first = stopped.withLock { stopped in
             defer { stopped = true }
