@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "SegmentsBenchCLI", targets: ["SegmentsBenchCLI"]),
         .executable(name: "segments-bench", targets: ["segments-bench"]),
     ],
+    // Opt-in OTLP/HTTP export of the harness's live metrics (`segments-bench run --otlp-endpoint`):
+    // `swift build -c release --traits OTLP`. Off by default: swift-otel is a long cold build.
+    traits: [.trait(name: "OTLP", description: "OTLP/HTTP export of segments-bench's live metrics through swift-otel")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
@@ -26,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -94,6 +99,9 @@ let package = Package(
             dependencies: [
                 "SegmentsBenchKit", "SegmentsMockServer", "RealtimeSegments",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["OTLP"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["OTLP"])),
             ]
         ),
         .executableTarget(
@@ -106,6 +114,7 @@ let package = Package(
             dependencies: [
                 "SegmentsBenchKit", "SegmentsBenchCLI", "CSegmentsZlib",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ]
         ),
         .testTarget(

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import SegmentsBenchKit
 
-/// The live metrics endpoint of `run` and `suite` (`--metrics-port`).
+/// The live metrics of `run` and `suite`: served for Prometheus (`--metrics-port`) and/or pushed
+/// over OTLP/HTTP (`--otlp-endpoint`, in a build with the `OTLP` package trait).
 struct MetricsOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Serve live metrics in Prometheus' text format at http://ADDRESS:PORT/metrics while the run lasts (0: a free port, printed on standard error).",
@@ -12,6 +13,12 @@ struct MetricsOptions: ParsableArguments {
     var metricsAddress = "127.0.0.1"
     @Option(help: ArgumentHelp("Keep serving the metrics this long after the report is written, for a last scrape (with --metrics-port).", valueName: "seconds"))
     var metricsLingerSeconds: Double = 0
+    @Option(help: ArgumentHelp(
+        "Push the live metrics over OTLP/HTTP (protobuf) to this collector, e.g. http://127.0.0.1:4318 (its /v1/metrics); needs a build with the OTLP trait: swift build -c release --traits OTLP.",
+        valueName: "url"))
+    var otlpEndpoint: String?
+    @Option(help: ArgumentHelp("How often the metrics are pushed (with --otlp-endpoint); a last push follows the report.", valueName: "seconds"))
+    var otlpIntervalSeconds: Double = 5
     @Option(help: "The run_id label of every series (default: 12 random hex digits); give the processes of one distributed run the same one.")
     var runId: String?
 
@@ -25,29 +32,65 @@ struct MetricsOptions: ParsableArguments {
             throw ValidationError("--metrics-linger-seconds must be 0 or more, not \(metricsLingerSeconds)")
         }
         if let runId, runId.isEmpty { throw ValidationError("--run-id must not be empty") }
-        if metricsPort == nil, metricsAddress != "127.0.0.1" || metricsLingerSeconds != 0 || runId != nil {
-            throw ValidationError("--metrics-address, --metrics-linger-seconds and --run-id go with --metrics-port")
+        if metricsPort == nil, metricsAddress != "127.0.0.1" || metricsLingerSeconds != 0 {
+            throw ValidationError("--metrics-address and --metrics-linger-seconds go with --metrics-port")
+        }
+        if metricsPort == nil, otlpEndpoint == nil, runId != nil {
+            throw ValidationError("--run-id goes with --metrics-port or --otlp-endpoint")
+        }
+        if otlpEndpoint == nil, otlpIntervalSeconds != 5 {
+            throw ValidationError("--otlp-interval-seconds goes with --otlp-endpoint")
+        }
+        if let otlpEndpoint {
+            #if OTLP
+            if !(otlpIntervalSeconds > 0) || !otlpIntervalSeconds.isFinite {
+                throw ValidationError("--otlp-interval-seconds must be more than 0, not \(otlpIntervalSeconds)")
+            }
+            _ = try OTLPExport.metricsURL(otlpEndpoint)
+            #else
+            _ = otlpEndpoint
+            throw ValidationError(OTLPExport.missingTraitMessage)
+            #endif
         }
     }
 
-    /// Runs `body` with the run's live metrics served on the endpoint, or with `nil` without
-    /// `--metrics-port`. After `body` (returned or thrown) the endpoint stays up for
+    /// Runs `body` with the run's live metrics served on the endpoint and/or pushed over OTLP, or
+    /// with `nil` without `--metrics-port` and `--otlp-endpoint`. After `body` (returned or thrown)
+    /// the OTLP exporter pushes once more and stops, and the endpoint stays up for
     /// `--metrics-linger-seconds`, then closes; `body`'s error is then rethrown. An address that
-    /// cannot be bound is a usage error naming it.
+    /// cannot be bound is a usage error naming it; an unreachable collector is logged by the
+    /// exporter, never an error of the run.
     func serving<Result>(_ body: (RunMetrics?) throws -> Result) throws -> Result {
-        guard let metricsPort else { return try body(nil) }
-        let metrics = RunMetrics(labels: MetricLabels.current(runId: runId))
-        let server: MetricsServer
-        do {
-            server = try MetricsServer.start(metrics: metrics, host: metricsAddress, port: metricsPort)
-        } catch {
-            throw ValidationError("--metrics-port: cannot serve on \(metricsAddress):\(metricsPort): \(error)")
+        guard metricsPort != nil || otlpEndpoint != nil else { return try body(nil) }
+        let labels = MetricLabels.current(runId: runId)
+        #if OTLP
+        let exporter = try otlpEndpoint.map { try OTLPExport.start(endpoint: $0, intervalSeconds: otlpIntervalSeconds) }
+        let metrics = RunMetrics(labels: labels, exportingTo: exporter?.factory)
+        if let exporter {
+            FileHandle.standardError.write(Data(
+                "metrics: OTLP to \(exporter.url) every \(otlpIntervalSeconds) s (host \(labels.host), run_id \(labels.runId))\n".utf8))
         }
-        FileHandle.standardError.write(Data(
-            "metrics: \(server.url) (host \(metrics.labels.host), run_id \(metrics.labels.runId))\n".utf8))
-        defer { server.stop() }
+        #else
+        let metrics = RunMetrics(labels: labels)
+        #endif
+        var server: MetricsServer?
+        if let metricsPort {
+            do {
+                server = try MetricsServer.start(metrics: metrics, host: metricsAddress, port: metricsPort)
+            } catch {
+                #if OTLP
+                exporter?.stop()
+                #endif
+                throw ValidationError("--metrics-port: cannot serve on \(metricsAddress):\(metricsPort): \(error)")
+            }
+            FileHandle.standardError.write(Data("metrics: \(server?.url ?? "") (host \(labels.host), run_id \(labels.runId))\n".utf8))
+        }
+        defer { server?.stop() }
         let outcome = Swift.Result { try body(metrics) }
-        if metricsLingerSeconds > 0 {
+        #if OTLP
+        exporter?.stop()  // the last push, with the totals the report has
+        #endif
+        if server != nil, metricsLingerSeconds > 0 {
             FileHandle.standardError.write(Data("metrics: serving \(metricsLingerSeconds) s more for a last scrape\n".utf8))
             usleep(UInt32(min(metricsLingerSeconds, 4_000) * 1e6))
         }

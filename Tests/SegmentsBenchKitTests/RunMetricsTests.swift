@@ -123,7 +123,7 @@ final class RunMetricsTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: out) }
         XCTAssertThrowsError(try SegmentsBenchCLI.run(["run", "stub", "--run-id", "x", "--out", out.path], registry: registry)) { error in
             XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 64)
-            XCTAssertTrue(SegmentsBenchCLI.message(for: error).contains("go with --metrics-port"), SegmentsBenchCLI.message(for: error))
+            XCTAssertTrue(SegmentsBenchCLI.message(for: error).contains("goes with --metrics-port or --otlp-endpoint"), SegmentsBenchCLI.message(for: error))
         }
         XCTAssertNoThrow(try SegmentsBenchCLI.run(["run", "stub", "--metrics-port", "0", "--run-id", "x", "--out", out.path], registry: registry))
     }

@@ -17,12 +17,19 @@ import Synchronization
 /// a scenario hands totals to ``publish(_:scenario:)`` (directly or through a ``MetricsSampler``)
 /// and the counters advance by the difference from the previous totals.
 ///
+/// An export backend (``init(labels:exportingTo:)``, the OTLP exporter of `--otlp-endpoint`) gets
+/// the same counters and gauges, by the same names and labels, and the latency histograms as a
+/// swift-metrics `Recorder` each (same name, labels and a `latency` label), fed each sample's
+/// growth through ``LatencyReplay``: the backend should bucket them by ``LatencyBuckets``.
+///
 /// Threading: every method may be called from any thread; one lock guards the state.
 public final class RunMetrics: Sendable {
     /// The labels of every series.
     public let labels: MetricLabels
     private let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
+    /// Prometheus' factory, multiplexed with the export backend's when there is one.
+    private let factory: any MetricsFactory
+    private let export: (any MetricsFactory)?
     private let state = Mutex(State())
 
     /// One scenario's series and the totals last published for it.
@@ -36,6 +43,8 @@ public final class RunMetrics: Sendable {
         var last = LiveSample()
         var lastEventsAt: UInt64?
         var latencies: [String: LatencyBucketCounts] = [:]
+        /// The export backend's latency recorders and what they were fed, by latency name.
+        var exported: [String: (recorder: CoreMetrics.Recorder, fed: LatencyBucketCounts)] = [:]
     }
 
     private struct State {
@@ -47,10 +56,13 @@ public final class RunMetrics: Sendable {
     /// The histogram's name.
     public static let latencyHistogram = "segments_bench_latency_seconds"
 
-    /// Creates the metrics of a run labelled `labels`.
-    public init(labels: MetricLabels) {
+    /// Creates the metrics of a run labelled `labels`, also handed to `export` when given (a
+    /// backend that sends them elsewhere; it is never bootstrapped as the process-wide one).
+    public init(labels: MetricLabels, exportingTo export: (any MetricsFactory)? = nil) {
         self.labels = labels
-        factory = PrometheusMetricsFactory(registry: registry)
+        self.export = export
+        let prometheus = PrometheusMetricsFactory(registry: registry)
+        factory = export.map { MultiplexMetricsHandler(factories: [prometheus, $0]) } ?? prometheus
     }
 
     /// Publishes `sample`, totals since `scenario` began: each counter advances by what its total
@@ -58,8 +70,11 @@ public final class RunMetrics: Sendable {
     /// gauges are set, and each named latency distribution replaces the previous one. `now` is the
     /// monotonic time (ns) of the sample, for the achieved rate; `loadEnded` sets that rate to 0
     /// (a final sample after draining: its events are not a rate).
+    ///
+    /// With an export backend, the latencies' growth is recorded there after the lock is released
+    /// (one `record` per value: a cost on the publishing thread in proportion to the values added).
     public func publish(_ sample: LiveSample, scenario: String, now: UInt64 = monotonicNanoseconds(), loadEnded: Bool = false) {
-        state.withLock { state in
+        let replays = state.withLock { state -> [(CoreMetrics.Recorder, LatencyReplay)] in
             var series = state.scenarios[scenario] ?? makeSeries(scenario)
             if state.scenarios[scenario] == nil { state.order.append(scenario) }
             Self.advance(series.events, from: series.last.events, to: sample.events)
@@ -81,8 +96,41 @@ public final class RunMetrics: Sendable {
             series.last.staleDeliveries = sample.staleDeliveries ?? series.last.staleDeliveries
             series.last.ringStalls = sample.ringStalls ?? series.last.ringStalls
             series.latencies.merge(sample.latencies) { $1 }
+            let replays = exportLatencies(sample.latencies, scenario: scenario, series: &series)
             state.scenarios[scenario] = series
+            return replays
         }
+        for (recorder, replay) in replays {
+            for entry in replay.entries {
+                for _ in 0..<entry.count { recorder.record(entry.seconds) }
+            }
+        }
+    }
+
+    /// The replays of `latencies`' growth since each was last fed to the export backend (none
+    /// without one); marks them fed.
+    private func exportLatencies(
+        _ latencies: [String: LatencyBucketCounts], scenario: String, series: inout ScenarioSeries
+    ) -> [(CoreMetrics.Recorder, LatencyReplay)] {
+        guard let export else { return [] }
+        var replays: [(CoreMetrics.Recorder, LatencyReplay)] = []
+        for name in latencies.keys.sorted() {
+            guard let folded = latencies[name] else { continue }
+            let previous = series.exported[name]
+            let recorder = previous?.recorder ?? CoreMetrics.Recorder(
+                label: Self.latencyHistogram, dimensions: labels.pairs(scenario: scenario) + [("latency", name)],
+                aggregate: true, factory: export)
+            replays.append((recorder, LatencyReplay(from: previous?.fed, to: folded)))
+            // What was fed only grows, bucket by bucket, as the replay does.
+            var fed = previous?.fed ?? LatencyBucketCounts(counts: [], count: 0, sumNanoseconds: 0)
+            fed.counts = (0..<max(fed.counts.count, folded.counts.count)).map { index in
+                max(index < fed.counts.count ? fed.counts[index] : 0, index < folded.counts.count ? folded.counts[index] : 0)
+            }
+            fed.count = fed.counts.reduce(0, +)
+            fed.sumNanoseconds = max(fed.sumNanoseconds, folded.sumNanoseconds)
+            series.exported[name] = (recorder, fed)
+        }
+        return replays
     }
 
     /// Publishes a finished scenario's latency distributions (its report's histograms, by their
