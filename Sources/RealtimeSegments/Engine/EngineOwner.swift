@@ -113,7 +113,7 @@ final class EngineOwner {
         self.uploads = UploadQueue(replayed + initial.pendingUploads)
         if let journalConfiguration = configuration.journal, let recovery = initial.journal {
             let journal = EventJournal(
-                configuration: journalConfiguration, recovery: recovery, clock: configuration.clock,
+                configuration: journalConfiguration, recovery: recovery,
                 logger: configuration.logger, counters: counters)
             // The state file's uploads join the journal in the first commit; the state file
             // drops them when it is next written, after that commit.

@@ -9,13 +9,9 @@ import Dispatch
 /// on the path of a producer that finds its slot free, and the consumer's look costs one fence and
 /// one load while nobody is parked.
 ///
-/// Why a list behind a lock and a semaphore per sleeper, rather than a futex on each slot's
-/// sequence: it is the same code on every platform (a futex is Linux's; Darwin's equivalent is
-/// private or recent), ThreadSanitizer sees the lock, and the list makes waking in claim order,
-/// and only those whose slot is free, a walk from its head. The lock is only ever taken by a
-/// producer about to sleep anyway (a system call) and by a consumer that has someone to wake.
-/// Semaphores are kept for reuse, so parking allocates only when more producers sleep at once
-/// than ever before.
+/// The lock is only taken by a producer about to sleep and by a consumer that has someone to
+/// wake. Semaphores are kept for reuse, so parking allocates only when more producers sleep at
+/// once than ever before.
 ///
 /// Threading: ``park(at:isFree:beforeSleeping:)`` from any number of producers;
 /// ``wake(claimedBelow:)`` from the ring's one consumer at a time; the rest from any thread.

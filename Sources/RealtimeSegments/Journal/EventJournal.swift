@@ -23,7 +23,6 @@ final class EventJournal {
     private let durability: JournalConfiguration.Durability
     private let maxBytes: Int
     private let segmentBytes: Int
-    private let clock: any SegmentsClock
     private let logger: Logger
     private let counters: EngineCounters
 
@@ -57,14 +56,13 @@ final class EventJournal {
     private var lastSync: SegmentsInstant?
 
     init(
-        configuration: JournalConfiguration, recovery: JournalRecovery, clock: any SegmentsClock, logger: Logger,
+        configuration: JournalConfiguration, recovery: JournalRecovery, logger: Logger,
         counters: EngineCounters
     ) {
         self.directory = recovery.directory
         self.durability = configuration.durability
         self.maxBytes = configuration.maxBytes
         self.segmentBytes = configuration.segmentBytes
-        self.clock = clock
         self.logger = logger
         self.counters = counters
         self.closed = recovery.segments

@@ -1,5 +1,5 @@
-/// The binary form of an ``UploadItem`` inside a journal record: compact and fast to write on the
-/// engine thread, where a `JSONEncoder` per event would cost more than the write itself.
+/// The binary form of an ``UploadItem`` inside a journal record, written and read on the engine
+/// thread.
 ///
 /// Layout (little-endian): a kind byte (1: event, 2: customer update), the customer ids (a
 /// string map), then for an event its type (a string) and timestamp (the `Double`'s bits), and

@@ -94,7 +94,6 @@ public final class RunMetrics: Sendable {
             series.last.deliveries = sample.deliveries ?? series.last.deliveries
             series.last.lostEvents = sample.lostEvents ?? series.last.lostEvents
             series.last.staleDeliveries = sample.staleDeliveries ?? series.last.staleDeliveries
-            series.last.ringStalls = sample.ringStalls ?? series.last.ringStalls
             series.latencies.merge(sample.latencies) { $1 }
             let replays = exportLatencies(sample.latencies, scenario: scenario, series: &series)
             state.scenarios[scenario] = series

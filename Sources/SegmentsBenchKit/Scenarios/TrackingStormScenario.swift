@@ -182,13 +182,8 @@ public struct TrackingStormScenario: Scenario {
         }
 
         // Latency and throughput against the mock backend.
-        let engine = try EngineUnderTest.make(transport: options.transport, target: options.target, debounce: debounce)
+        let engine = try Self.stormEngine(options: options, debounce: debounce)
         defer { engine.shutdown() }
-        for index in 0..<10 {
-            engine.client.segmentation.addCallback(
-                callbackData: SegmentCallbackData(category: index % 2 == 0 ? .discovery : .content, isIncludeFirstLoad: false) { blackHole($0) })
-        }
-        engine.client.start()
         let client = engine.client
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         let failures = ManagedAtomic<Int>(0)
@@ -280,6 +275,20 @@ public struct TrackingStormScenario: Scenario {
     /// The flat-out (or `--rate`) run with ``SegmentsConfiguration/journal`` on in a temporary
     /// state directory (fsync at every group commit): throughput, the call's tail, and the
     /// journal's bytes and fsyncs per event, as `tracking-storm.journal.*` figures.
+    /// The engine the storm runs drive, started, with 10 callbacks on two categories listening;
+    /// `configure` adjusts its configuration first.
+    static func stormEngine(
+        options: BenchOptions, debounce: Duration, configure: (inout SegmentsConfiguration) -> Void = { _ in }
+    ) throws -> EngineUnderTest {
+        let engine = try EngineUnderTest.make(transport: options.transport, target: options.target, debounce: debounce, configure: configure)
+        for index in 0..<10 {
+            engine.client.segmentation.addCallback(
+                callbackData: SegmentCallbackData(category: index % 2 == 0 ? .discovery : .content, isIncludeFirstLoad: false) { blackHole($0) })
+        }
+        engine.client.start()
+        return engine
+    }
+
     /// The journal run's length at most: flat out it journals millions of events, every one of
     /// which must then be uploaded and acknowledged before the next scenario starts.
     static let journalRunSeconds = 1.0
@@ -292,16 +301,11 @@ public struct TrackingStormScenario: Scenario {
     ) throws -> (figures: [Figure], latency: LatencySummary) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-journal-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let engine = try EngineUnderTest.make(transport: options.transport, target: options.target, debounce: debounce) {
+        let engine = try Self.stormEngine(options: options, debounce: debounce) {
             $0.stateDirectory = directory
             $0.journal = JournalConfiguration(durability: .everyCommit, maxBytes: Self.journalRunMaxBytes)
         }
         defer { engine.shutdown() }
-        for index in 0..<10 {
-            engine.client.segmentation.addCallback(
-                callbackData: SegmentCallbackData(category: index % 2 == 0 ? .discovery : .content, isIncludeFirstLoad: false) { blackHole($0) })
-        }
-        engine.client.start()
         let client = engine.client
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         let failures = ManagedAtomic<Int>(0)

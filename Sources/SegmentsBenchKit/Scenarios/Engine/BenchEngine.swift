@@ -59,9 +59,15 @@ extension BenchEngine {
     /// Tracks an event without properties.
     public func trackEvent(eventType: String) throws { try trackEvent(eventType: eventType, properties: [:]) }
 
-    /// Merges `customerIds` and/or `properties` (see ``identifyCustomer(customerIds:properties:)``).
-    public func identifyCustomer(customerIds: [String: String] = [:], properties: [String: JSONValue] = [:]) throws {
-        try identifyCustomer(customerIds: customerIds, properties: properties)
+    /// Merges `customerIds` without properties (see ``identifyCustomer(customerIds:properties:)``).
+    /// A signature of its own: with the requirement's, it would satisfy it and call itself.
+    public func identifyCustomer(customerIds: [String: String]) throws {
+        try identifyCustomer(customerIds: customerIds, properties: [:])
+    }
+
+    /// Merges `properties` into the current customer (see ``identifyCustomer(customerIds:properties:)``).
+    public func identifyCustomer(properties: [String: JSONValue]) throws {
+        try identifyCustomer(customerIds: [:], properties: properties)
     }
 
     /// The current cookie (`""` if none).
