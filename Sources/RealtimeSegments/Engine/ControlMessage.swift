@@ -58,6 +58,9 @@ enum FetchFailure: Error, Sendable {
 
 /// The result of an upload task (the upload in flight of the engine's ``UploadQueue``).
 struct UploadOutcome: Sendable {
-    /// `nil` if the server accepted every command.
+    /// How many of the uploads, from the first, the server accepted whole.
+    var accepted: Int
+    /// How the upload after those failed; `nil` if every upload was accepted. The uploads after
+    /// a failed one are not sent.
     var error: SegmentsError?
 }

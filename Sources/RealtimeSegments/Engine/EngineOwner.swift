@@ -75,8 +75,15 @@ final class EngineOwner {
     /// ``EngineChannels/takeMessages(into:)``).
     private var messages: [ControlMessage] = []
 
-    /// Ring items handled per loop turn before control messages get a turn.
-    private static let drainBatch = 4096
+    /// Ring items handled per loop turn before control messages get a turn: one upload's worth
+    /// (``SegmentsConfiguration/maxUploadBatchSize``, within 64...4096). A turn starts at most one
+    /// upload, so a turn that drained more than an upload carries would let the queue outgrow the
+    /// uploads while events arrive flat out, however fast the transport answers.
+    private let drainBatch: Int
+    /// Uploads one task sends, one after another, before it reports back: a backlog (after an
+    /// outage, or while events arrive faster than one upload per turn carries) goes out without a
+    /// round trip through the engine thread per upload, which on a busy machine waits for a core.
+    private static let uploadsPerTask = 16
     /// Passes over the inbox per turn while steps of transport calls keep posting more.
     private static let messagePassesPerTurn = 4
     /// While events flow, the engine looks at the ring this often instead of being woken per event
@@ -123,6 +130,7 @@ final class EngineOwner {
             self.journal = nil
         }
         self.uploadSchedule = UploadSchedule(flushingMode: configuration.flushingMode)
+        self.drainBatch = min(max(configuration.maxUploadBatchSize, 64), 4096)
     }
 
     // MARK: Loop
@@ -216,7 +224,7 @@ final class EngineOwner {
             channels.closeInbox()
             return .finished
         }
-        if drained == Self.drainBatch { return .again }  // more is waiting
+        if drained == drainBatch { return .again }  // more is waiting
         let deadline = nextDeadline()
         if emptyLooks < Self.lingerLooks && !stopping && !isDue(deadline) {
             return .linger
@@ -246,6 +254,11 @@ final class EngineOwner {
     /// Moves what the ring holds (up to ``drainBatch`` items) into engine state; returns how many.
     @discardableResult
     private func drainRing() -> Int {
+        // One exclusive access to the queue for the whole batch rather than one per event.
+        drain(into: &uploads)
+    }
+
+    private func drain(into uploads: inout UploadQueue) -> Int {
         var handled = 0
         // Events the app did not stamp get the wall clock read once per batch (see `trackEvent`).
         // The read comes after a look at how many slots are claimed, and serves only the events
@@ -254,9 +267,11 @@ final class EngineOwner {
         // claimed by then.
         var stamp = 0.0
         var stampCovers = Int.min
-        while handled < Self.drainBatch {
-            let position = channels.ring.nextDequeuePosition
-            guard let item = channels.ring.dequeue() else { break }
+        var customerIds = stampingIds
+        let ring = channels.ring
+        while handled < drainBatch {
+            let position = ring.nextDequeuePosition
+            guard let item = ring.dequeue() else { break }
             handled += 1
             // `consume` moves the payload into engine state. Bound as copies, an event's type and
             // properties would be retained and released once more here, on the engine's core: an
@@ -266,22 +281,25 @@ final class EngineOwner {
             case .event(let eventType, let properties, var timestamp):
                 if timestamp.isNaN {
                     if position >= stampCovers {
-                        stampCovers = channels.ring.claimedPositions
+                        stampCovers = ring.claimedPositions
                         stamp = clock.wallClockSeconds()
                     }
                     timestamp = stamp
                 }
                 enqueue(.event(TrackedEvent(
-                    customerIds: stampingIds, eventType: eventType, timestamp: timestamp, properties: properties)))
+                    customerIds: customerIds, eventType: eventType, timestamp: timestamp, properties: properties)),
+                    into: &uploads)
             case .identify(let snapshot, let properties, let namedHardId):
                 adoptForStamping(snapshot)
+                customerIds = stampingIds
                 // The update goes out with the ids the call was made under, even when a newer
                 // identity already took over stamping: it says who had these properties then.
-                enqueue(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)))
+                enqueue(.customer(CustomerUpdate(customerIds: snapshot.customerIds, properties: properties)), into: &uploads)
                 persister.markDirty()
                 if namedHardId { requestCheck(.identify) }
             case .anonymize(let snapshot):
                 adoptForStamping(snapshot)
+                customerIds = stampingIds
                 checks.customerSwitched(to: snapshot)
                 pullCache.clear()
                 persister.markDirty()
@@ -290,12 +308,12 @@ final class EngineOwner {
             }
         }
         // Once per batch: producers parked on the full ring whose slots this batch freed.
-        channels.ring.wakeParkedProducers()
+        ring.wakeParkedProducers()
         return handled
     }
 
     /// Queues `item` for upload and stages it for the journal's next commit.
-    private func enqueue(_ item: UploadItem) {
+    private func enqueue(_ item: UploadItem, into uploads: inout UploadQueue) {
         journal?.queue(item)
         uploads.append(item)
     }
@@ -471,28 +489,33 @@ final class EngineOwner {
     // MARK: Uploads
 
     private func startUpload() {
-        guard let upload = uploads.next(maxBatchSize: configuration.maxUploadBatchSize) else { return }
+        guard let batches = uploads.next(maxBatchSize: configuration.maxUploadBatchSize, maxUploads: Self.uploadsPerTask)
+        else { return }
         let transport = configuration.transport
         let context = configuration.requestContext
         let channels = channels
         channels.beginWork()
         Task {
-            var failure: SegmentsError?
-            do throws(SegmentsError) {
-                switch upload {
-                case .customer(let update): try await transport.identifyCustomer(update, context: context)
-                case .events(let events): try await transport.trackEvents(events, context: context)
+            var outcome = UploadOutcome(accepted: 0)
+            sending: for upload in batches {
+                do throws(SegmentsError) {
+                    switch upload {
+                    case .customer(let update): try await transport.identifyCustomer(update, context: context)
+                    case .events(let events): try await transport.trackEvents(events, context: context)
+                    }
+                } catch {
+                    outcome.error = error
+                    break sending
                 }
-            } catch {
-                failure = error
+                outcome.accepted += 1
             }
-            channels.post(.uploadCompleted(UploadOutcome(error: failure)))
+            channels.post(.uploadCompleted(outcome))
             channels.endWork()
         }
     }
 
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
-        let resolution = uploads.resolve(outcome.error, policy: configuration.uploadRetry, random: &random)
+        let resolution = uploads.resolve(outcome, policy: configuration.uploadRetry, random: &random)
         if resolution.removed > 0 {
             journal?.acknowledge(resolution.removed)
             uploadSchedule.uploadsAnswered()
@@ -531,9 +554,7 @@ final class EngineOwner {
 
     /// What the next upload carries, for a log line.
     private var uploadDescription: String {
-        if case .customer = uploads.items.first { return "customer update" }
-        let events = uploads.items.prefix(configuration.maxUploadBatchSize).prefix { if case .event = $0 { true } else { false } }
-        return "\(events.count) events"
+        uploads.describeNext(maxBatchSize: configuration.maxUploadBatchSize)
     }
 
     // MARK: Stop and persistence
@@ -581,8 +602,8 @@ final class EngineOwner {
     /// The uploads the state file keeps: all of them without a journal; with one, those it does
     /// not hold (the queue's last ``EventJournal/memoryOnlyCount``).
     private var pendingUploadsForStateFile: [UploadItem] {
-        guard let journal else { return Array(uploads.items) }
-        return Array(uploads.items.suffix(journal.memoryOnlyCount))
+        guard let journal else { return uploads.items }
+        return uploads.lastItems(journal.memoryOnlyCount)
     }
 
     // MARK: Journal
@@ -626,3 +647,4 @@ private func performFetch(
             purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .failure(.fetch(error)))
     }
 }
+

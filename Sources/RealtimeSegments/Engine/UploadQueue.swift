@@ -20,6 +20,21 @@ struct UploadQueue {
     enum Upload {
         case events([TrackedEvent])
         case customer(CustomerUpdate)
+
+        var count: Int {
+            switch self {
+            case .events(let events): events.count
+            case .customer: 1
+            }
+        }
+
+        /// The upload as queue items, in order.
+        var items: [UploadItem] {
+            switch self {
+            case .events(let events): events.map { .event($0) }
+            case .customer(let update): [.customer(update)]
+            }
+        }
     }
 
     /// What an answer did to the queue.
@@ -49,9 +64,13 @@ struct UploadQueue {
         case configuration
     }
 
-    private(set) var items: Deque<UploadItem>
-    /// How many items from the front are in flight, if an upload is.
-    private(set) var inFlight: Int?
+    /// The items not in flight, in tracking order.
+    private var waiting: Deque<UploadItem>
+    /// The uploads in flight, sent one after another in this order (empty when none is): their
+    /// items are moved out of ``waiting`` rather than copied, so that handing a batch to the
+    /// transport costs no reference-count traffic per event, and put back at the front when they
+    /// are not accepted.
+    private var inFlightUploads: [Upload] = []
     /// The error that stopped uploads for good, if one did.
     private(set) var pausedBy: SegmentsError?
     private var consecutiveFailures = 0
@@ -61,49 +80,87 @@ struct UploadQueue {
     private var probe = 0
 
     init(_ items: some Sequence<UploadItem>) {
-        self.items = Deque(items)
+        self.waiting = Deque(items)
     }
 
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
-    var isInFlight: Bool { inFlight != nil }
+    var isEmpty: Bool { waiting.isEmpty && inFlightUploads.isEmpty }
+    var count: Int { waiting.count + inFlightUploads.reduce(0) { $0 + $1.count } }
+    var isInFlight: Bool { !inFlightUploads.isEmpty }
+
+    /// Every item, in tracking order: the upload in flight first. A copy, for the state file.
+    var items: [UploadItem] {
+        var all: [UploadItem] = []
+        all.reserveCapacity(count)
+        for upload in inFlightUploads { all += upload.items }
+        all += waiting
+        return all
+    }
+
+    /// The last `count` items (or all of them, if fewer), in tracking order.
+    func lastItems(_ count: Int) -> [UploadItem] {
+        guard count < waiting.count else { return Array(items.suffix(count)) }
+        return Array(waiting.suffix(count))
+    }
+
+    /// What the next upload will carry, for a log line.
+    func describeNext(maxBatchSize: Int) -> String {
+        if case .customer = waiting.first { return "customer update" }
+        let events = waiting.prefix(maxBatchSize).prefix { if case .event = $0 { true } else { false } }
+        return "\(events.count) events"
+    }
 
     mutating func append(_ item: UploadItem) {
-        items.append(item)
+        waiting.append(item)
     }
 
-    /// Takes the next upload off the front (it stays queued until answered), or `nil` if one is in
-    /// flight, the queue is empty or uploads are stopped.
-    mutating func next(maxBatchSize: Int) -> Upload? {
-        guard inFlight == nil, pausedBy == nil, let first = items.first else { return nil }
-        if case .customer(let update) = first {
-            inFlight = 1
-            return .customer(update)
+    /// Takes the next uploads off the front, at most `maxUploads` of them to be sent one after
+    /// another (they count as queued until answered), or `nil` if uploads are in flight, the queue
+    /// is empty or uploads are stopped. While a refused command is being searched for, one upload.
+    mutating func next(maxBatchSize: Int, maxUploads: Int = 1) -> [Upload]? {
+        guard inFlightUploads.isEmpty, pausedBy == nil, !waiting.isEmpty else { return nil }
+        let uploadLimit = suspect > 0 ? 1 : max(maxUploads, 1)
+        while inFlightUploads.count < uploadLimit, let first = waiting.first {
+            if case .customer(let update) = first {
+                waiting.removeFirst()
+                inFlightUploads.append(.customer(update))
+                continue
+            }
+            let limit = suspect > 0 ? min(maxBatchSize, probe, suspect) : maxBatchSize
+            let runLength = waiting.prefix(limit).prefix { if case .event = $0 { true } else { false } }.count
+            var batch: [TrackedEvent] = []
+            batch.reserveCapacity(runLength)
+            for _ in 0..<runLength {
+                guard case .event(let event) = waiting.removeFirst() else { break }
+                batch.append(event)
+            }
+            inFlightUploads.append(.events(batch))
         }
-        let limit = suspect > 0 ? min(maxBatchSize, probe, suspect) : maxBatchSize
-        var batch: [TrackedEvent] = []
-        for item in items {
-            guard batch.count < limit, case .event(let event) = item else { break }
-            batch.append(event)
-        }
-        inFlight = batch.count
-        return .events(batch)
+        return inFlightUploads
     }
 
-    /// Applies the answer to the upload in flight: `nil` if the server accepted all of it.
+    /// Applies the answer to the uploads in flight: the first `outcome.accepted` of them were
+    /// accepted whole; `outcome.error`, if any, is how the next one failed (the ones after it were
+    /// not sent).
     mutating func resolve(
-        _ error: SegmentsError?, policy: RetryPolicy, random: inout some RandomNumberGenerator
+        _ outcome: UploadOutcome, policy: RetryPolicy, random: inout some RandomNumberGenerator
     ) -> Resolution {
-        guard let sent = inFlight else { return Resolution() }
-        inFlight = nil
-        guard let error else { return take(sent, refused: []) }
+        guard !inFlightUploads.isEmpty else { return Resolution() }
+        let uploads = inFlightUploads
+        inFlightUploads = []
+        var resolution = Resolution()
+        let accepted = min(max(outcome.accepted, 0), uploads.count)
+        for upload in uploads[..<accepted] { accept(upload, into: &resolution) }
+        guard accepted < uploads.count else { return resolution }
+        // The rest go back to the front, in order: what is not accepted below is taken from there.
+        for upload in uploads[accepted...].reversed() { waiting.prepend(contentsOf: upload.items) }
+        guard let error = outcome.error else { return resolution }
+        let sent = uploads[accepted].count
         guard case .partialUpload(let answered, let refused, let then) = error else {
-            var resolution = Resolution()
             fail(error, of: sent, into: &resolution, policy: policy, random: &random)
             return resolution
         }
         let answeredCount = min(max(0, answered), sent)
-        var resolution = take(answeredCount, refused: refused.filter { (0..<answeredCount).contains($0.index) })
+        take(answeredCount, refused: refused.filter { (0..<answeredCount).contains($0.index) }, into: &resolution)
         if answeredCount < sent {
             let cause = then ?? .malformedResponse("the server answered \(answeredCount) of \(sent) commands")
             fail(cause, of: sent - answeredCount, into: &resolution, policy: policy, random: &random)
@@ -122,22 +179,28 @@ struct UploadQueue {
         }
     }
 
+    /// `upload` was accepted whole.
+    private mutating func accept(_ upload: Upload, into resolution: inout Resolution) {
+        resolution.removed += upload.count
+        if case .events(let events) = upload { resolution.eventsDelivered += events.count }
+        consecutiveFailures = 0
+        shrinkSuspect(by: upload.count)
+    }
+
     /// Removes `count` answered items from the front; those in `refused` are set aside.
-    private mutating func take(_ count: Int, refused: [CommandRefusal]) -> Resolution {
-        var resolution = Resolution()
+    private mutating func take(_ count: Int, refused: [CommandRefusal], into resolution: inout Resolution) {
         let reasons = Dictionary(refused.map { ($0.index, $0.reason) }, uniquingKeysWith: { first, _ in first })
         for index in 0..<count {
-            let item = items.removeFirst()
+            let item = waiting.removeFirst()
             if let reason = reasons[index] {
                 resolution.setAside.append((item, reason))
             } else if case .event = item {
                 resolution.eventsDelivered += 1
             }
         }
-        resolution.removed = count
+        resolution.removed += count
         if count > 0 { consecutiveFailures = 0 }
         shrinkSuspect(by: count)
-        return resolution
     }
 
     /// Records a failure of the `count` items now at the front.
@@ -151,7 +214,7 @@ struct UploadQueue {
             pausedBy = error
             resolution.paused = true
         case .refusal where count == 1:
-            resolution.setAside.append((items.removeFirst(), error.description))
+            resolution.setAside.append((waiting.removeFirst(), error.description))
             resolution.removed += 1
             shrinkSuspect(by: 1)
         case .refusal:

@@ -20,6 +20,8 @@ enum TrackingStormProducerSweep {
         var producers: Int
         var events: Int
         var seconds: Double
+        /// From the first call until the transport had every event (the engine's backlog drained).
+        var secondsUntilUploaded: Double
         /// The engine thread's CPU time over the run, draining included, per event (`nil` where unknown).
         var engineCPUNsPerEvent: Double?
         var stalls: Int
@@ -27,6 +29,7 @@ enum TrackingStormProducerSweep {
         var lost: Int
 
         var eventsPerSecond: Double { Double(events) / max(seconds, 1e-9) }
+        var uploadedEventsPerSecond: Double { Double(events) / max(secondsUntilUploaded, 1e-9) }
     }
 
     /// 1, 2, 4, … below `cores`, then `cores`.
@@ -56,6 +59,8 @@ enum TrackingStormProducerSweep {
             let name = "tracking-storm.producerSweep.producers\(point.producers)"
             figures.append(Figure(name: "\(name).eventsPerSecond", value: point.eventsPerSecond, unit: "ops/s",
                                   summary: "events tracked per second, \(point.producers) producer\(point.producers == 1 ? "" : "s") flat out, engine with a sink transport"))
+            figures.append(Figure(name: "\(name).uploadedEventsPerSecond", value: point.uploadedEventsPerSecond, unit: "ops/s",
+                                  summary: "events per second through to the transport: from the first call until the sink had every event, the engine's backlog drained, \(point.producers) producer\(point.producers == 1 ? "" : "s")"))
             if let perEvent = point.engineCPUNsPerEvent {
                 figures.append(Figure(name: "\(name).engineCPUNsPerEvent", value: perEvent, unit: "ns",
                                       summary: "engine thread CPU time per event (drain, stamping, batching, upload to the sink), \(point.producers) producer\(point.producers == 1 ? "" : "s")"))
@@ -131,9 +136,10 @@ enum TrackingStormProducerSweep {
         finished.wait()
         let elapsed = Double(monotonicNanoseconds() - start) / 1e9
         _ = client.waitUntilIdle(timeout: .seconds(120))
+        let untilUploaded = Double(monotonicNanoseconds() - start) / 1e9
         let events = tracked.load(ordering: .relaxed) - failed.load(ordering: .relaxed)
         return Point(
-            producers: producers, events: events, seconds: elapsed, engineCPUNsPerEvent: engineCPU.nanosecondsPerEvent(events),
+            producers: producers, events: events, seconds: elapsed, secondsUntilUploaded: untilUploaded, engineCPUNsPerEvent: engineCPU.nanosecondsPerEvent(events),
             stalls: client.statistics.producerStalls - stallsBefore, parks: client.producerParks - parksBefore,
             lost: events + warmUp - sink.eventCount)
     }
