@@ -9,6 +9,9 @@ extension SegmentsConfiguration {
     /// Shortest retry delay and periodic flush interval: shorter ones would keep the engine and the
     /// server busy with a failing or empty upload.
     static let minimumRepeatInterval = Duration.milliseconds(10)
+    /// Longest delivery spin window: a thread spinning longer than a scheduler's time slice is a
+    /// thread kept busy, not a wake-up saved.
+    static let maximumDeliverySpinWindow = Duration.milliseconds(10)
 
     /// This configuration with every out-of-range value brought into range, and a `Segments:`
     /// warning on `logger` for each one changed.
@@ -25,6 +28,9 @@ extension SegmentsConfiguration {
         adjust("ingestCapacity", &result.ingestCapacity,
                to: min(max(ingestCapacity, 1), Self.maximumIngestCapacity), because: "is out of range 1...\(Self.maximumIngestCapacity)")
         adjust("maxUploadBatchSize", &result.maxUploadBatchSize, to: max(maxUploadBatchSize, 1), because: "is below 1")
+        adjust("deliverySpinWindow", &result.deliverySpinWindow,
+               to: min(max(deliverySpinWindow, .zero), Self.maximumDeliverySpinWindow),
+               because: "is out of range 0...\(Self.maximumDeliverySpinWindow)")
         adjust("maxPullRefetches", &result.maxPullRefetches, to: max(maxPullRefetches, 0), because: "is negative")
         adjust("uploadRetry.initial", &result.uploadRetry.initial,
                to: max(uploadRetry.initial, Self.minimumRepeatInterval), because: "is below \(Self.minimumRepeatInterval)")

@@ -56,7 +56,7 @@ final class CheckCycle {
         self.logger = configuration.logger
         self.delivery = DeliveryExecutor(
             registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
-            logger: configuration.logger, counters: counters)
+            spinWindow: configuration.deliverySpinWindow, logger: configuration.logger, counters: counters)
         self.coalescer = CoalescerStateMachine(
             timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
         self.lastKnown = lastKnown

@@ -17,6 +17,9 @@ final class EngineCounters: Sendable {
     let pullCacheHits = ManagedAtomic<Int>(0)
     let linkCalls = ManagedAtomic<Int>(0)
     let callbacksNotified = ManagedAtomic<Int>(0)
+    /// Deliveries handed to a delivery thread still in its spin window, and the time spent spinning.
+    let deliveriesHandedOff = ManagedAtomic<Int>(0)
+    let deliverySpinNanoseconds = ManagedAtomic<Int>(0)
     let eventsUploaded = ManagedAtomic<Int>(0)
     let uploadFailures = ManagedAtomic<Int>(0)
     let uploadsSetAside = ManagedAtomic<Int>(0)
@@ -77,6 +80,8 @@ final class EngineCounters: Sendable {
             pullCacheHits: pullCacheHits.load(ordering: .relaxed),
             linkCalls: linkCalls.load(ordering: .relaxed),
             callbacksNotified: callbacksNotified.load(ordering: .relaxed),
+            deliveriesHandedOff: deliveriesHandedOff.load(ordering: .relaxed),
+            deliverySpinNanoseconds: deliverySpinNanoseconds.load(ordering: .relaxed),
             eventsUploaded: eventsUploaded.load(ordering: .relaxed),
             uploadFailures: uploadFailures.load(ordering: .relaxed),
             uploadsSetAside: uploadsSetAside.load(ordering: .relaxed),
@@ -107,6 +112,12 @@ public struct SegmentsStatistics: Sendable, Hashable, Codable {
     public var linkCalls: Int
     /// Callback invocations.
     public var callbacksNotified: Int
+    /// Category deliveries that started on a delivery thread still in its spin window
+    /// (``SegmentsConfiguration/deliverySpinWindow``), without a thread wake-up.
+    public var deliveriesHandedOff: Int
+    /// Time delivery threads spent spinning for a next delivery, in nanoseconds: the CPU cost of
+    /// ``SegmentsConfiguration/deliverySpinWindow`` (0 without one).
+    public var deliverySpinNanoseconds: Int
     /// Events uploaded successfully.
     public var eventsUploaded: Int
     /// Upload attempts that failed (retried, split or set aside, see ``uploadsSetAside``).

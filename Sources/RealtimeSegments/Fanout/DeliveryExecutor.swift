@@ -31,12 +31,14 @@ final class DeliveryExecutor {
     private let mode: DeliveryMode
     private let logger: Logger
     private let counters: EngineCounters
-    private var queues: [SegmentCategory: DispatchQueue] = [:]
+    private var queues: [SegmentCategory: (queue: DispatchQueue, handOff: DeliveryHandOff?)] = [:]
+    private let spinWindow: Duration
 
     init(
         registry: CallbackRegistry, identity: IdentityCell, channels: EngineChannels, mode: DeliveryMode,
-        logger: Logger, counters: EngineCounters
+        spinWindow: Duration = .zero, logger: Logger, counters: EngineCounters
     ) {
+        self.spinWindow = spinWindow
         self.registry = registry
         self.identity = identity
         self.channels = channels
@@ -45,25 +47,29 @@ final class DeliveryExecutor {
         self.counters = counters
     }
 
-    /// Schedules `job` on its category's queue.
+    /// Schedules `job` on its category's queue, or hands it to that queue's block if one is still
+    /// in its spin window (``DeliveryHandOff``).
     func deliver(_ job: Job) {
-        let queue = queue(for: job.category)
-        let registry = registry
-        let identity = identity
-        let channels = channels
-        let mode = mode
-        let logger = logger
-        let counters = counters
+        let (queue, handOff) = queue(for: job.category)
         channels.beginWork()
-        queue.async {
-            defer { channels.endWork() }
-            let notified = Self.runDelivery(job, registry: registry, identity: identity, mode: mode)
-            counters.callbacksNotified.wrappingIncrement(by: notified, ordering: .relaxed)
-            if identity.generation != job.generation {
-                counters.staleDeliveriesDropped.wrappingIncrement(ordering: .relaxed)
-                logger.debug("\(SegmentsLogMessage.newDataIgnoredDifferentCustomer)", metadata: ["category": "\(job.category)"])
-            } else {
-                logger.trace("Segments: Notified \(notified) callbacks of category \(job.category)")
+        if let handOff, handOff.offer(job) {
+            counters.deliveriesHandedOff.wrappingIncrement(ordering: .relaxed)
+        } else {
+            let registry = registry
+            let identity = identity
+            let channels = channels
+            let mode = mode
+            let logger = logger
+            let counters = counters
+            queue.async {
+                handOff?.blockStarted()
+                var next: Job? = job
+                while let current = next {
+                    Self.perform(
+                        current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
+                    channels.endWork()
+                    next = handOff?.awaitNext()
+                }
             }
         }
         if mode == .parallel, Self.splits(registry.snapshot().subscribers(of: job.category)?.count ?? 0) {
@@ -91,11 +97,27 @@ final class DeliveryExecutor {
         #endif
     }
 
-    private func queue(for category: SegmentCategory) -> DispatchQueue {
-        if let queue = queues[category] { return queue }
+    private func queue(for category: SegmentCategory) -> (queue: DispatchQueue, handOff: DeliveryHandOff?) {
+        if let entry = queues[category] { return entry }
         let queue = DispatchQueue(label: "RealtimeSegments.delivery.\(category.name)", qos: .utility)
-        queues[category] = queue
-        return queue
+        let handOff = spinWindow > .zero ? DeliveryHandOff(window: spinWindow, counters: counters) : nil
+        queues[category] = (queue, handOff)
+        return (queue, handOff)
+    }
+
+    /// One delivery on the category's queue, with its counters and log line.
+    private static func perform(
+        _ job: Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode, logger: Logger,
+        counters: EngineCounters
+    ) {
+        let notified = runDelivery(job, registry: registry, identity: identity, mode: mode)
+        counters.callbacksNotified.wrappingIncrement(by: notified, ordering: .relaxed)
+        if identity.generation != job.generation {
+            counters.staleDeliveriesDropped.wrappingIncrement(ordering: .relaxed)
+            logger.debug("\(SegmentsLogMessage.newDataIgnoredDifferentCustomer)", metadata: ["category": "\(job.category)"])
+        } else {
+            logger.trace("Segments: Notified \(notified) callbacks of category \(job.category)")
+        }
     }
 
     /// One category's delivery for one check on the calling thread (the body of the block that

@@ -21,6 +21,10 @@ public enum FanoutProbe {
         /// `true` if every callback was notified exactly once per check (verified after each check
         /// with floor rounds, over the whole measurement without).
         public var complete: Bool
+        /// With a delivery spin window: the delivery thread's spinning per measured check, and the
+        /// share of deliveries that started on a still-spinning thread (both 0 without one).
+        public var spinNanosecondsPerCheck: Double = 0
+        public var handedOffShare: Double = 0
     }
 
     /// The payload of every notification.
@@ -32,8 +36,10 @@ public enum FanoutProbe {
 
     /// N callbacks on one category; `checks` checks, each with changed data, and no floor rounds
     /// between them (see ``engine(targets:checks:mode:floorRounds:)``).
-    public static func engine(callbacks: Int, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
-        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false)
+    public static func engine(
+        callbacks: Int, checks: Int, mode: DeliveryMode, spinWindow: Duration = .zero
+    ) throws -> EngineMeasurement {
+        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false, spinWindow: spinWindow)
     }
 
     /// The engine delivering to `targets.registrations`; `checks` checks, each with changed data.
@@ -51,9 +57,13 @@ public enum FanoutProbe {
     /// lines to this thread's core before each check, which the other peers never pay. The counts
     /// are verified once at the end, as the other peers verify theirs: each callback ran once per
     /// check.
-    public static func engine(targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool) throws -> EngineMeasurement {
+    ///
+    /// `spinWindow` is the client's ``SegmentsConfiguration/deliverySpinWindow``.
+    public static func engine(
+        targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool, spinWindow: Duration = .zero
+    ) throws -> EngineMeasurement {
         let engine = try EngineUnderTest.make(
-            transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode)
+            transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode) { $0.deliverySpinWindow = spinWindow }
         defer { engine.shutdown() }
         engine.client.segmentation.addCallbacks(targets.registrations)
         engine.client.start()
@@ -69,12 +79,16 @@ public enum FanoutProbe {
         var floor = LatencyRecorder()
         let floorPayload = payload(variant: -1)
         var allocationStart: AllocationProbe.Snapshot?
+        var statisticsStart: SegmentsStatistics?
         let beforeCheck = targets.makeMark()
         // Every payload has the same number of segments; counted once, outside the loop's allocations.
         let segmentsPerPayload = payload(variant: 0).count
         // One warm-up check, then the measured ones.
         for check in 0...checks {
-            if check == 1 { allocationStart = AllocationProbe.snapshot() }
+            if check == 1 {
+                allocationStart = AllocationProbe.snapshot()
+                statisticsStart = engine.client.statistics
+            }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             targets.arm()
             // Without floor rounds the counts are recorded once, before the warm-up check.
@@ -104,7 +118,17 @@ public enum FanoutProbe {
         if !floorRounds, !targets.eachCount(grewBy: segmentsPerPayload * (checks + 1), since: beforeCheck) {
             complete = false
         }
-        return EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor, complete: complete)
+        var measurement = EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor, complete: complete)
+        if let statisticsStart {
+            // The last check's block may still spin: its window is not part of any measured check
+            // yet, so the figure can only understate by at most one window over all the checks.
+            let end = engine.client.statistics
+            measurement.spinNanosecondsPerCheck =
+                Double(end.deliverySpinNanoseconds - statisticsStart.deliverySpinNanoseconds) / Double(max(checks, 1))
+            measurement.handedOffShare =
+                Double(end.deliveriesHandedOff - statisticsStart.deliveriesHandedOff) / Double(max(checks, 1))
+        }
+        return measurement
     }
 
     /// One round of the floor: the callbacks of `targets` called from a plain loop; its duration.

@@ -9,7 +9,11 @@ public struct FanoutSweepScenario: Scenario {
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
+    public let measures = "data received → first and last callback (fan-out latency), again with a 1 ms delivery spin window and its CPU cost, its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
+
+    /// The ``SegmentsConfiguration/deliverySpinWindow`` of the sweep's second run at each N: longer
+    /// than the probe's time between one check's last callback and the next check's data.
+    static let spinWindow = Duration.milliseconds(5)
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let sizes: [Int]
@@ -61,6 +65,24 @@ public struct FanoutSweepScenario: Scenario {
                                       summary: "malloc calls per check (upload, fetch, diff, delivery), N=\(size)"))
                 allocations.append(.init(x: Double(size), y: perCheck))
             }
+            // Again with a delivery spin window: the next check's delivery finds its thread awake.
+            progress.say("N = \(size): \(checks) checks, \(Self.spinWindow) delivery spin window")
+            let spun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: Self.spinWindow)
+            let spunFirst = spun.first.summary("first callback N=\(size), spin window", definition: "data received → first callback, \(Self.spinWindow) spin window")
+            let spunLast = spun.last.summary("last callback N=\(size), spin window", definition: "data received → last callback, \(Self.spinWindow) spin window")
+            if !spun.complete { notes.append("N=\(size), spin window: a check did not reach every callback") }
+            figures += [
+                Figure(name: "fanout-sweep.N\(size).spin.firstCallbackP50Ns", value: Double(spunFirst.p50), unit: "ns",
+                       summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(Self.spinWindow)"),
+                Figure(name: "fanout-sweep.N\(size).spin.lastCallbackP50Ns", value: Double(spunLast.p50), unit: "ns",
+                       summary: "data received → last callback, p50, N=\(size), deliverySpinWindow \(Self.spinWindow)"),
+                Figure(name: "fanout-sweep.N\(size).spin.spinNsPerCheck", value: spun.spinNanosecondsPerCheck, unit: "ns",
+                       summary: "CPU time the delivery thread spent spinning per check (the window's price), N=\(size)"),
+                Figure(name: "fanout-sweep.N\(size).spin.handedOffShare", value: spun.handedOffShare, unit: "ratio",
+                       summary: "checks whose delivery started on the still-spinning thread, without a wake-up, N=\(size)"),
+                Figure(name: "fanout-sweep.N\(size).spin.incomplete", value: spun.complete ? 0 : 1, unit: "count", gate: .zero,
+                       summary: "1 if a check with the spin window did not complete or a callback was not called exactly once"),
+            ]
             ordered.append(.init(x: Double(size), y: Double(last.p50)))
             floor.append(.init(x: Double(size), y: floorP50))
             if size == sizes.last { latencies += [first, last] }

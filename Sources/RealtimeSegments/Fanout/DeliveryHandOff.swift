@@ -1,0 +1,104 @@
+import Dispatch
+import SegmentsCPUHints
+import Synchronization
+
+/// The spin window of one category's delivery queue: after a delivery, the block that ran it keeps
+/// looking, for ``SegmentsConfiguration/deliverySpinWindow``, for the category's next delivery, and
+/// the engine hands that delivery straight to it instead of scheduling a block. The next delivery
+/// then starts within a fraction of a microsecond, where waking a queue's thread takes several.
+///
+/// Order is kept: a delivery is handed over only while a block spins with no block queued behind
+/// it, and a block starts to spin only when none is queued. Both decisions are read-modify-writes
+/// of one atomic word, so the engine cannot queue a block that a handed delivery would overtake.
+///
+/// Threading: ``offer(_:)`` and ``blockScheduled()`` from the engine thread (the one deliverer);
+/// ``blockStarted()`` and ``awaitNext()`` from the category queue's blocks, one at a time.
+final class DeliveryHandOff: Sendable {
+    /// The low two bits: what the spinning block is doing. The rest: blocks scheduled and not
+    /// started yet, in units of ``queuedUnit``.
+    private let state = Atomic<UInt64>(0)
+    private static let idle: UInt64 = 0
+    private static let spinning: UInt64 = 1
+    /// The engine won the spinning block and is storing the delivery in ``slot``.
+    private static let claimed: UInt64 = 2
+    /// The delivery is in ``slot``.
+    private static let handed: UInt64 = 3
+    private static let modeMask: UInt64 = 3
+    private static let queuedUnit: UInt64 = 4
+    /// The handed delivery; written once between ``claimed`` and ``handed``, read once after.
+    private let slot = Mutex<DeliveryExecutor.Job?>(nil)
+    private let windowNanoseconds: UInt64
+    /// Nanoseconds spent spinning, summed once per window (``EngineCounters/deliverySpinNanoseconds``).
+    private let counters: EngineCounters
+
+    /// `window` is how long a block spins after each delivery (positive).
+    init(window: Duration, counters: EngineCounters) {
+        let (seconds, attoseconds) = window.components
+        self.windowNanoseconds = UInt64(max(seconds, 0)) &* 1_000_000_000 &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
+        self.counters = counters
+    }
+
+    /// Hands `job` to the block spinning for it; `false` if none spins, and then one block more is
+    /// counted as scheduled: the caller schedules it, and the block calls ``blockStarted()`` first.
+    func offer(_ job: DeliveryExecutor.Job) -> Bool {
+        var current = state.load(ordering: .acquiring)
+        while true {
+            if current == Self.spinning {
+                let (won, now) = state.compareExchange(
+                    expected: Self.spinning, desired: Self.claimed, ordering: .acquiringAndReleasing)
+                if won {
+                    slot.withLock { $0 = job }
+                    state.store(Self.handed, ordering: .releasing)
+                    return true
+                }
+                current = now
+                continue
+            }
+            let (counted, now) = state.compareExchange(
+                expected: current, desired: current &+ Self.queuedUnit, ordering: .acquiringAndReleasing)
+            if counted { return false }
+            current = now
+        }
+    }
+
+    /// Whether a block spins now, with no delivery claimed (for tests: another thread may change it).
+    var isSpinning: Bool { state.load(ordering: .acquiring) == Self.spinning }
+
+    /// A scheduled block starts (its first step).
+    func blockStarted() {
+        state.wrappingSubtract(Self.queuedUnit, ordering: .acquiringAndReleasing)
+    }
+
+    /// After a delivery: spins for the window for a handed delivery and returns it, or returns
+    /// `nil` at once when a block is queued behind this one (it runs next, in order) or when the
+    /// window passes.
+    func awaitNext() -> DeliveryExecutor.Job? {
+        guard state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
+        else { return nil }
+        let start = DispatchTime.now().uptimeNanoseconds
+        var looks: UInt64 = 0
+        defer {
+            counters.deliverySpinNanoseconds.wrappingIncrement(
+                by: Int(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- start), ordering: .relaxed)
+        }
+        while true {
+            let word = state.load(ordering: .acquiring)
+            if word & Self.modeMask == Self.handed {
+                let job = slot.withLock { $0.take() }
+                // Back to idle, keeping the count of blocks the engine queued meanwhile: they run
+                // after this delivery, and this block does not spin again before them.
+                state.wrappingSubtract(Self.handed, ordering: .acquiringAndReleasing)
+                return job
+            }
+            looks &+= 1
+            // The clock is read every 64 looks: a read costs more than a look.
+            if word == Self.spinning, looks & 63 == 0, DispatchTime.now().uptimeNanoseconds &- start >= windowNanoseconds {
+                if state.compareExchange(expected: Self.spinning, desired: Self.idle, ordering: .acquiringAndReleasing).exchanged {
+                    return nil
+                }
+                continue  // claimed meanwhile: the delivery is being stored
+            }
+            segments_spin_pause()
+        }
+    }
+}

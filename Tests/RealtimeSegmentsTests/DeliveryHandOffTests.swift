@@ -1,0 +1,103 @@
+import Dispatch
+import Foundation
+import Synchronization
+import XCTest
+
+@testable import RealtimeSegments
+
+/// The delivery spin window (``SegmentsConfiguration/deliverySpinWindow``): a delivery that comes
+/// while its category's block still spins is handed to it, never ahead of a block already queued,
+/// and the spinning is counted.
+final class DeliveryHandOffTests: XCTestCase {
+    private func job(_ generation: UInt64) -> DeliveryExecutor.Job {
+        DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: generation)
+    }
+
+    /// Runs `awaitNext()` on a thread of its own; the result arrives in `result`.
+    private func spinInBackground(_ handOff: DeliveryHandOff, result: Locked<UInt64?>, done: DispatchSemaphore) {
+        Thread {
+            let next = handOff.awaitNext()
+            result.withLock { $0 = next?.generation ?? 0 }
+            done.signal()
+        }.start()
+    }
+
+    func testADeliveryOfferedWhileABlockSpinsIsHandedToIt() {
+        let counters = EngineCounters()
+        // A window far longer than the test: the block spins until the offer comes.
+        let handOff = DeliveryHandOff(window: .seconds(600), counters: counters)
+        let result = Locked<UInt64?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        spinInBackground(handOff, result: result, done: done)
+        let deadline = Date().addingTimeInterval(10)
+        while !handOff.isSpinning && Date() < deadline { sched_yield() }
+        XCTAssertTrue(handOff.isSpinning, "the block did not start spinning within 10 s")
+        XCTAssertTrue(handOff.offer(job(7)))
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(result.withLock { $0 }, 7, "the spinning block received the delivery")
+        XCTAssertGreaterThan(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 0)
+        XCTAssertFalse(handOff.isSpinning)
+    }
+
+    func testABlockDoesNotSpinWhileAnotherIsQueuedBehindIt() {
+        let counters = EngineCounters()
+        let handOff = DeliveryHandOff(window: .seconds(2), counters: counters)
+        // Nobody spins: the offer is refused and counts a block the caller schedules.
+        XCTAssertFalse(handOff.offer(job(1)))
+        // The block that ran before it ends its delivery: it must not spin (and be handed a later
+        // delivery ahead of the queued one); it returns at once despite the two-second window.
+        XCTAssertNil(handOff.awaitNext())
+        XCTAssertFalse(handOff.offer(job(2)), "no block spins: a second block is queued")
+        handOff.blockStarted()
+        XCTAssertNil(handOff.awaitNext(), "one block is still queued")
+        handOff.blockStarted()
+        XCTAssertEqual(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 0, "nothing spun")
+    }
+
+    func testTheWindowEndsTheSpinAndItsTimeIsCounted() {
+        let counters = EngineCounters()
+        let handOff = DeliveryHandOff(window: .microseconds(200), counters: counters)
+        XCTAssertNil(handOff.awaitNext())
+        XCTAssertGreaterThanOrEqual(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 200_000)
+        // Idle again: the next offer is refused (nobody spins) rather than lost.
+        XCTAssertFalse(handOff.offer(job(1)))
+    }
+
+    /// End to end: with a spin window, every check's change reaches the callback once, in order,
+    /// whichever way each delivery started; without one nothing spins.
+    func testDeliveriesWithASpinWindowArriveOnceAndInOrder() {
+        for window in [Duration.zero, .milliseconds(10)] {
+            let fixture = Fixture { $0.deliverySpinWindow = window }
+            fixture.transport.defaultResponse = response([.discovery: [0]])
+            _ = fixture.register(.discovery, tag: "d")
+            fixture.startAndRunInitialCheck()
+            for check in 1...40 {
+                fixture.transport.defaultResponse = response([.discovery: [check]])
+                fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.content, tag: "c\(check)"))
+                fixture.settle()
+                fixture.advance(.seconds(5))
+            }
+            XCTAssertEqual(fixture.recorder.segments(tag: "d"), (0...40).map { [segment($0)] }, "window \(window)")
+            let statistics = fixture.client.statistics
+            if window == .zero {
+                XCTAssertEqual(statistics.deliveriesHandedOff, 0)
+                XCTAssertEqual(statistics.deliverySpinNanoseconds, 0)
+            } else {
+                XCTAssertGreaterThan(statistics.deliverySpinNanoseconds, 0, "each delivery's block spun afterwards")
+            }
+        }
+    }
+
+    func testASpinWindowOutOfRangeIsBroughtIntoRangeWithAWarning() {
+        for (asked, used, line) in [
+            (Duration.seconds(1), Duration.milliseconds(10),
+             "Segments: configuration deliverySpinWindow 1.0 seconds is out of range 0...0.01 seconds; using 0.01 seconds"),
+            (.milliseconds(-1), .zero,
+             "Segments: configuration deliverySpinWindow -0.001 seconds is out of range 0...0.01 seconds; using 0.0 seconds"),
+        ] {
+            let fixture = Fixture { $0.deliverySpinWindow = asked }
+            XCTAssertEqual(fixture.client.configuration.deliverySpinWindow, used)
+            XCTAssertTrue(fixture.logs.contains(line), "missing: \(line)\nlogged: \(fixture.logs.messages)")
+        }
+    }
+}
