@@ -75,14 +75,14 @@ final class EngineOwner {
     /// ``EngineChannels/takeMessages(into:)``).
     private var messages: [ControlMessage] = []
 
-    /// Ring items handled per loop turn before control messages get a turn: one upload's worth
-    /// (``SegmentsConfiguration/maxUploadBatchSize``, within 64...4096). A turn starts at most one
-    /// upload, so a turn that drained more than an upload carries would let the queue outgrow the
-    /// uploads while events arrive flat out, however fast the transport answers.
-    private let drainBatch: Int
-    /// Uploads one task sends, one after another, before it reports back: a backlog (after an
-    /// outage, or while events arrive faster than one upload per turn carries) goes out without a
-    /// round trip through the engine thread per upload, which on a busy machine waits for a core.
+    /// Ring items handled per loop turn before control messages get a turn.
+    private static let drainBatch = 4096
+    /// Uploads one task sends, one after another, before it reports back. A turn starts at most
+    /// one task, so with one upload per task a turn that drained more than an upload carries let
+    /// the queue outgrow the uploads while events arrive flat out, however fast the transport
+    /// answered; and a backlog (after an outage) went out at one round trip through the engine
+    /// thread per upload, which on a busy machine waits for a core. 16 uploads of the default 500
+    /// events carry more than a turn drains.
     private static let uploadsPerTask = 16
     /// Passes over the inbox per turn while steps of transport calls keep posting more.
     private static let messagePassesPerTurn = 4
@@ -130,7 +130,6 @@ final class EngineOwner {
             self.journal = nil
         }
         self.uploadSchedule = UploadSchedule(flushingMode: configuration.flushingMode)
-        self.drainBatch = min(max(configuration.maxUploadBatchSize, 64), 4096)
     }
 
     // MARK: Loop
@@ -224,7 +223,7 @@ final class EngineOwner {
             channels.closeInbox()
             return .finished
         }
-        if drained == drainBatch { return .again }  // more is waiting
+        if drained == Self.drainBatch { return .again }  // more is waiting
         let deadline = nextDeadline()
         if emptyLooks < Self.lingerLooks && !stopping && !isDue(deadline) {
             return .linger
@@ -269,7 +268,7 @@ final class EngineOwner {
         var stampCovers = Int.min
         var customerIds = stampingIds
         let ring = channels.ring
-        while handled < drainBatch {
+        while handled < Self.drainBatch {
             let position = ring.nextDequeuePosition
             guard let item = ring.dequeue() else { break }
             handled += 1
