@@ -359,20 +359,41 @@ public final class EngineChannels: Sendable {
         lingering.atomic.store(true, ordering: .sequentiallyConsistent)
         // Dekker-style re-check against `nudgeEngine`: a message posted, or a producer parked on
         // the full ring, before `lingering` was visible is seen here.
-        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 && !ring.hasParkedProducers {
-            wakeup.wait(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
+        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) == 0 {
+            if !ring.hasParkedProducers {
+                wakeup.wait(untilUptimeNanoseconds: DispatchTime.now().uptimeNanoseconds + nanoseconds)
+            } else {
+                // Producers wait for slots the next turn frees, and the turn just run stopped at a
+                // slot claimed but not yet written: its writer may be the thread this core is
+                // taken from. Looking again at once, turn after turn, only keeps it waiting.
+                yieldCore()
+            }
         }
         lingering.atomic.store(false, ordering: .relaxed)
+    }
+
+    /// Offers the calling thread's core to another ready thread, if any.
+    private func yieldCore() {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        sched_yield()
+        #endif
     }
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.
     func sleep(until deadline: SegmentsInstant?, clock: any SegmentsClock) {
         engineState.store(EngineState.asleep, ordering: .sequentiallyConsistent)
         // Dekker-style re-check: a producer that enqueued before seeing `asleep` is seen here.
-        if !ring.isEmpty || inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
+        if inboxCount.atomic.load(ordering: .sequentiallyConsistent) > 0
             || reloadRequested.atomic.load(ordering: .sequentiallyConsistent)
         {
             engineState.store(EngineState.awake, ordering: .relaxed)
+            return
+        }
+        if !ring.isEmpty {
+            engineState.store(EngineState.awake, ordering: .relaxed)
+            // A slot is claimed. If the turn before found it unwritten, its writer may be waiting
+            // for this core (see `linger`); written, the next turn takes it after the yield.
+            yieldCore()
             return
         }
         wakeup.wait(until: deadline, on: clock)
