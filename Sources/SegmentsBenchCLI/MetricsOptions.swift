@@ -75,15 +75,17 @@ struct MetricsOptions: ParsableArguments {
         #endif
         var server: MetricsServer?
         if let metricsPort {
+            let started: MetricsServer
             do {
-                server = try MetricsServer.start(metrics: metrics, host: metricsAddress, port: metricsPort)
+                started = try MetricsServer.start(metrics: metrics, host: metricsAddress, port: metricsPort)
             } catch {
                 #if OTLP
                 exporter?.stop()
                 #endif
                 throw ValidationError("--metrics-port: cannot serve on \(metricsAddress):\(metricsPort): \(error)")
             }
-            FileHandle.standardError.write(Data("metrics: \(server?.url ?? "") (host \(labels.host), run_id \(labels.runId))\n".utf8))
+            server = started
+            FileHandle.standardError.write(Data("metrics: \(started.url) (host \(labels.host), run_id \(labels.runId))\n".utf8))
         }
         defer { server?.stop() }
         let outcome = Swift.Result { try body(metrics) }

@@ -105,13 +105,8 @@ final class EventRingParkingTests: XCTestCase {
         let ring = EventRing<Int>(minimumCapacity: 2)
         let producers = 8
         let perProducer = 3_000
-        let finished = DispatchGroup()
-        for producer in 0..<producers {
-            finished.enter()
-            Thread.detachNewThread {
-                for sequence in 0..<perProducer { ring.enqueue(producer << 32 | sequence) { _ in } }
-                finished.leave()
-            }
+        let finished = startProducers(producers) { producer in
+            for sequence in 0..<perProducer { ring.enqueue(producer << 32 | sequence) { _ in } }
         }
         // Nothing is consumed yet: two producers filled the ring, and every one of them is parked
         // on its next claim.
@@ -174,14 +169,9 @@ final class EventRingParkingTests: XCTestCase {
         fixture.client.start()
         let producers = 6
         let perProducer = 400
-        let finished = DispatchGroup()
-        for producer in 0..<producers {
-            finished.enter()
-            Thread.detachNewThread {
-                for sequence in 0..<perProducer {
-                    try? fixture.client.trackEvent(eventType: "p\(producer)", properties: ["n": .number(Double(sequence))])
-                }
-                finished.leave()
+        let finished = startProducers(producers) { producer in
+            for sequence in 0..<perProducer {
+                try? fixture.client.trackEvent(eventType: "p\(producer)", properties: ["n": .number(Double(sequence))])
             }
         }
         XCTAssertEqual(finished.wait(timeout: .now() + 30), .success)
@@ -195,5 +185,19 @@ final class EventRingParkingTests: XCTestCase {
         for (producer, sequences) in byProducer {
             XCTAssertEqual(sequences, (0..<perProducer).map(Double.init), "\(producer)'s events once each, in its order")
         }
+    }
+
+    /// Starts `count` producer threads, each running `body` with its number; the group is left as
+    /// each ends.
+    private func startProducers(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> DispatchGroup {
+        let finished = DispatchGroup()
+        for producer in 0..<count {
+            finished.enter()
+            Thread.detachNewThread {
+                body(producer)
+                finished.leave()
+            }
+        }
+        return finished
     }
 }

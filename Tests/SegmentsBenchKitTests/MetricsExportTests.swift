@@ -73,7 +73,7 @@ final class MetricsExportTests: XCTestCase {
         XCTAssertEqual(LatencyReplay(from: new, to: shrunk).entries, [], "a histogram only grows")
     }
 
-    func testWithoutTheBackendNothingIsExported() {
+    func testWithoutAnExportBackendPrometheusStillHasTheSeries() {
         let metrics = RunMetrics(labels: labels)
         metrics.publish(LiveSample(events: 1), scenario: "s")
         XCTAssertTrue(metrics.exposition().contains("segments_bench_events_total"))

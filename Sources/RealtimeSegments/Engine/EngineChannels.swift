@@ -366,17 +366,10 @@ public final class EngineChannels: Sendable {
                 // Producers wait for slots the next turn frees, and the turn just run stopped at a
                 // slot claimed but not yet written: its writer may be the thread this core is
                 // taken from. Looking again at once, turn after turn, only keeps it waiting.
-                yieldCore()
+                sched_yield()
             }
         }
         lingering.atomic.store(false, ordering: .relaxed)
-    }
-
-    /// Offers the calling thread's core to another ready thread, if any.
-    private func yieldCore() {
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        sched_yield()
-        #endif
     }
 
     /// Sleeps until `deadline`, new input, or a clock advance. Returns at once if input is waiting.
@@ -393,7 +386,7 @@ public final class EngineChannels: Sendable {
             engineState.store(EngineState.awake, ordering: .relaxed)
             // A slot is claimed. If the turn before found it unwritten, its writer may be waiting
             // for this core (see `linger`); written, the next turn takes it after the yield.
-            yieldCore()
+            sched_yield()
             return
         }
         wakeup.wait(until: deadline, on: clock)

@@ -646,4 +646,3 @@ private func performFetch(
             purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .failure(.fetch(error)))
     }
 }
-

@@ -87,7 +87,7 @@ struct UploadQueue {
     var count: Int { waiting.count + inFlightUploads.reduce(0) { $0 + $1.count } }
     var isInFlight: Bool { !inFlightUploads.isEmpty }
 
-    /// Every item, in tracking order: the upload in flight first. A copy, for the state file.
+    /// Every item, in tracking order: the uploads in flight first. A copy, for the state file.
     var items: [UploadItem] {
         var all: [UploadItem] = []
         all.reserveCapacity(count)

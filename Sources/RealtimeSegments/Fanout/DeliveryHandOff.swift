@@ -33,8 +33,7 @@ final class DeliveryHandOff: Sendable {
 
     /// `window` is how long a block spins after each delivery (positive).
     init(window: Duration, counters: EngineCounters) {
-        let (seconds, attoseconds) = window.components
-        self.windowNanoseconds = UInt64(max(seconds, 0)) &* 1_000_000_000 &+ UInt64(max(attoseconds, 0) / 1_000_000_000)
+        self.windowNanoseconds = window.clampedNanoseconds
         self.counters = counters
     }
 

@@ -36,10 +36,8 @@ public enum FanoutProbe {
 
     /// N callbacks on one category; `checks` checks, each with changed data, and no floor rounds
     /// between them (see ``engine(targets:checks:mode:floorRounds:)``).
-    public static func engine(
-        callbacks: Int, checks: Int, mode: DeliveryMode, spinWindow: Duration = .zero
-    ) throws -> EngineMeasurement {
-        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false, spinWindow: spinWindow)
+    public static func engine(callbacks: Int, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
+        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false)
     }
 
     /// The engine delivering to `targets.registrations`; `checks` checks, each with changed data.

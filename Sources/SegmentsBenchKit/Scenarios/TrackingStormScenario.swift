@@ -272,9 +272,6 @@ public struct TrackingStormScenario: Scenario {
             allocationsMeasured: allocations.perEvent != nil, notes: notes)
     }
 
-    /// The flat-out (or `--rate`) run with ``SegmentsConfiguration/journal`` on in a temporary
-    /// state directory (fsync at every group commit): throughput, the call's tail, and the
-    /// journal's bytes and fsyncs per event, as `tracking-storm.journal.*` figures.
     /// The engine the storm runs drive, started, with 10 callbacks on two categories listening;
     /// `configure` adjusts its configuration first.
     static func stormEngine(
@@ -296,6 +293,9 @@ public struct TrackingStormScenario: Scenario {
     /// the journal itself rather than its memory-only fallback (which the state file then carries).
     static let journalRunMaxBytes = 1 << 30
 
+    /// The flat-out (or `--rate`) run with ``SegmentsConfiguration/journal`` on in a temporary
+    /// state directory (fsync at every group commit): throughput, the call's tail, and the
+    /// journal's bytes and fsyncs per event, as `tracking-storm.journal.*` figures.
     static func journalRun(
         options: BenchOptions, producers: Int, seconds: Double, debounce: Duration, progress: Progress
     ) throws -> (figures: [Figure], latency: LatencySummary) {
