@@ -142,6 +142,83 @@ final class SpelledOutSegmentTests: XCTestCase {
         XCTAssertEqual(delivered.map(\.storedSegmentationId.text), [segment(1).segmentationId, segment(2).segmentationId])
     }
 
+    func testSpellingOutReusesTheStringsOfTheSameIdsInAnEarlierList() {
+        let earlier = [segment(1), segment(2, segmentation: 2), segment(3, segmentation: 2)].spelledOut()
+        // One added in front: every earlier id is one place off.
+        let next = [segment(9), segment(1), segment(2, segmentation: 2), segment(3, segmentation: 2)]
+        let spelled = next.spelledOut(reusing: earlier)
+        XCTAssertEqual(spelled, next)
+        XCTAssertEqual(spelled.map(\.id), next.map(\.id))
+        XCTAssertEqual(spelled.map(\.segmentationId), next.map(\.segmentationId))
+        XCTAssertTrue(spelled.allSatisfy { !$0.storedId.needsSpelling && !$0.storedSegmentationId.needsSpelling })
+        let earlierStrings = storages(of: earlier)
+        for index in 1..<spelled.count {
+            XCTAssertTrue(earlierStrings.contains(storage(spelled[index].id)), "id of segment \(index)")
+            XCTAssertTrue(earlierStrings.contains(storage(spelled[index].segmentationId)), "segmentation id of segment \(index)")
+        }
+        XCTAssertFalse(earlierStrings.contains(storage(spelled[0].id)), "a new id is spelled anew")
+        // The new segment's segmentation id is the one the earlier list starts with.
+        XCTAssertTrue(earlierStrings.contains(storage(spelled[0].segmentationId)))
+    }
+
+    func testSpellingOutNeverTakesAnotherIdsString() {
+        let earlier = [segment(1), segment(2)].spelledOut()
+        let next = [segment(3), segment(4)]
+        let spelled = next.spelledOut(reusing: earlier)
+        XCTAssertEqual(spelled.map(\.id), [segment(3).id, segment(4).id])
+        XCTAssertEqual(spelled.map(\.storedId.text), [segment(3).id, segment(4).id])
+        XCTAssertTrue(storages(of: earlier).isSuperset(of: spelled.map { storage($0.segmentationId) }), "the same segmentation is shared")
+    }
+
+    func testSpellingOutSharesARepeatedSegmentationIdWithinTheList() {
+        let spelled = [segment(1), segment(2), segment(3, segmentation: 2)].spelledOut(reusing: [])
+        XCTAssertEqual(spelled, [segment(1), segment(2), segment(3, segmentation: 2)])
+        XCTAssertEqual(storage(spelled[0].segmentationId), storage(spelled[1].segmentationId))
+        XCTAssertNotEqual(storage(spelled[1].segmentationId), storage(spelled[2].segmentationId))
+        XCTAssertEqual(spelled[2].storedSegmentationId.text, segment(3, segmentation: 2).segmentationId)
+    }
+
+    func testSpellingOutWithAnEarlierListKeepsOtherIdsAsTheyAre() {
+        let earlier = [Segment(id: "vip", segmentationId: objectId)].spelledOut()
+        let spelled = [Segment(id: "vip", segmentationId: objectId), Segment(id: "new", segmentationId: "tier")].spelledOut(reusing: earlier)
+        XCTAssertEqual(spelled.map(\.id), ["vip", "new"])
+        XCTAssertEqual(spelled.map(\.segmentationId), [objectId, "tier"])
+        XCTAssertEqual(spelled[0].storedSegmentationId.text, objectId)
+    }
+
+    /// A category's next delivery shares the strings of the ids its last delivery held, so an app
+    /// keeping both lists holds each id once.
+    func testADeliverySharesTheStringsOfTheCategorysLastDelivery() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2]])
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.startAndRunInitialCheck()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2, 3]])
+        _ = fixture.register(.content, tag: "c")
+        fixture.advance(.seconds(5))
+        let lists = fixture.recorder.segments(tag: "d")
+        XCTAssertEqual(lists, [[segment(1), segment(2)], [segment(1), segment(2), segment(3)]])
+        guard lists.count == 2 else { return }
+        let first = storages(of: lists[0])
+        XCTAssertTrue(first.contains(storage(lists[1][0].id)))
+        XCTAssertTrue(first.contains(storage(lists[1][1].id)))
+        XCTAssertTrue(first.isSuperset(of: lists[1].map { storage($0.segmentationId) }))
+        XCTAssertFalse(first.contains(storage(lists[1][2].id)))
+        XCTAssertEqual(lists[1][2].storedId.text, segment(3).id)
+    }
+
+    /// Where a string's characters are stored: the same address for two strings that share one
+    /// stored string (equal strings stored twice have two).
+    private func storage(_ string: String) -> UInt {
+        var string = string
+        return string.withUTF8 { UInt(bitPattern: $0.baseAddress) }
+    }
+
+    /// The storage of every id string of `segments`.
+    private func storages(of segments: [Segment]) -> Set<UInt> {
+        Set(segments.flatMap { [storage($0.id), storage($0.segmentationId)] })
+    }
+
     func testPulledSegmentsCarryTheirSpelledIds() async throws {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.content: [3]])

@@ -38,6 +38,8 @@ final class CheckCycle {
     private(set) var lastKnown: LastKnownState?
     /// Buffers for comparing categories as sets, kept so that a changed category allocates nothing.
     private var comparer = SegmentSetComparer()
+    /// Each category's last delivered list: the next delivery shares the strings of its ids.
+    private var delivered: [SegmentCategory: [Segment]] = [:]
     /// Categories whose callbacks were last given non-empty segments: after a customer switch,
     /// those the new customer's response lacks are delivered as `[]` (SPEC §4).
     private var shownCategories: Set<SegmentCategory>
@@ -185,9 +187,11 @@ final class CheckCycle {
                 shownCategories.insert(category)
             }
         }
-        // The previous state and cache entry are let go when this function returns, after the
-        // deliveries are scheduled: freeing them (dictionaries, segment lists) sat
-        // between the fetch's return and the delivery thread's wake-up.
+        // Stored before the deliveries, so that a callback calling `getSegments` (whose cached
+        // answer is read on the caller's thread) gets the list it was given. The previous state
+        // and cache entry are let go when this function returns, after the deliveries are
+        // scheduled: freeing them (dictionaries, segment lists) sat between the fetch's return
+        // and the delivery thread's wake-up.
         let previous = lastKnown
         lastKnown = next
         let replacedEntry = pullCache.store(response, generation: snapshot.generation, at: clock.now())
@@ -203,10 +207,12 @@ final class CheckCycle {
                 || (firstLoadsPending
                     && registrations.subscribers(of: category)?.containsLive(where: \.registration.hasPendingFirstLoad) == true)
             else { continue }
-            // Ids spelled out once here, not by each callback that reads them.
+            // Ids spelled out once here, not by each callback that reads them; those the category's
+            // last delivery held share its strings.
+            let segments = response[category].spelledOut(reusing: delivered[category] ?? [])
             delivery.deliver(.init(
-                category: category, segments: response[category].spelledOut(), notifyAll: isChanged,
-                generation: snapshot.generation))
+                category: category, segments: segments, notifyAll: isChanged, generation: snapshot.generation))
+            delivered[category] = segments
             scheduled += 1
         }
         if scheduled > 0 { delivery.yieldToDeliveries() }

@@ -7,7 +7,8 @@
 /// A lower-case 24-hex id is held as its 96 bits, not as a `String`, so that fetching and diffing a
 /// response does not allocate per segment. The segments the engine hands to callbacks and to
 /// ``SegmentsClient/getSegments(category:force:)`` carry their ids spelled out (built
-/// once per delivery, not per callback), so reading ``id`` there costs what reading a `String` does;
+/// once per delivery, not per callback, and shared with the category's previous delivery where an id
+/// repeats), so reading ``id`` there costs what reading a `String` does;
 /// on a segment built some other way, reading an ObjectId spells it anew. Any other id is held, and
 /// returned, as given.
 public struct Segment: Hashable, Sendable, Codable, CustomStringConvertible {
@@ -68,6 +69,59 @@ public struct Segment: Hashable, Sendable, Codable, CustomStringConvertible {
 }
 
 extension [Segment] {
-    /// Every segment with its ids spelled out (see ``Segment/spelledOut()``).
-    func spelledOut() -> [Segment] { map { $0.spelledOut() } }
+    /// Every segment with its ids spelled out (see ``Segment/spelledOut()``), a segmentation id
+    /// shared with the segment before it where they are equal.
+    func spelledOut() -> [Segment] { spelledOut(reusing: []) }
+
+    /// Every segment with its ids spelled out, sharing the strings of `previous` (a list spelled
+    /// out before: the category's last delivery, or `[]`) for the ids it holds at the same index or
+    /// one off, and a segmentation id with the segment before it.
+    ///
+    /// Spelling an ObjectId allocates its string, and the engine spells a delivery's ids before the
+    /// first callback runs. A customer's segments change a few at a time and keep their order, so
+    /// most ids of a new list sit where they sat in the last one, or one place off (a segment added
+    /// or removed before them); and segments of one segmentation are listed together, so a
+    /// segmentation id is often the one just spelled. Such an id costs a comparison instead of an
+    /// allocation. Only equal ids share a string: a miss costs the spelling, never a wrong id.
+    func spelledOut(reusing previous: [Segment]) -> [Segment] {
+        previous.withUnsafeBufferPointer { previous in
+            var result: [Segment] = []
+            result.reserveCapacity(count)
+            for index in indices {
+                var id = self[index].storedId
+                if id.needsSpelling {
+                    id = Self.spelling(of: id, near: index, in: previous, \.storedId) ?? id.spelledOut()
+                }
+                var segmentationId = self[index].storedSegmentationId
+                if segmentationId.needsSpelling {
+                    if index > startIndex, self[index - 1].storedSegmentationId == segmentationId {
+                        segmentationId = result[index - 1 - startIndex].storedSegmentationId
+                    } else {
+                        segmentationId = Self.spelling(of: segmentationId, near: index, in: previous, \.storedSegmentationId)
+                            ?? segmentationId.spelledOut()
+                    }
+                }
+                result.append(Segment(storedId: id, storedSegmentationId: segmentationId))
+            }
+            return result
+        }
+    }
+
+    /// The spelled-out id equal to `id` at `path` of `list[index]`, `list[index - 1]` or
+    /// `list[index + 1]`, if one of them holds it. Compares in place: only the id returned is
+    /// copied (one retain of its string).
+    @inline(__always)
+    private static func spelling(
+        of id: SegmentId, near index: Int, in list: UnsafeBufferPointer<Segment>, _ path: KeyPath<Segment, SegmentId>
+    ) -> SegmentId? {
+        guard let base = list.baseAddress else { return nil }
+        let first = Swift.max(index - 1, 0)
+        let end = Swift.min(index + 2, list.count)
+        guard first < end else { return nil }
+        for candidate in first..<end {
+            let spelled = (base + candidate).pointer(to: path)!
+            if spelled.pointee == id, !spelled.pointee.needsSpelling { return spelled.pointee }
+        }
+        return nil
+    }
 }

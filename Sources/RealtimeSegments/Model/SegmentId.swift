@@ -77,6 +77,9 @@ struct SegmentId: Hashable, Sendable, Comparable {
         return copy
     }
 
+    /// Whether this is an ObjectId that does not carry its spelling yet.
+    var needsSpelling: Bool { isObjectId && text.isEmpty }
+
     private static func spell(high: UInt64, low: UInt32) -> String {
         String(unsafeUninitializedCapacity: 24) { buffer in
             Self.spell(high, digits: 16, into: buffer, at: 0)
