@@ -20,6 +20,21 @@ final class SegmentIdTests: XCTestCase {
         }
     }
 
+    /// Every digit value in every position: the spelling is the `%016llx%08x` of the two numbers,
+    /// and parses back to them.
+    func testSpellingMatchesFormattedHexAndParsesBack() {
+        var generator = SystemRandomNumberGenerator()
+        var values: [(UInt64, UInt32)] = [(0, 0), (.max, .max), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98), (0xA0A0_A0A0_A0A0_A0A0, 0x0909_0909)]
+        for _ in 0..<10_000 { values.append((generator.next(), UInt32(truncatingIfNeeded: generator.next()))) }
+        for (high, low) in values {
+            let spelled = SegmentId(high: high, low: low).string
+            XCTAssertEqual(spelled, String(format: "%016llx%08x", high, low))
+            let parsed = SegmentId.parseObjectId(spelled)
+            XCTAssertEqual(parsed?.high, high)
+            XCTAssertEqual(parsed?.low, low)
+        }
+    }
+
     func testOtherIdsAreKeptAsTheStringsTheyAre() {
         for id in otherIds {
             XCTAssertFalse(SegmentId(id).isObjectId, id)

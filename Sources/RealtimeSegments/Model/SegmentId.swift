@@ -80,21 +80,30 @@ struct SegmentId: Hashable, Sendable, Comparable {
     /// Whether this is an ObjectId that does not carry its spelling yet.
     var needsSpelling: Bool { isObjectId && text.isEmpty }
 
-    private static func spell(high: UInt64, low: UInt32) -> String {
-        String(unsafeUninitializedCapacity: 24) { buffer in
-            Self.spell(high, digits: 16, into: buffer, at: 0)
-            Self.spell(UInt64(low), digits: 8, into: buffer, at: 16)
-            return 24
-        }
+    static func spell(high: UInt64, low: UInt32) -> String {
+        var words = (
+            hexCharacters(UInt32(truncatingIfNeeded: high >> 32)), hexCharacters(UInt32(truncatingIfNeeded: high)),
+            hexCharacters(low))
+        return withUnsafeBytes(of: &words) { String(decoding: $0, as: UTF8.self) }
     }
 
-    private static func spell(_ value: UInt64, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
-        let alphabet: StaticString = "0123456789abcdef"
-        var remaining = value
-        for position in stride(from: offset + digits - 1, through: offset, by: -1) {
-            buffer[position] = alphabet.utf8Start[Int(remaining & 0xF)]
-            remaining >>= 4
-        }
+    /// The 8 lower-case hex characters of `value`, most significant digit first, as a word whose
+    /// bytes in memory are those characters in order: the inverse of ``hexWord(_:)``.
+    ///
+    /// Eight digits at once, as ``hexWord(_:)`` reads them: the engine spells the ids of every
+    /// delivered list before the first callback runs, and a per-digit loop was a third of that.
+    @inline(__always)
+    static func hexCharacters(_ value: UInt32) -> UInt64 {
+        // Spread the eight nibbles over eight bytes, the most significant nibble in the lowest byte.
+        var nibbles = UInt64(value)
+        nibbles = (nibbles >> 16) | ((nibbles & 0xFFFF) << 32)
+        nibbles = ((nibbles >> 8) & 0x0000_00FF_0000_00FF) | ((nibbles & 0x0000_00FF_0000_00FF) << 16)
+        nibbles = ((nibbles >> 4) & 0x000F_000F_000F_000F) | ((nibbles & 0x000F_000F_000F_000F) << 8)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        // 1 in each byte whose nibble is 10 or more (adding 6 carries into bit 4 exactly then).
+        let letters = ((nibbles &+ 6 &* ones) >> 4) & ones
+        // '0' + nibble, and for 10...15 another 'a' - '0' - 10 = 39 on top.
+        return (nibbles &+ 0x30 &* ones &+ letters &* 39).littleEndian
     }
 
     /// `==` of the ids at `path` in two segments, read where they are: for long lists, where
