@@ -163,6 +163,23 @@ final class SegmentSetComparerTests: XCTestCase {
         XCTAssertGreaterThan(same, 1_000)
         XCTAssertGreaterThan(4_000 - same, 1_000)
     }
+
+    /// The signature ignores order and duplicates (so it never calls equal sets different), and
+    /// tells most lists that differ by one segment apart on its own.
+    func testSignaturesIgnoreOrderAndDuplicatesAndTellMostChangesApart() throws {
+        var generator = SplitMix64(seed: 0x516)
+        var toldApart = 0
+        for round in 0..<1_000 {
+            let list = (0..<10).map { segment(round * 100 + $0, segmentation: Int.random(in: 1...3, using: &generator)) }
+            let reordered = list.shuffled(using: &generator) + list.prefix(3)
+            XCTAssertEqual(SegmentSetComparer.signature(list), SegmentSetComparer.signature(reordered))
+            var changed = list
+            changed[Int.random(in: 0..<10, using: &generator)] = segment(round * 100 + 50)
+            if try XCTUnwrap(SegmentSetComparer.signature(changed)) != XCTUnwrap(SegmentSetComparer.signature(list)) { toldApart += 1 }
+        }
+        XCTAssertGreaterThan(toldApart, 800)
+        XCTAssertNil(SegmentSetComparer.signature([vip]))
+    }
 }
 
 /// The word-at-a-time hex parse against a per-character reference, on every byte value in every

@@ -22,6 +22,9 @@ public struct SegmentSetComparer: Sendable {
     /// Whether `left` and `right` hold the same set of segments.
     package mutating func holdTheSameSet(_ left: [Segment], _ right: [Segment]) -> Bool {
         if left.count == right.count, Self.equalInOrder(left, right) { return true }
+        if let leftSignature = Self.signature(left), let rightSignature = Self.signature(right), leftSignature != rightSignature {
+            return false
+        }
         let leftPacked = PackedSegmentSet.pack(left, into: &leftKeys)
         let rightPacked = PackedSegmentSet.pack(right, into: &rightKeys)
         switch (leftPacked, rightPacked) {
@@ -32,6 +35,28 @@ public struct SegmentSetComparer: Sendable {
         default:
             // A packed set never equals one holding an id that does not pack (see PackedSegmentSet).
             return false
+        }
+    }
+
+    /// A digest of the set `segments` holds, or `nil` if an id is not an ObjectId: for each segment,
+    /// two of 64 bits chosen by its ids, OR-ed together, so neither order nor duplicates change it.
+    ///
+    /// Equal sets have equal signatures, so lists whose signatures differ hold different sets:
+    /// that settles most changed lists in one pass, without packing and sorting both. Equal
+    /// signatures settle nothing (different sets can share one); the lists are then compared as
+    /// sets.
+    static func signature(_ segments: [Segment]) -> UInt64? {
+        segments.withUnsafeBufferPointer { segments in
+            var bits: UInt64 = 0
+            for index in segments.indices {
+                let id = segments[index].storedId
+                let segmentationId = segments[index].storedSegmentationId
+                guard id.isObjectId, segmentationId.isObjectId else { return nil }
+                let mixed = (id.high ^ (UInt64(id.low) << 32 | UInt64(segmentationId.low)) ^ (segmentationId.high &* 0x9E37_79B9_7F4A_7C15))
+                    &* 0x9E37_79B9_7F4A_7C15
+                bits |= 1 << (mixed >> 58) | 1 << ((mixed >> 52) & 63)
+            }
+            return bits
         }
     }
 

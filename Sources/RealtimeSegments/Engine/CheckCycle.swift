@@ -200,8 +200,8 @@ final class CheckCycle {
         let registrations = registry.snapshot()
         let firstLoadsPending = registry.pendingFirstLoads > 0
         var scheduled = 0
-        // Sorted so that categories are delivered in a deterministic order.
-        for category in registrations.byCategory.keys.sorted(by: { $0.name < $1.name }) {
+        // By name, so that categories are delivered in a deterministic order.
+        for category in registrations.categories {
             let isChanged = changed.contains(category)
             guard isChanged
                 || (firstLoadsPending

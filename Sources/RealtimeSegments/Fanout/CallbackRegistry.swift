@@ -22,10 +22,14 @@ final class RegistrySnapshot: AtomicReference, Sendable {
     let byCategory: [SegmentCategory: SubscriberRun]
     /// Number of registrations over all categories.
     let count: Int
+    /// The categories of ``byCategory`` by name: the order a check delivers them in, kept here so
+    /// that a check does not sort them again.
+    let categories: [SegmentCategory]
 
     init(byCategory: [SegmentCategory: SubscriberRun]) {
         self.byCategory = byCategory
         self.count = byCategory.values.reduce(0) { $0 + $1.live }
+        self.categories = byCategory.keys.sorted { $0.name < $1.name }
     }
 
     static let empty = RegistrySnapshot(byCategory: [:])

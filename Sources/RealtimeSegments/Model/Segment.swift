@@ -84,44 +84,49 @@ extension [Segment] {
     /// segmentation id is often the one just spelled. Such an id costs a comparison instead of an
     /// allocation. Only equal ids share a string: a miss costs the spelling, never a wrong id.
     func spelledOut(reusing previous: [Segment]) -> [Segment] {
-        previous.withUnsafeBufferPointer { previous in
-            var result: [Segment] = []
-            result.reserveCapacity(count)
-            for index in indices {
-                var id = self[index].storedId
-                if id.needsSpelling {
-                    id = Self.spelling(of: id, near: index, in: previous, \.storedId) ?? id.spelledOut()
-                }
-                var segmentationId = self[index].storedSegmentationId
-                if segmentationId.needsSpelling {
-                    if index > startIndex, self[index - 1].storedSegmentationId == segmentationId {
-                        segmentationId = result[index - 1 - startIndex].storedSegmentationId
-                    } else {
-                        segmentationId = Self.spelling(of: segmentationId, near: index, in: previous, \.storedSegmentationId)
-                            ?? segmentationId.spelledOut()
+        // Read in place through pointers: copying a segment out retains its ids' strings, which
+        // the unspelled ones do not need and the reused ones need only once.
+        withUnsafeBufferPointer { list in
+            previous.withUnsafeBufferPointer { previous in
+                [Segment](unsafeUninitializedCapacity: list.count) { result, initialized in
+                    guard let source = list.baseAddress, let target = result.baseAddress else { return }
+                    for index in 0..<list.count {
+                        let segment = source + index
+                        let id = Self.spelledOut(segment, \.storedId, at: index, reusing: previous)
+                        let segmentationId =
+                            if index > 0, segment.pointee.storedSegmentationId.needsSpelling,
+                                SegmentId.equal(in: segment, \.storedSegmentationId, segment - 1)
+                            {
+                                target[index - 1].storedSegmentationId
+                            } else {
+                                Self.spelledOut(segment, \.storedSegmentationId, at: index, reusing: previous)
+                            }
+                        (target + index).initialize(to: Segment(storedId: id, storedSegmentationId: segmentationId))
+                        initialized = index + 1
                     }
                 }
-                result.append(Segment(storedId: id, storedSegmentationId: segmentationId))
             }
-            return result
         }
     }
 
-    /// The spelled-out id equal to `id` at `path` of `list[index]`, `list[index - 1]` or
-    /// `list[index + 1]`, if one of them holds it. Compares in place: only the id returned is
-    /// copied (one retain of its string).
+    /// The id at `path` of `segment` (at `index` of its list) spelled out: as it is if it needs no
+    /// spelling, else the equal id at `path` of `previous[index]`, `previous[index - 1]` or
+    /// `previous[index + 1]` if one holds it spelled, else spelled anew.
     @inline(__always)
-    private static func spelling(
-        of id: SegmentId, near index: Int, in list: UnsafeBufferPointer<Segment>, _ path: KeyPath<Segment, SegmentId>
-    ) -> SegmentId? {
-        guard let base = list.baseAddress else { return nil }
+    private static func spelledOut(
+        _ segment: UnsafePointer<Segment>, _ path: KeyPath<Segment, SegmentId>, at index: Int,
+        reusing previous: UnsafeBufferPointer<Segment>
+    ) -> SegmentId {
+        let id = segment.pointer(to: path)!
+        guard id.pointee.needsSpelling else { return id.pointee }
         let first = Swift.max(index - 1, 0)
-        let end = Swift.min(index + 2, list.count)
-        guard first < end else { return nil }
-        for candidate in first..<end {
-            let spelled = (base + candidate).pointer(to: path)!
-            if spelled.pointee == id, !spelled.pointee.needsSpelling { return spelled.pointee }
+        let end = Swift.min(index + 2, previous.count)
+        if let base = previous.baseAddress, first < end {
+            for candidate in first..<end where SegmentId.equal(in: base + candidate, path, segment) {
+                let spelled = (base + candidate).pointer(to: path)!
+                if !spelled.pointee.needsSpelling { return spelled.pointee }
+            }
         }
-        return nil
+        return SegmentId.spelledOut(high: id.pointee.high, low: id.pointee.low)
     }
 }

@@ -72,9 +72,14 @@ struct SegmentId: Hashable, Sendable, Comparable {
     /// reference instead of a new allocation.
     func spelledOut() -> SegmentId {
         guard isObjectId, text.isEmpty else { return self }
-        var copy = self
-        copy.text = Self.spell(high: high, low: low)
-        return copy
+        return Self.spelledOut(high: high, low: low)
+    }
+
+    /// The ObjectId `high`, `low`, carrying its spelling.
+    static func spelledOut(high: UInt64, low: UInt32) -> SegmentId {
+        var id = SegmentId(high: high, low: low)
+        id.text = spell(high: high, low: low)
+        return id
     }
 
     /// Whether this is an ObjectId that does not carry its spelling yet.
