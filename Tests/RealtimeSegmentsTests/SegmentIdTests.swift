@@ -242,4 +242,23 @@ final class SpelledOutSegmentTests: XCTestCase {
         XCTAssertEqual(pulled, [segment(3)])
         XCTAssertEqual(pulled.map(\.storedId.text), [segment(3).id])
     }
+
+    /// A `getSegments` answered from the cache, on the caller's thread, hands out spelled ids too.
+    func testSegmentsPulledFromTheCacheCarryTheirSpelledIds() async throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.content: [3, 4]])
+        fixture.client.start()
+        _ = try await fixture.client.getSegments(category: .content)
+        let cached = try await fixture.client.getSegments(category: .content)
+        XCTAssertEqual(fixture.client.statistics.pullCacheHits, 1)
+        XCTAssertEqual(cached, [segment(3), segment(4)])
+        XCTAssertEqual(cached.map(\.storedId.text), [segment(3).id, segment(4).id])
+        XCTAssertEqual(cached.map(\.storedSegmentationId.text), [segment(3).segmentationId, segment(4).segmentationId])
+        let completed = expectation(description: "completion form")
+        fixture.client.getSegments(category: .content) { (result: Result<[Segment], SegmentsError>) in
+            XCTAssertEqual((try? result.get())?.map(\.storedId.text), [segment(3).id, segment(4).id])
+            completed.fulfill()
+        }
+        await fulfillment(of: [completed], timeout: 10)
+    }
 }

@@ -24,12 +24,17 @@ final class PullCache: Sendable {
 
     init(ttl: Duration) { self.ttl = ttl }
 
-    /// The segments of `category` if the entry is fresh for `generation` at `now`.
+    /// The segments of `category`, their ids spelled out (as every list handed to app code), if the
+    /// entry is fresh for `generation` at `now`.
+    ///
+    /// The entry keeps the fetched form and each hit spells its own copy, on the calling thread:
+    /// spelling every category at each store would put that work before the check's deliveries,
+    /// for lists few apps ask for.
     func lookup(_ category: SegmentCategory, generation: UInt64, now: SegmentsInstant) -> [Segment]? {
         guard let entry = entry.load(ordering: .acquiring), entry.generation == generation,
             now < entry.fetchedAt + ttl
         else { return nil }
-        return entry.response[category]
+        return entry.response[category].spelledOut()
     }
 
     /// Replaces the entry; returns the one it replaced, so that the engine can let it go (and free
