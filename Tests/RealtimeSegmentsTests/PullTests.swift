@@ -215,6 +215,33 @@ final class PullTests: XCTestCase {
         }
     }
 
+    /// Hits spell the cached lists once and share them: concurrent callers get the same strings.
+    func testCacheHitsShareOneSpelledList() {
+        let fixture = Fixture.started(answering: response([.discovery: [1, 2], .content: [3]]))
+        @Sendable func pull() -> [Segment] {
+            let done = DispatchSemaphore(value: 0)
+            let list = Locked<[Segment]>([])
+            fixture.client.getSegments(category: .discovery) { segments in
+                list.withLock { $0 = segments }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+            return list.withLock { $0 }
+        }
+        let first = pull()
+        let hits = Locked<[[Segment]]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let list = pull()
+            hits.withLock { $0.append(list) }
+        }
+        let lists = hits.withLock { $0 }
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        XCTAssertEqual(fixture.client.statistics.pullCacheHits, 8)
+        XCTAssertEqual(lists, Array(repeating: first, count: 8))
+        let storages = Set(lists.map { list in list.map { segment in var id = segment.id; return id.withUTF8 { UInt(bitPattern: $0.baseAddress) } } })
+        XCTAssertEqual(storages.count, 1, "every hit hands out the same spelled strings")
+    }
+
     func testAListenerCheckAlsoRefreshesTheCache() async throws {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])

@@ -9,11 +9,31 @@ final class PullCacheEntry: AtomicReference, Sendable {
     let generation: UInt64
     let fetchedAt: SegmentsInstant
     let response: SegmentsResponse
+    /// The response's lists with their ids spelled out (see ``Segment``), made by the first hit and
+    /// shared by the later ones. Not made at the store: that would put the spelling of every
+    /// category before the check's deliveries, for lists few apps ask for.
+    private let spelled = ManagedAtomicLazyReference<SpelledCategories>()
 
     init(generation: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
         self.generation = generation
         self.fetchedAt = fetchedAt
         self.response = response
+    }
+
+    /// The segments of `category`, their ids spelled out. Any thread; threads that race to the
+    /// first hit may each spell the lists, and all then use the one stored first.
+    func segments(of category: SegmentCategory) -> [Segment] {
+        let lists = spelled.load() ?? spelled.storeIfNilThenLoad(SpelledCategories(response))
+        return lists.categories[category] ?? []
+    }
+}
+
+/// A response's lists with their ids spelled out.
+final class SpelledCategories: Sendable {
+    let categories: [SegmentCategory: [Segment]]
+
+    init(_ response: SegmentsResponse) {
+        categories = response.categories.mapValues { $0.spelledOut() }
     }
 }
 
@@ -26,15 +46,11 @@ final class PullCache: Sendable {
 
     /// The segments of `category`, their ids spelled out (as every list handed to app code), if the
     /// entry is fresh for `generation` at `now`.
-    ///
-    /// The entry keeps the fetched form and each hit spells its own copy, on the calling thread:
-    /// spelling every category at each store would put that work before the check's deliveries,
-    /// for lists few apps ask for.
     func lookup(_ category: SegmentCategory, generation: UInt64, now: SegmentsInstant) -> [Segment]? {
         guard let entry = entry.load(ordering: .acquiring), entry.generation == generation,
             now < entry.fetchedAt + ttl
         else { return nil }
-        return entry.response[category].spelledOut()
+        return entry.segments(of: category)
     }
 
     /// Replaces the entry; returns the one it replaced, so that the engine can let it go (and free
