@@ -1,4 +1,5 @@
 import Atomics
+import Synchronization
 
 /// The `getSegments` cache: the latest successful fetch for the current customer.
 ///
@@ -11,8 +12,10 @@ final class PullCacheEntry: AtomicReference, Sendable {
     let response: SegmentsResponse
     /// The response's lists with their ids spelled out (see ``Segment``), made by the first hit and
     /// shared by the later ones. Not made at the store: that would put the spelling of every
-    /// category before the check's deliveries, for lists few apps ask for.
-    private let spelled = ManagedAtomicLazyReference<SpelledCategories>()
+    /// category before the check's deliveries, for lists few apps ask for. A lock stored inline
+    /// rather than an atomic reference object: the entry is made once per check, before the
+    /// deliveries, and must not cost an allocation more.
+    private let spelled = Mutex<SpelledCategories?>(nil)
 
     init(generation: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
         self.generation = generation
@@ -20,10 +23,15 @@ final class PullCacheEntry: AtomicReference, Sendable {
         self.response = response
     }
 
-    /// The segments of `category`, their ids spelled out. Any thread; threads that race to the
-    /// first hit may each spell the lists, and all then use the one stored first.
+    /// The segments of `category`, their ids spelled out. Any thread; the first hit spells the
+    /// lists while holding the entry's lock, so hits that race with it wait and share them.
     func segments(of category: SegmentCategory) -> [Segment] {
-        let lists = spelled.load() ?? spelled.storeIfNilThenLoad(SpelledCategories(response))
+        let lists = spelled.withLock { spelled in
+            if let spelled { return spelled }
+            let made = SpelledCategories(response)
+            spelled = made
+            return made
+        }
         return lists.categories[category] ?? []
     }
 }
