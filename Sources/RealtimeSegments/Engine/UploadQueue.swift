@@ -130,7 +130,7 @@ struct UploadQueue {
             var batch: [TrackedEvent] = []
             batch.reserveCapacity(runLength)
             for _ in 0..<runLength {
-                guard case .event(let event) = waiting.removeFirst() else { break }
+                guard case .event(let event) = waiting.removeFirst() else { preconditionFailure("the run holds events only") }
                 batch.append(event)
             }
             inFlightUploads.append(.events(batch))

@@ -15,7 +15,7 @@ final class PullCacheEntry: AtomicReference, Sendable {
     /// category before the check's deliveries, for lists few apps ask for. A lock stored inline
     /// rather than an atomic reference object: the entry is made once per check, before the
     /// deliveries, and must not cost an allocation more.
-    private let spelled = Mutex<SpelledCategories?>(nil)
+    private let spelled = Mutex<[SegmentCategory: [Segment]]?>(nil)
 
     init(generation: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
         self.generation = generation
@@ -28,20 +28,11 @@ final class PullCacheEntry: AtomicReference, Sendable {
     func segments(of category: SegmentCategory) -> [Segment] {
         let lists = spelled.withLock { spelled in
             if let spelled { return spelled }
-            let made = SpelledCategories(response)
+            let made = response.categories.mapValues { $0.spelledOut() }
             spelled = made
             return made
         }
-        return lists.categories[category] ?? []
-    }
-}
-
-/// A response's lists with their ids spelled out.
-final class SpelledCategories: Sendable {
-    let categories: [SegmentCategory: [Segment]]
-
-    init(_ response: SegmentsResponse) {
-        categories = response.categories.mapValues { $0.spelledOut() }
+        return lists[category] ?? []
     }
 }
 

@@ -102,8 +102,8 @@ extension [Segment] {
                                 Self.spelledOut(segment, \.storedSegmentationId, at: index, reusing: previous)
                             }
                         (target + index).initialize(to: Segment(storedId: id, storedSegmentationId: segmentationId))
-                        initialized = index + 1
                     }
+                    initialized = list.count
                 }
             }
         }

@@ -85,7 +85,7 @@ struct SegmentId: Hashable, Sendable, Comparable {
     /// Whether this is an ObjectId that does not carry its spelling yet.
     var needsSpelling: Bool { isObjectId && text.isEmpty }
 
-    static func spell(high: UInt64, low: UInt32) -> String {
+    private static func spell(high: UInt64, low: UInt32) -> String {
         var words = (
             hexCharacters(UInt32(truncatingIfNeeded: high >> 32)), hexCharacters(UInt32(truncatingIfNeeded: high)),
             hexCharacters(low))
@@ -98,7 +98,7 @@ struct SegmentId: Hashable, Sendable, Comparable {
     /// Eight digits at once, as ``hexWord(_:)`` reads them: the engine spells the ids of every
     /// delivered list before the first callback runs, and a per-digit loop was a third of that.
     @inline(__always)
-    static func hexCharacters(_ value: UInt32) -> UInt64 {
+    private static func hexCharacters(_ value: UInt32) -> UInt64 {
         // Spread the eight nibbles over eight bytes, the most significant nibble in the lowest byte.
         var nibbles = UInt64(value)
         nibbles = (nibbles >> 16) | ((nibbles & 0xFFFF) << 32)
