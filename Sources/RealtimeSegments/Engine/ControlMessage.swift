@@ -18,7 +18,7 @@ enum ControlMessage: Sendable {
     /// Signal `semaphore` once everything before it has been processed and timers re-evaluated.
     case barrier(DispatchSemaphore)
     /// Run one step of a fetch or link on the engine thread (see ``EngineTaskExecutor``).
-    case runJob(UnownedJob, on: UnownedTaskExecutor)
+    case runJob(UnownedJob, on: EngineTaskExecutor)
 }
 
 /// Receives the result of a ``SegmentsClient/flushJournal()`` call, on the engine thread: it

@@ -200,7 +200,7 @@ public final class EngineChannels: Sendable {
             semaphore.signal()
         case .runJob(let job, let executor):
             // The engine has ended: the step runs elsewhere, so the call (and its `endWork`) finishes.
-            runInBackground { job.runSynchronously(on: executor) }
+            runInBackground { executor.runStepOutsideTurn(job) }
             endWork()
         case .flush, .stop, .fetchCompleted, .uploadCompleted:
             endWork()

@@ -345,18 +345,34 @@ final class EngineOwner {
         case .stop:
             beginStop()
         case .fetchCompleted(let outcome):
-            switch outcome.purpose {
-            case .check: handleCheckCompleted(outcome)
-            case .pull: handlePullCompleted(outcome)
-            }
-            resumeFetchesAwaitingLink()
+            handlePostedFetchCompleted(outcome)
         case .uploadCompleted(let outcome):
             handleUploadCompleted(outcome)
         case .runJob(let job, let executor):
             fetchStepsThisPass = true
-            job.runSynchronously(on: executor)
+            executor.runStep(job)
         }
         return true
+    }
+
+    /// A finished fetch that came through the inbox: one of a transport that may block, or one
+    /// whose last step did not run in this owner's turn.
+    // Out of line, like `launchFetch` and `EngineTaskExecutor.runStep`: `segments-bench`'s
+    // instruction counts of a check collect inside these functions. A result applied in place
+    // (inside `runStep`) must not enter a counted function a second time, which would turn the
+    // collection off: so this one only forwards.
+    @inline(never)
+    private func handlePostedFetchCompleted(_ outcome: FetchOutcome) {
+        handleFetchCompleted(outcome)
+    }
+
+    /// Routes a finished fetch to the check or the pull it belongs to.
+    private func handleFetchCompleted(_ outcome: FetchOutcome) {
+        switch outcome.purpose {
+        case .check: handleCheckCompleted(outcome)
+        case .pull: handlePullCompleted(outcome)
+        }
+        resumeFetchesAwaitingLink()
     }
 
     // MARK: Listener checks and fetches
@@ -371,8 +387,7 @@ final class EngineOwner {
         launchFetch(.check, for: snapshot)
     }
 
-    // Out of line (once per check), like `launchFetch` and `performFetch`: `segments-bench`'s
-    // instruction counts of a check collect inside these functions.
+    // Out of line (once per check), like `performFetch`, so that a profile names it.
     @inline(never)
     private func handleCheckCompleted(_ outcome: FetchOutcome) {
         recordLink(outcome)
@@ -393,13 +408,21 @@ final class EngineOwner {
         let context = configuration.requestContext
         let channels = channels
         let counters = counters
+        let turn = fetchExecutor.map { InTurnOwner(owner: self, executor: $0) }
         if fetchExecutor != nil { fetchStepsThisPass = true }
         channels.beginWork()
         Task(executorPreference: fetchExecutor) { @Sendable in
             let outcome = await performFetch(
                 purpose, identity: identity, link: link, transport: transport,
                 context: context, counters: counters)
-            channels.post(.fetchCompleted(outcome))
+            // A step on the engine thread hands the result over in place: through the inbox it
+            // waited for this task's end and another pass over the inbox, on the way from the
+            // data's arrival to the first callback.
+            if let turn, turn.executor.isInTurn {
+                turn.owner.handleFetchCompleted(outcome)
+            } else {
+                channels.post(.fetchCompleted(outcome))
+            }
             channels.endWork()
         }
     }
@@ -620,6 +643,18 @@ final class EngineOwner {
             return true
         }
     }
+}
+
+/// The owner, for the last step of a fetch that runs in the owner's turn (see
+/// ``EngineTaskExecutor/isInTurn``) to hand its result over in place.
+///
+/// `@unchecked Sendable`: the task that carries it to the engine's executor may run elsewhere (a
+/// step after the engine thread ended), but ``owner`` is only read after `executor.isInTurn` said
+/// that the caller is a step the owner's own turn is running on this thread. The owner is then
+/// alive (its turn is on the stack) and this thread is the one that owns its state.
+private struct InTurnOwner: @unchecked Sendable {
+    unowned(unsafe) let owner: EngineOwner
+    let executor: EngineTaskExecutor
 }
 
 /// Links (if asked) and fetches for `identity`; never throws, the failure is in the outcome.

@@ -26,8 +26,9 @@ public enum CostRegion: String, CaseIterable, Sendable {
     case decodeAndDiff
     /// One callback of an ordered delivery to 10,000 callbacks, through the engine's delivery loop.
     case delivery
-    /// One whole check with one callback: launching the fetch, the fetch, applying the response
-    /// (diff, state, scheduling) and the delivery, on the engine and delivery threads.
+    /// One whole check with one callback: launching the fetch task, its steps (the fetch, applying
+    /// the response: diff, state, scheduling; the task's end) and the delivery, on the engine and
+    /// delivery threads.
     case check
 
     /// What one operation is, for figure summaries.
@@ -87,9 +88,13 @@ public enum CostRegion: String, CaseIterable, Sendable {
     var toggleFunctions: [String] {
         switch self {
         case .check:
+            // Never nested in one another here, where checks do not overlap (a counted function
+            // entered inside another turns collection off). The fetch task's steps on the engine
+            // thread include the fetch, the response applied in place and the task's end; a
+            // result that comes through the inbox instead is applied in the last one.
             [
-                "*11EngineOwnerC11launchFetch*", "*11EngineOwnerC20handleCheckCompleted*",
-                "*12performFetch*", "*16DeliveryExecutorC11runDelivery*",
+                "*11EngineOwnerC11launchFetch*", "*18EngineTaskExecutorC7runStep*",
+                "*11EngineOwnerC26handlePostedFetchCompleted*", "*16DeliveryExecutorC11runDelivery*",
             ]
         default:
             // The counted function's mangled name: the type, then the name's length and the name.
