@@ -56,22 +56,36 @@ final class PackedSegmentSetTests: XCTestCase {
         XCTAssertNotEqual(PackedSegmentSet([segment(1)]), PackedSegmentSet([segment(1), Segment(id: "x", segmentationId: "y")]))
     }
 
+    /// The changed categories, after checking that none is listed twice (a category listed twice
+    /// would be delivered twice in one check).
+    private func changed(
+        from before: LastKnownState?, to after: LastKnownState, shown: Set<SegmentCategory> = [],
+        using comparer: inout SegmentSetComparer, file: StaticString = #filePath, line: UInt = #line
+    ) -> Set<SegmentCategory> {
+        let changed = LastKnownState.changedCategories(from: before, to: after, shown: shown, using: &comparer)
+        XCTAssertEqual(changed.count, Set(changed).count, "a category listed twice: \(changed)", file: file, line: line)
+        return Set(changed)
+    }
+
     func testDiffReportsAppearingDisappearingAndChangedCategories() {
         let ids = ["cookie": "c"]
         let before = LastKnownState(customerIds: ids, response: response([.discovery: [1], .content: [2], .merchandising: [3]]))
         let after = LastKnownState(customerIds: ids, response: response([.discovery: [1], .content: [4], .other("new"): []]))
         var comparer = SegmentSetComparer()
         XCTAssertEqual(
-            LastKnownState.changedCategories(from: before, to: after, using: &comparer),
-            [.content, .merchandising, .other("new")])
+            changed(from: before, to: after, using: &comparer), [.content, .merchandising, .other("new")])
     }
 
     func testDiffAgainstAnotherCustomerOrNoStateMarksEveryResponseCategory() {
         let before = LastKnownState(customerIds: ["cookie": "a"], response: response([.discovery: [1]]))
         let after = LastKnownState(customerIds: ["cookie": "b"], response: response([.discovery: [1], .content: []]))
         var comparer = SegmentSetComparer()
-        XCTAssertEqual(LastKnownState.changedCategories(from: before, to: after, using: &comparer), [.discovery, .content])
-        XCTAssertEqual(LastKnownState.changedCategories(from: nil, to: after, using: &comparer), [.discovery, .content])
+        XCTAssertEqual(changed(from: before, to: after, using: &comparer), [.discovery, .content])
+        XCTAssertEqual(changed(from: nil, to: after, using: &comparer), [.discovery, .content])
+        // Shown categories the response lacks are changed too (delivered as []), once each.
+        XCTAssertEqual(
+            changed(from: before, to: after, shown: [.discovery, .merchandising], using: &comparer),
+            [.discovery, .content, .merchandising])
     }
 
     func testDiffIgnoresOrderAndDuplicatesWithinACategory() {
@@ -79,7 +93,7 @@ final class PackedSegmentSetTests: XCTestCase {
         let before = LastKnownState(customerIds: ids, response: response([.discovery: [1, 2, 3], .content: [4, 5]]))
         let after = LastKnownState(customerIds: ids, response: response([.discovery: [3, 1, 2, 1], .content: [5, 4, 6]]))
         var comparer = SegmentSetComparer()
-        XCTAssertEqual(LastKnownState.changedCategories(from: before, to: after, using: &comparer), [.content])
+        XCTAssertEqual(changed(from: before, to: after, using: &comparer), [.content])
     }
 }
 

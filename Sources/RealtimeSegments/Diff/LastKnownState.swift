@@ -18,43 +18,47 @@ public struct LastKnownState: Sendable {
         self.categories = response.categories
     }
 
-    /// The categories of `next` that changed relative to `previous`, comparing with `comparer`'s
-    /// buffers.
+    /// The categories of `next` that changed relative to `previous`, each once, in no particular
+    /// order, comparing with `comparer`'s buffers.
     ///
     /// With no previous state, or one that belongs to other customer ids, every category of the
     /// response is changed, and so is every category of `shown` (those whose callbacks were last
     /// given non-empty segments) that the response lacks: after a switch, the previous customer's
     /// segments must not stay on screen. Otherwise a category is changed iff it appears,
     /// disappears, or its set of (id, segmentationId) pairs differs (order and duplicates ignored).
+    ///
+    /// An array, not a set: a response has a handful of categories, and each comes from one
+    /// dictionary's keys or is looked up as missing from them, so none can come twice; a set
+    /// hashed every category it took in.
     @_spi(Benchmarks)
     public static func changedCategories(
         from previous: LastKnownState?,
         to next: LastKnownState,
         shown: Set<SegmentCategory> = [],
         using comparer: inout SegmentSetComparer
-    ) -> Set<SegmentCategory> {
+    ) -> [SegmentCategory] {
         guard let previous, previous.customerIds == next.customerIds else {
-            var changed = Set(next.categories.keys)
+            var changed = Array(next.categories.keys)
             for category in shown where next.categories[category] == nil {
-                changed.insert(category)
+                changed.append(category)
             }
             return changed
         }
-        var changed = Set<SegmentCategory>()
+        var changed: [SegmentCategory] = []
         var carried = 0
         for (category, segments) in next.categories {
             guard let before = previous.categories[category] else {
-                changed.insert(category)
+                changed.append(category)
                 continue
             }
             carried += 1
-            if !comparer.holdTheSameSet(before, segments) { changed.insert(category) }
+            if !comparer.holdTheSameSet(before, segments) { changed.append(category) }
         }
         // Every previous category is among the next ones when as many were found as there were:
         // the usual unchanged key set then costs no second round of lookups.
         if carried < previous.categories.count {
             for category in previous.categories.keys where next.categories[category] == nil {
-                changed.insert(category)
+                changed.append(category)
             }
         }
         return changed

@@ -31,7 +31,9 @@ final class DeliveryExecutor {
     private let mode: DeliveryMode
     private let logger: Logger
     private let counters: EngineCounters
-    private var queues: [SegmentCategory: (queue: DispatchQueue, handOff: DeliveryHandOff?)] = [:]
+    /// Each category's queue, made on its first delivery. Searched in order: an app has a handful
+    /// of categories, and comparing them costs less than hashing one.
+    private var queues: [(category: SegmentCategory, queue: DispatchQueue, handOff: DeliveryHandOff?)] = []
     private let spinWindow: Duration
 
     init(
@@ -98,10 +100,12 @@ final class DeliveryExecutor {
     }
 
     private func queue(for category: SegmentCategory) -> (queue: DispatchQueue, handOff: DeliveryHandOff?) {
-        if let entry = queues[category] { return entry }
+        for entry in queues where entry.category == category {
+            return (entry.queue, entry.handOff)
+        }
         let queue = DispatchQueue(label: "RealtimeSegments.delivery.\(category.name)", qos: .utility)
         let handOff = spinWindow > .zero ? DeliveryHandOff(window: spinWindow, counters: counters) : nil
-        queues[category] = (queue, handOff)
+        queues.append((category, queue, handOff))
         return (queue, handOff)
     }
 
