@@ -242,6 +242,31 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(storages.count, 1, "every hit hands out the same spelled strings")
     }
 
+    /// An entry a listener check stored has not been spelled when the first hits arrive together:
+    /// each may spell it, and all of them hand out the strings of one.
+    func testConcurrentFirstHitsShareOneSpelledList() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2], .content: [3]])
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        let hits = Locked<[[Segment]]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let done = DispatchSemaphore(value: 0)
+            fixture.client.getSegments(category: .discovery) { segments in
+                hits.withLock { $0.append(segments) }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        }
+        let lists = hits.withLock { $0 }
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "the listener check's fetch only")
+        XCTAssertEqual(fixture.client.statistics.pullCacheHits, 8)
+        XCTAssertEqual(lists.count, 8)
+        XCTAssertEqual(Set(lists.map { $0.map(\.id) }), [["000000000000000000000001", "000000000000000000000002"]])
+        let storages = Set(lists.map { list in list.map { segment in var id = segment.id; return id.withUTF8 { UInt(bitPattern: $0.baseAddress) } } })
+        XCTAssertEqual(storages.count, 1, "every hit hands out the same spelled strings")
+    }
+
     func testAListenerCheckAlsoRefreshesTheCache() async throws {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])

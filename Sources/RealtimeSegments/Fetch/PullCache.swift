@@ -12,10 +12,12 @@ final class PullCacheEntry: AtomicReference, Sendable {
     let response: SegmentsResponse
     /// The response's lists with their ids spelled out (see ``Segment``), made by the first hit and
     /// shared by the later ones. Not made at the store: that would put the spelling of every
-    /// category before the check's deliveries, for lists few apps ask for. A lock stored inline
-    /// rather than an atomic reference object: the entry is made once per check, before the
-    /// deliveries, and must not cost an allocation more.
-    private let spelled = Mutex<[SegmentCategory: [Segment]]?>(nil)
+    /// category before the check's deliveries, for lists few apps ask for. Stored inline rather
+    /// than as an atomic reference object: the entry is made once per check, before the
+    /// deliveries, and must not cost an allocation more. Not behind `Synchronization.Mutex`, whose
+    /// waits on Linux are futex calls ThreadSanitizer cannot see (it reported racing hits as a
+    /// data race).
+    private let spelled = AtomicLazyReference<SpelledLists>()
 
     init(generation: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
         self.generation = generation
@@ -23,17 +25,20 @@ final class PullCacheEntry: AtomicReference, Sendable {
         self.response = response
     }
 
-    /// The segments of `category`, their ids spelled out. Any thread; the first hit spells the
-    /// lists while holding the entry's lock, so hits that race with it wait and share them.
+    /// The segments of `category`, their ids spelled out. Any thread, lock-free: hits that race
+    /// with the first may each spell the lists, and all of them return those of the one that
+    /// stored first, as every later hit does.
     func segments(of category: SegmentCategory) -> [Segment] {
-        let lists = spelled.withLock { spelled in
-            if let spelled { return spelled }
-            let made = response.categories.mapValues { $0.spelledOut() }
-            spelled = made
-            return made
-        }
-        return lists[category] ?? []
+        let lists = spelled.load() ?? spelled.storeIfNil(SpelledLists(response.categories.mapValues { $0.spelledOut() }))
+        return lists.categories[category] ?? []
     }
+}
+
+/// A response's lists with their ids spelled out (see ``PullCacheEntry``).
+private final class SpelledLists: Sendable {
+    let categories: [SegmentCategory: [Segment]]
+
+    init(_ categories: [SegmentCategory: [Segment]]) { self.categories = categories }
 }
 
 /// Holds the current ``PullCacheEntry``.
