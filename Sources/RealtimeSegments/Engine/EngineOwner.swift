@@ -18,7 +18,8 @@ import Logging
 /// mutates their state, so none of it is locked. Transport calls run in tasks and report back through the
 /// control inbox; the thread itself never waits on the network and never runs callbacks. The
 /// fetches and links of a transport that declares ``SegmentsTransport/neverBlocks`` run their
-/// steps on this thread (``EngineTaskExecutor``), between its other work.
+/// steps on this thread (``EngineTaskExecutor``), between its other work; such a fetch's last step
+/// applies its result there and then, in this owner's turn, instead of posting it.
 final class EngineOwner {
     /// What the owner starts from (loaded by the client before the thread starts).
     struct Initial: Sendable {
