@@ -238,8 +238,7 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 1)
         XCTAssertEqual(fixture.client.statistics.pullCacheHits, 8)
         XCTAssertEqual(lists, Array(repeating: first, count: 8))
-        let storages = Set(lists.map { list in list.map { segment in var id = segment.id; return id.withUTF8 { UInt(bitPattern: $0.baseAddress) } } })
-        XCTAssertEqual(storages.count, 1, "every hit hands out the same spelled strings")
+        XCTAssertEqual(Set(lists.map(idStorages(of:))).count, 1, "every hit hands out the same spelled strings")
     }
 
     /// An entry a listener check stored has not been spelled when the first hits arrive together:
@@ -263,8 +262,7 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(fixture.client.statistics.pullCacheHits, 8)
         XCTAssertEqual(lists.count, 8)
         XCTAssertEqual(Set(lists.map { $0.map(\.id) }), [["000000000000000000000001", "000000000000000000000002"]])
-        let storages = Set(lists.map { list in list.map { segment in var id = segment.id; return id.withUTF8 { UInt(bitPattern: $0.baseAddress) } } })
-        XCTAssertEqual(storages.count, 1, "every hit hands out the same spelled strings")
+        XCTAssertEqual(Set(lists.map(idStorages(of:))).count, 1, "every hit hands out the same spelled strings")
     }
 
     func testAListenerCheckAlsoRefreshesTheCache() async throws {

@@ -222,18 +222,6 @@ final class SpelledOutSegmentTests: XCTestCase {
         XCTAssertEqual(lists[1][2].storedId.text, segment(3).id)
     }
 
-    /// Where a string's characters are stored: the same address for two strings that share one
-    /// stored string (equal strings stored twice have two).
-    private func storage(_ string: String) -> UInt {
-        var string = string
-        return string.withUTF8 { UInt(bitPattern: $0.baseAddress) }
-    }
-
-    /// The storage of every id string of `segments`.
-    private func storages(of segments: [Segment]) -> Set<UInt> {
-        Set(segments.flatMap { [storage($0.id), storage($0.segmentationId)] })
-    }
-
     func testPulledSegmentsCarryTheirSpelledIds() async throws {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.content: [3]])

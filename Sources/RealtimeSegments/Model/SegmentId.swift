@@ -64,14 +64,14 @@ struct SegmentId: Hashable, Sendable, Comparable {
 
     /// The id as a string. Builds it (one allocation) for an ObjectId not yet spelled out.
     var string: String {
-        guard isObjectId, text.isEmpty else { return text }
+        guard needsSpelling else { return text }
         return Self.spell(high: high, low: low)
     }
 
     /// The same id, carrying its string if it is an ObjectId, so that ``string`` is a copy of a
     /// reference instead of a new allocation.
     func spelledOut() -> SegmentId {
-        guard isObjectId, text.isEmpty else { return self }
+        guard needsSpelling else { return self }
         return Self.spelledOut(high: high, low: low)
     }
 
