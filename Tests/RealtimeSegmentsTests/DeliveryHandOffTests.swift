@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import Logging
 import Synchronization
 import XCTest
 
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 
 /// The delivery spin window (``SegmentsConfiguration/deliverySpinWindow``): a delivery that comes
 /// while its category's block still spins is handed to it, never ahead of a block already queued,
@@ -37,6 +38,52 @@ final class DeliveryHandOffTests: XCTestCase {
         XCTAssertEqual(result.withLock { $0 }, 7, "the spinning block received the delivery")
         XCTAssertGreaterThan(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 0)
         XCTAssertFalse(handOff.isSpinning)
+    }
+
+    func testClosingEndsTheSpinAndNoBlockSpinsAfterIt() {
+        let counters = EngineCounters()
+        // A window far longer than the test: only closing can end the spin in time.
+        let handOff = DeliveryHandOff(window: .seconds(600), counters: counters)
+        let result = Locked<UInt64?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        spinInBackground(handOff, result: result, done: done)
+        let deadline = Date().addingTimeInterval(10)
+        while !handOff.isSpinning && Date() < deadline { sched_yield() }
+        XCTAssertTrue(handOff.isSpinning, "the block did not start spinning within 10 s")
+        handOff.close()
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "the spinning block went on spinning after close()")
+        XCTAssertEqual(result.withLock { $0 }, 0, "the block ended with no delivery")
+        XCTAssertGreaterThan(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 0, "the spin it did is counted")
+        // A block that finishes a delivery after the close returns at once instead of spinning.
+        let later = DispatchSemaphore(value: 0)
+        spinInBackground(handOff, result: result, done: later)
+        XCTAssertEqual(later.wait(timeout: .now() + 10), .success, "a block started to spin after close()")
+        XCTAssertFalse(handOff.isSpinning)
+        // Nothing is handed over after the close: the offer is refused, and the caller schedules a block.
+        XCTAssertFalse(handOff.offer(job(3)))
+    }
+
+    /// The engine's stop reaches every category's spinning block through the executor.
+    func testStoppingTheExecutorEndsEveryCategorysSpin() {
+        let executor = DeliveryExecutor(
+            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
+            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
+            logger: Logger(label: "test"), counters: EngineCounters())
+        for category in [SegmentCategory.discovery, .content] {
+            executor.deliver(DeliveryExecutor.Job(category: category, segments: [], notifyAll: true, generation: 1))
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !executor.queues.allSatisfy({ $0.handOff?.isSpinning == true }) && Date() < deadline { sched_yield() }
+        XCTAssertEqual(executor.queues.map { $0.handOff?.isSpinning }, [true, true], "both blocks spin after their delivery")
+        executor.stop()
+        for entry in executor.queues {
+            let drained = DispatchSemaphore(value: 0)
+            Thread {
+                entry.queue.sync {}
+                drained.signal()
+            }.start()
+            XCTAssertEqual(drained.wait(timeout: .now() + 10), .success, "\(entry.category)'s block went on spinning")
+        }
     }
 
     func testABlockDoesNotSpinWhileAnotherIsQueuedBehindIt() {

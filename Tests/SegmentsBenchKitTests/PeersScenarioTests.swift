@@ -23,6 +23,18 @@ final class PeersScenarioTests: XCTestCase {
         XCTAssertNotNil(result.figure("peers.engine.N100.speedupVsOpenCombine"))
         XCTAssertNotNil(result.figure("peers.engine-parallel.N100.speedupVsNotificationCenter"))
         XCTAssertNotNil(result.figure("peers.engine-parallel.N100.speedupVsOpenCombine"))
+        XCTAssertNotNil(result.figure("peers.engine-spin.N100.speedupVsNotificationCenter"))
+        XCTAssertNotNil(result.figure("peers.engine-spin.N100.speedupVsOpenCombine"))
+    }
+
+    func testTheSpinningEnginesPriceIsReportedAndOnlyForIt() throws {
+        let result = try result()
+        let spin = try XCTUnwrap(result.figure("peers.engine-spin.N100.spinNsPerNotification"))
+        XCTAssertEqual(spin.unit, "ns")
+        // Checks follow each other well within the window, so the delivery thread spins between them.
+        XCTAssertGreaterThan(spin.value, 0)
+        XCTAssertEqual(result.figures.filter { $0.name.hasSuffix(".spinNsPerNotification") }.map(\.name), [spin.name])
+        XCTAssertEqual(result.configuration["engineDeliveryModes"]?.contains("5 ms delivery spin window (engine-spin)"), true)
     }
 
     func testEveryRatioIsAPositiveFiniteNumber() throws {
@@ -47,7 +59,7 @@ final class PeersScenarioTests: XCTestCase {
     func testThePeersChartHasOneLinePerMechanism() throws {
         let series = try result().series.filter { $0.chart == "peers" }
         XCTAssertEqual(Set(series.map(\.label)), Set(PeersScenario.mechanisms))
-        XCTAssertEqual(series.count, 7)
+        XCTAssertEqual(series.count, PeersScenario.mechanisms.count)
         for line in series {
             XCTAssertEqual(line.points.map(\.x), [100], line.label)
             XCTAssertTrue(line.points.allSatisfy { $0.y > 0 }, line.label)
@@ -89,8 +101,10 @@ final class PeersScenarioTests: XCTestCase {
         healthy.trialMeans = [90]
         var lossy = PeersScenario.MechanismResult(name: "engine-parallel", timedSpan: "fetch → last")
         lossy.failure = .loss("a check did not reach all 3 callbacks exactly once")
+        var spinning = PeersScenario.MechanismResult(name: "engine-spin", timedSpan: "fetch → last")
+        spinning.failure = .error("the engine could not be built")
         var report = PeersScenario.Report()
-        report.add([floor, healthy, lossy], callbacks: 3, progress: Progress(enabled: false))
+        report.add([floor, healthy, lossy, spinning], callbacks: 3, progress: Progress(enabled: false))
         var failing = PeersScenario.MechanismResult(name: "engine", timedSpan: "fetch → last")
         failing.failure = .error("the engine could not be built")
         report.add([floor, failing], callbacks: 4, progress: Progress(enabled: false))
@@ -98,6 +112,7 @@ final class PeersScenarioTests: XCTestCase {
         let lost = report.figures.first { $0.name == "peers.engine-parallel.N3.incomplete" }
         XCTAssertEqual(lost?.value, 1)
         XCTAssertEqual(lost?.gate, .zero)
+        XCTAssertEqual(report.figures.first { $0.name == "peers.engine-spin.N3.incomplete" }?.value, 1)
         XCTAssertEqual(report.figures.first { $0.name == "peers.engine.N3.incomplete" }?.value, 0)
         XCTAssertEqual(report.figures.first { $0.name == "peers.engine.N4.incomplete" }?.value, 1)
         XCTAssertFalse(report.figures.contains { $0.name.hasPrefix("peers.closure-loop.") && $0.name.hasSuffix(".incomplete") })

@@ -104,9 +104,11 @@ final class CheckCycle {
         if lastKnown?.customerIds != snapshot.customerIds { lastKnown = nil }
     }
 
-    /// The engine stops: pending requests are forgotten, and no check starts or applies after this.
+    /// The engine stops: pending requests are forgotten, no check starts or applies after this, and
+    /// no delivery thread spins for a next delivery.
     func stop() {
         stopped = true
+        delivery.stop()
         if coalescer.cancel() {
             logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
         }

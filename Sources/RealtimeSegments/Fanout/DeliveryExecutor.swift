@@ -12,7 +12,8 @@ import Logging
 /// customer switch has happened no callback receives the previous customer's data; and it skips
 /// registrations removed meanwhile.
 ///
-/// Threading: ``deliver(_:)`` is called by the engine thread only; blocks run on the category queues.
+/// Threading: ``deliver(_:)`` and ``stop()`` are called by the engine thread only; blocks run on the
+/// category queues.
 final class DeliveryExecutor {
     /// One category's delivery for one check.
     struct Job: Sendable {
@@ -33,7 +34,7 @@ final class DeliveryExecutor {
     private let counters: EngineCounters
     /// Each category's queue, made on its first delivery. Searched in order: an app has a handful
     /// of categories, and comparing them costs less than hashing one.
-    private var queues: [(category: SegmentCategory, queue: DispatchQueue, handOff: DeliveryHandOff?)] = []
+    private(set) var queues: [(category: SegmentCategory, queue: DispatchQueue, handOff: DeliveryHandOff?)] = []
     private let spinWindow: Duration
 
     init(
@@ -81,6 +82,12 @@ final class DeliveryExecutor {
             // then waited behind the delivery it was to help.
             DeliveryHelpers.shared.prepare()
         }
+    }
+
+    /// The engine stopped: no category's block spins for a next delivery after this
+    /// (``DeliveryHandOff/close()``). Deliveries already scheduled still run.
+    func stop() {
+        for entry in queues { entry.handOff?.close() }
     }
 
     /// Lets the delivery threads just woken by ``deliver(_:)`` have this core first (engine

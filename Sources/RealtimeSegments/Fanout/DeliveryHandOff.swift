@@ -27,6 +27,8 @@ final class DeliveryHandOff: Sendable {
     private static let queuedUnit: UInt64 = 4
     /// The handed delivery; written once between ``claimed`` and ``handed``, read once after.
     private let slot = Mutex<DeliveryExecutor.Job?>(nil)
+    /// Set once by ``close()``.
+    private let closed = Atomic<Bool>(false)
     private let windowNanoseconds: UInt64
     /// Nanoseconds spent spinning, summed once per window (``EngineCounters/deliverySpinNanoseconds``).
     private let counters: EngineCounters
@@ -60,6 +62,14 @@ final class DeliveryHandOff: Sendable {
         }
     }
 
+    /// The engine stopped: a spinning block stops at its next look, and no block spins after
+    /// this, so a stopped client keeps no thread busy. An offer that races with the close may
+    /// still be handed to the block, which then runs it as usual; later offers find no block
+    /// spinning. Any thread.
+    func close() {
+        closed.store(true, ordering: .releasing)
+    }
+
     /// Whether a block spins now, with no delivery claimed (for tests: another thread may change it).
     var isSpinning: Bool { state.load(ordering: .acquiring) == Self.spinning }
 
@@ -69,10 +79,11 @@ final class DeliveryHandOff: Sendable {
     }
 
     /// After a delivery: spins for the window for a handed delivery and returns it, or returns
-    /// `nil` at once when a block is queued behind this one (it runs next, in order) or when the
-    /// window passes.
+    /// `nil` at once when a block is queued behind this one (it runs next, in order) or after
+    /// ``close()``, or when the window passes.
     func awaitNext() -> DeliveryExecutor.Job? {
-        guard state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
+        guard !closed.load(ordering: .acquiring),
+            state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
         else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
         var looks: UInt64 = 0
@@ -91,7 +102,10 @@ final class DeliveryHandOff: Sendable {
             }
             looks &+= 1
             // The clock is read every 64 looks: a read costs more than a look.
-            if word == Self.spinning, looks & 63 == 0, DispatchTime.now().uptimeNanoseconds &- start >= windowNanoseconds {
+            if word == Self.spinning,
+                closed.load(ordering: .relaxed)
+                    || looks & 63 == 0 && DispatchTime.now().uptimeNanoseconds &- start >= windowNanoseconds
+            {
                 if state.compareExchange(expected: Self.spinning, desired: Self.idle, ordering: .acquiringAndReleasing).exchanged {
                     return nil
                 }

@@ -27,17 +27,18 @@ public enum FanoutProbe {
         public var handedOffShare: Double = 0
     }
 
+    /// The ``SegmentsConfiguration/deliverySpinWindow`` of the measurements with one
+    /// (`fanout-sweep`'s second run at each N, `peers`' `engine-spin`): longer than the probe's time
+    /// between one check's last callback and the next check's data.
+    public static let spinWindow = Duration.milliseconds(5)
+    /// ``spinWindow`` as reports name it ("5 ms").
+    static var spinWindowLabel: String { "\(spinWindow.wholeNanoseconds / 1_000_000) ms" }
+
     /// The payload of every notification.
     public static func payload(variant: Int) -> [Segment] {
         (0..<10).map { index in
             Segment(id: objectId(high: UInt64(truncatingIfNeeded: variant), low: UInt32(index)), segmentationId: objectId(high: 0, low: UInt32(0xABC + index)))
         }
-    }
-
-    /// N callbacks on one category; `checks` checks, each with changed data, and no floor rounds
-    /// between them (see ``engine(targets:checks:mode:floorRounds:)``).
-    public static func engine(callbacks: Int, checks: Int, mode: DeliveryMode) throws -> EngineMeasurement {
-        try engine(targets: FanoutTargets(count: callbacks), checks: checks, mode: mode, floorRounds: false)
     }
 
     /// The engine delivering to `targets.registrations`; `checks` checks, each with changed data.

@@ -11,9 +11,6 @@ public struct FanoutSweepScenario: Scenario {
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
     public let measures = "data received → first and last callback (fan-out latency), again with a 5 ms delivery spin window and its CPU cost, its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
 
-    /// The ``SegmentsConfiguration/deliverySpinWindow`` of the sweep's second run at each N: longer
-    /// than the probe's time between one check's last callback and the next check's data.
-    static let spinWindow = Duration.milliseconds(5)
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let sizes: [Int]
@@ -66,16 +63,16 @@ public struct FanoutSweepScenario: Scenario {
                 allocations.append(.init(x: Double(size), y: perCheck))
             }
             // Again with a delivery spin window: the next check's delivery finds its thread awake.
-            progress.say("N = \(size): \(checks) checks, \(Self.spinWindow) delivery spin window")
-            let spun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: Self.spinWindow)
-            let spunFirst = spun.first.summary("first callback N=\(size), spin window", definition: "data received → first callback, \(Self.spinWindow) spin window")
-            let spunLast = spun.last.summary("last callback N=\(size), spin window", definition: "data received → last callback, \(Self.spinWindow) spin window")
+            progress.say("N = \(size): \(checks) checks, \(FanoutProbe.spinWindowLabel) delivery spin window")
+            let spun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: FanoutProbe.spinWindow)
+            let spunFirst = spun.first.summary("first callback N=\(size), spin window", definition: "data received → first callback, \(FanoutProbe.spinWindowLabel) spin window")
+            let spunLast = spun.last.summary("last callback N=\(size), spin window", definition: "data received → last callback, \(FanoutProbe.spinWindowLabel) spin window")
             if !spun.complete { notes.append("N=\(size), spin window: a check did not reach every callback") }
             figures += [
                 Figure(name: "fanout-sweep.N\(size).spin.firstCallbackP50Ns", value: Double(spunFirst.p50), unit: "ns",
-                       summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(Self.spinWindow)"),
+                       summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(FanoutProbe.spinWindowLabel)"),
                 Figure(name: "fanout-sweep.N\(size).spin.lastCallbackP50Ns", value: Double(spunLast.p50), unit: "ns",
-                       summary: "data received → last callback, p50, N=\(size), deliverySpinWindow \(Self.spinWindow)"),
+                       summary: "data received → last callback, p50, N=\(size), deliverySpinWindow \(FanoutProbe.spinWindowLabel)"),
                 Figure(name: "fanout-sweep.N\(size).spin.spinNsPerCheck", value: spun.spinNanosecondsPerCheck, unit: "ns",
                        summary: "CPU time the delivery thread spent spinning per check (the window's price), N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).spin.handedOffShare", value: spun.handedOffShare, unit: "ratio",

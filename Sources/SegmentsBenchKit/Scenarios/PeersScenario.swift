@@ -2,8 +2,9 @@ import Foundation
 
 /// The engine's fan-out next to the ways an app could deliver the same change without it.
 ///
-/// One notification, the harness's ten-segment payload, goes to N subscribers through seven
-/// mechanisms: the engine (ordered delivery, and parallel delivery on every core), a plain loop
+/// One notification, the harness's ten-segment payload, goes to N subscribers through eight
+/// mechanisms: the engine (ordered delivery, parallel delivery on every core, and ordered delivery
+/// with a delivery spin window, whose spinning is reported as its CPU price), a plain loop
 /// over `[closure]` (the floor), `NotificationCenter`, an OpenCombine `PassthroughSubject`, one
 /// `DispatchQueue.global()` block per callback, and one `AsyncStream` per subscriber. Every
 /// subscriber does the same minimal work (add the segment count to its own counter), and every
@@ -22,17 +23,20 @@ public struct PeersScenario: Scenario {
     public let needsMockIntrospection: String? = "the engine alone, in process (it drives no server)"
     public let needsSegmentsClient: String? = "delivery loop, compared with other mechanisms"
     public let simulates =
-        "One segment change (10 segments) delivered to N subscribers by the engine (ordered and parallel) and by the peers an app could use instead: "
+        "One segment change (10 segments) delivered to N subscribers by the engine (ordered, parallel, and ordered with a 5 ms delivery spin window) "
+        + "and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "
         + "callback, one AsyncStream per subscriber."
     public let measures =
         "Median time per notification (and per subscriber callback) of each mechanism, as a ratio to the closure loop measured "
-        + "in the same run; trials interleaved so the shared machine's noise hits all alike."
+        + "in the same run; trials interleaved so the shared machine's noise hits all alike; the spin window's CPU time per notification."
 
     /// The mechanisms compared, in report order. `closure-loop` is the floor.
     public static let mechanisms = [
-        "engine", "engine-parallel", "closure-loop", "notification-center", "opencombine", "dispatch-per-callback", "asyncstream",
+        "engine", "engine-parallel", "engine-spin", "closure-loop", "notification-center", "opencombine", "dispatch-per-callback", "asyncstream",
     ]
+    /// The engine's mechanisms, whose losses are gated counts.
+    static let engineMechanisms = Set(EnginePeer.Setup.allCases.map(\.name))
     /// The largest N the `asyncstream` peer runs at: above it one task per subscriber takes too long.
     public static let asyncStreamLimit = 10_000
     /// The subscriber counts of a full run.
@@ -79,7 +83,8 @@ public struct PeersScenario: Scenario {
         configuration["trials"] = "\(plan.trials)"
         configuration["trialTargetMs"] = "\(plan.trialTargetNanoseconds / 1_000_000)"
         configuration["engineMinimumChecks"] = "\(plan.engineMinimumChecks)"
-        configuration["engineDeliveryModes"] = "ordered (engine), parallel (engine-parallel)"
+        configuration["engineDeliveryModes"] =
+            "ordered (engine), parallel (engine-parallel), ordered with a \(FanoutProbe.spinWindowLabel) delivery spin window (engine-spin)"
         configuration["payload"] = "\(PeerPayloads.segmentCount) segments"
         return ScenarioResult(
             scenario: name, summary: simulates + " " + measures, configuration: configuration, figures: report.figures,
@@ -133,14 +138,22 @@ public struct PeersScenario: Scenario {
             }
             // The engine losing a notification, or failing a trial, is a bug, not a figure to leave
             // out: counted and gated.
-            for result in results where result.name == "engine" || result.name == "engine-parallel" {
+            for result in results where PeersScenario.engineMechanisms.contains(result.name) {
                 figures.append(
                     Figure(
                         name: "peers.\(result.name).N\(callbacks).incomplete", value: medians[result.name] == nil ? 1 : 0, unit: "count",
                         gate: .zero,
                         summary: "1 if \(result.name) failed a trial or a check in which one of the \(callbacks) subscribers was not called exactly once."))
             }
-            for (mode, engineName) in [("ordered", "engine"), ("parallel", "engine-parallel")] {
+            for result in results where result.name == EnginePeer.Setup.orderedSpinning.name {
+                guard medians[result.name] != nil, let spin = result.medianSpin else { continue }
+                figures.append(
+                    Figure(
+                        name: "peers.\(result.name).N\(callbacks).spinNsPerNotification", value: spin, unit: "ns",
+                        summary: "\(result.name), \(callbacks) subscribers: median over trials of the delivery thread's spinning per "
+                            + "notification (CPU time, the window's price)."))
+            }
+            for (mode, engineName) in [("ordered", "engine"), ("parallel", "engine-parallel"), ("ordered, spin window", "engine-spin")] {
                 guard let engine = medians[engineName] else { continue }
                 for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
                     guard let other = medians[peer] else { continue }
@@ -166,7 +179,10 @@ public struct PeersScenario: Scenario {
         var trials: Int
         /// Every trial lasts at least this long (wall time), so short ones are not all noise.
         var trialTargetNanoseconds: UInt64
-        /// The engine's trials carry the cost of building an engine, so each has at least this many checks.
+        /// The engine's trials carry the cost of building an engine, so each has at least this many
+        /// checks. Building one already takes longer than the trial target, so calibration leaves
+        /// the engine at this minimum: it must be large enough that the checks just after the
+        /// engine's start (cold caches, a delivery thread not yet spinning) do not make the figure.
         var engineMinimumChecks: Int
 
         init(_ options: BenchOptions) {
@@ -177,7 +193,7 @@ public struct PeersScenario: Scenario {
             }
             trials = options.quick ? 7 : 15
             trialTargetNanoseconds = options.quick ? 10_000_000 : 20_000_000
-            engineMinimumChecks = options.quick ? 3 : 5
+            engineMinimumChecks = options.quick ? 30 : 50
         }
     }
 
@@ -214,6 +230,8 @@ public struct PeersScenario: Scenario {
         var trialMeans: [Double] = []
         /// Every recorded notification of every trial.
         var recorder = LatencyRecorder()
+        /// Spinning per notification of each trial, in ns, for a mechanism that reports it.
+        var trialSpins: [Double] = []
         /// Why the mechanism stopped; its numbers are not reported.
         var failure: Failure?
 
@@ -221,8 +239,16 @@ public struct PeersScenario: Scenario {
 
         /// The median over trials of the time per notification, unless the mechanism failed.
         var median: Double? {
-            guard failure == nil, !trialMeans.isEmpty else { return nil }
-            let sorted = trialMeans.sorted()
+            guard failure == nil else { return nil }
+            return Self.median(of: trialMeans)
+        }
+
+        /// The median over trials of the spinning per notification, if the mechanism reports it.
+        var medianSpin: Double? { Self.median(of: trialSpins) }
+
+        private static func median(of values: [Double]) -> Double? {
+            guard !values.isEmpty else { return nil }
+            let sorted = values.sorted()
             let middle = sorted.count / 2
             return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         }
@@ -231,7 +257,8 @@ public struct PeersScenario: Scenario {
     private func makeMechanisms(callbacks: Int, plan: Plan) -> [any PeerMechanism] {
         var mechanisms: [any PeerMechanism] = [
             EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks),
-            EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, mode: .parallel),
+            EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, setup: .parallel),
+            EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, setup: .orderedSpinning),
             ClosureLoopPeer(callbacks: callbacks),
             NotificationCenterPeer(callbacks: callbacks),
             OpenCombinePeer(callbacks: callbacks),
@@ -269,6 +296,7 @@ public struct PeersScenario: Scenario {
                         continue
                     }
                     results[index].trialMeans.append(outcome.perNotification.histogram.mean)
+                    if let spin = outcome.spinNanosecondsPerNotification { results[index].trialSpins.append(spin) }
                     results[index].recorder.merge(outcome.perNotification)
                 } catch {
                     results[index].failure = .error("\(error)")

@@ -1,39 +1,67 @@
 import RealtimeSegments
 
-/// The engine under test: N callbacks on one category, ordered or parallel delivery, each check a
-/// changed segment list fetched from the in-memory backend
-/// (``FanoutProbe/engine(callbacks:checks:mode:)``).
+/// The engine under test: N callbacks on one category, each check a changed segment list fetched
+/// from the in-memory backend (``FanoutProbe/engine(targets:checks:mode:floorRounds:spinWindow:)``),
+/// in one of three set-ups an app can choose.
 ///
 /// Each trial builds and shuts down its own engine, so nothing of it outlives the trial.
 final class EnginePeer: PeerMechanism {
+    /// How the engine under test delivers.
+    enum Setup: CaseIterable {
+        /// Ordered delivery, the default configuration (no spin window): each check's delivery
+        /// wakes the delivery thread.
+        case ordered
+        /// Parallel delivery on every core.
+        case parallel
+        /// Ordered delivery with ``FanoutProbe/peersSpinWindow`` as the
+        /// ``SegmentsConfiguration/deliverySpinWindow``: a check that follows the last one within
+        /// the window finds its delivery thread awake.
+        case orderedSpinning
+
+        /// The mechanism's name in figure names and on the chart.
+        var name: String {
+            switch self {
+            case .ordered: "engine"
+            case .parallel: "engine-parallel"
+            case .orderedSpinning: "engine-spin"
+            }
+        }
+
+        var mode: DeliveryMode { self == .parallel ? .parallel : .ordered }
+        var spinWindow: Duration { self == .orderedSpinning ? FanoutProbe.spinWindow : .zero }
+    }
+
     let name: String
     let timedSpan: String
     /// A trial pays for building an engine and registering N callbacks before its first check, so
     /// it always carries a few checks.
     let minimumRounds: Int
     private let callbacks: Int
-    private let mode: DeliveryMode
+    private let setup: Setup
 
-    /// An engine peer for `callbacks` subscribers delivering in `mode`, whose trials have at least
-    /// `minimumChecks` checks. Named `engine` (ordered) or `engine-parallel`.
-    init(callbacks: Int, minimumChecks: Int, mode: DeliveryMode = .ordered) {
+    /// An engine peer for `callbacks` subscribers set up as `setup`, whose trials have at least
+    /// `minimumChecks` checks.
+    init(callbacks: Int, minimumChecks: Int, setup: Setup = .ordered) {
         self.callbacks = callbacks
-        self.mode = mode
+        self.setup = setup
         minimumRounds = minimumChecks
-        switch mode {
-        case .ordered:
-            name = "engine"
-            timedSpan = "data received (fetch returned) → last callback returned, ordered delivery"
-        case .parallel:
-            name = "engine-parallel"
-            timedSpan = "data received (fetch returned) → last callback returned, parallel delivery on every core"
-        }
+        name = setup.name
+        timedSpan =
+            switch setup {
+            case .ordered: "data received (fetch returned) → last callback returned, ordered delivery"
+            case .parallel: "data received (fetch returned) → last callback returned, parallel delivery on every core"
+            case .orderedSpinning:
+                "data received (fetch returned) → last callback returned, ordered delivery, \(FanoutProbe.spinWindowLabel) delivery spin window"
+            }
     }
 
     func trial(rounds: Int) throws -> PeerTrial {
-        let measurement = try FanoutProbe.engine(callbacks: callbacks, checks: rounds, mode: mode)
+        let measurement = try FanoutProbe.engine(
+            targets: FanoutTargets(count: callbacks), checks: rounds, mode: setup.mode, floorRounds: false, spinWindow: setup.spinWindow)
         let loss = measurement.complete ? nil : "a check did not reach all \(callbacks) callbacks exactly once"
-        return PeerTrial(perNotification: measurement.last, loss: loss)
+        var trial = PeerTrial(perNotification: measurement.last, loss: loss)
+        if setup == .orderedSpinning { trial.spinNanosecondsPerNotification = measurement.spinNanosecondsPerCheck }
+        return trial
     }
 
     func tearDown() {}

@@ -30,6 +30,9 @@ struct PeerTrial {
     var perNotification: LatencyRecorder
     /// `nil` if every subscriber received every notification; otherwise what went missing.
     var loss: String?
+    /// For a mechanism that keeps a thread spinning between notifications (the engine with a
+    /// delivery spin window): that thread's spinning per notification, in ns of CPU time.
+    var spinNanosecondsPerNotification: Double?
 }
 
 /// The notifications the peers deliver: the harness's ten-segment payload in two variants that
