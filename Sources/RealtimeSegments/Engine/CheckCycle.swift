@@ -33,16 +33,20 @@ final class CheckCycle {
     private let logger: Logger
     private let delivery: DeliveryExecutor
 
-    private var coalescer: CoalescerStateMachine
+    // The state below is read and written by the engine thread alone, and no method of this type
+    // calls code that could call back into it while it holds an access (callbacks run on the
+    // delivery queues), so two accesses never overlap: the run-time exclusivity check, a call into
+    // the runtime for each access of a check's diff, is turned off for them.
+    @exclusivity(unchecked) private var coalescer: CoalescerStateMachine
     /// The segments last applied, and the customer they belong to.
-    private(set) var lastKnown: LastKnownState?
+    @exclusivity(unchecked) private(set) var lastKnown: LastKnownState?
     /// Buffers for comparing categories as sets, kept so that a changed category allocates nothing.
-    private var comparer = SegmentSetComparer()
+    @exclusivity(unchecked) private var comparer = SegmentSetComparer()
     /// Each category's last delivered list: the next delivery shares the strings of its ids.
-    private var delivered: [SegmentCategory: [Segment]] = [:]
+    @exclusivity(unchecked) private var delivered: [SegmentCategory: [Segment]] = [:]
     /// Categories whose callbacks were last given non-empty segments: after a customer switch,
     /// those the new customer's response lacks are delivered as `[]` (SPEC §4).
-    private var shownCategories: Set<SegmentCategory>
+    @exclusivity(unchecked) private var shownCategories: Set<SegmentCategory>
     /// After ``stop()``, no check is requested or started and no result is applied.
     private var stopped = false
 

@@ -49,7 +49,9 @@ final class EngineOwner {
 
     private let checks: CheckCycle
     private var pulls: PullCoordinator
-    private var links: LinkTracker
+    /// Read and written on the engine thread alone, by calls that never overlap (no method that
+    /// holds it calls out): its run-time exclusivity check, paid on every fetch, is turned off.
+    @exclusivity(unchecked) private var links: LinkTracker
     private let persister: StatePersister
 
     /// The customer ids events are stamped with, and the generation they belong to. Identity

@@ -33,8 +33,9 @@ final class DeliveryExecutor {
     private let logger: Logger
     private let counters: EngineCounters
     /// Each category's queue, made on its first delivery. Searched in order: an app has a handful
-    /// of categories, and comparing them costs less than hashing one.
-    private(set) var queues: [(category: SegmentCategory, queue: DispatchQueue, handOff: DeliveryHandOff?)] = []
+    /// of categories, and comparing them costs less than hashing one. Engine thread only, by calls
+    /// that never overlap: its run-time exclusivity check, paid on every delivery, is turned off.
+    @exclusivity(unchecked) private(set) var queues: [(category: SegmentCategory, queue: DispatchQueue, handOff: DeliveryHandOff?)] = []
     private let spinWindow: Duration
 
     init(
