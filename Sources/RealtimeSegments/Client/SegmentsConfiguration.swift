@@ -34,8 +34,9 @@ public struct SegmentsConfiguration: Sendable {
     /// finishing one, before it sleeps (default zero: it sleeps at once). A delivery that arrives
     /// within the window starts without a thread wake-up, within a microsecond; the price is up to
     /// this much CPU time after every delivery (``SegmentsStatistics/deliverySpinNanoseconds``
-    /// counts it). An idle client never spins. Leave it at zero on battery-powered devices; on a
-    /// server that fans out changes back to back, tens to hundreds of microseconds. At most 10 ms.
+    /// counts it). An idle or stopped client never spins. Leave it at zero on battery-powered
+    /// devices; on a server that fans out changes back to back, tens to hundreds of microseconds.
+    /// At most 10 ms.
     public var deliverySpinWindow: Duration = .zero
     /// How the engine thread competes with the app's threads for a core
     /// (default ``EngineScheduling/yieldsToApp``).
