@@ -12,6 +12,9 @@ public struct FanoutSweepScenario: Scenario {
     public let measures = "data received → first and last callback (fan-out latency), again with a 5 ms delivery spin window and its CPU cost, its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
 
 
+    /// Checks of each unmeasured warm-up engine that runs before the first measured N.
+    static let warmUpChecks = 20
+
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let sizes: [Int]
         if let callbacks = options.callbacks {
@@ -26,6 +29,14 @@ public struct FanoutSweepScenario: Scenario {
         var floor: [ChartSeries.Point] = []
         var allocations: [ChartSeries.Point] = []
         var notes: [String] = []
+        // A process's first engine runs with the process's one-time costs and on a host in
+        // another state than the later ones (threads just made, cores not yet idle), and its
+        // figures were unlike every later N's: one unmeasured engine of each kind goes first.
+        progress.say("warm-up: \(Self.warmUpChecks) unmeasured checks without and with the spin window")
+        for spinWindow in [Duration.zero, FanoutProbe.spinWindow] {
+            _ = try FanoutProbe.engine(
+                targets: FanoutTargets(count: 1), checks: Self.warmUpChecks, mode: .ordered, floorRounds: true, spinWindow: spinWindow)
+        }
         for size in sizes {
             let checks = max(5, min(options.quick ? 20 : 50, 2_000_000 / max(size, 1)))
             progress.say("N = \(size): \(checks) checks")
@@ -165,8 +176,10 @@ public struct FanoutSweepScenario: Scenario {
         if !allocations.isEmpty {
             series.append(ChartSeries(chart: "allocations-per-check", label: "engine", xLabel: "callbacks", yLabel: "malloc calls per check", points: allocations))
         }
+        var configuration = options.configuration(honouring: honouredOptions)
+        configuration["warmUp"] = "\(Self.warmUpChecks) checks at N=1 without and with the spin window, unmeasured"
         return ScenarioResult(
-            scenario: name, summary: "\(simulates). Measures \(measures).", configuration: options.configuration(honouring: honouredOptions),
+            scenario: name, summary: "\(simulates). Measures \(measures).", configuration: configuration,
             figures: figures, latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable,
             notes: notes)
     }
