@@ -23,7 +23,7 @@ public struct PeersScenario: Scenario {
     public let needsMockIntrospection: String? = "the engine alone, in process (it drives no server)"
     public let needsSegmentsClient: String? = "delivery loop, compared with other mechanisms"
     public let simulates =
-        "One segment change (10 segments) delivered to N subscribers by the engine (ordered, parallel, and ordered with a 5 ms delivery spin window) "
+        "One segment change (10 segments) delivered to N subscribers by the engine (ordered, parallel, and ordered with a \(FanoutProbe.spinWindowLabel) delivery spin window) "
         + "and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "
         + "callback, one AsyncStream per subscriber."

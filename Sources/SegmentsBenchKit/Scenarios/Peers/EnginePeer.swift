@@ -13,7 +13,7 @@ final class EnginePeer: PeerMechanism {
         case ordered
         /// Parallel delivery on every core.
         case parallel
-        /// Ordered delivery with ``FanoutProbe/peersSpinWindow`` as the
+        /// Ordered delivery with ``FanoutProbe/spinWindow`` as the
         /// ``SegmentsConfiguration/deliverySpinWindow``: a check that follows the last one within
         /// the window finds its delivery thread awake.
         case orderedSpinning
