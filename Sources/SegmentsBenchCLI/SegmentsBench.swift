@@ -32,6 +32,8 @@ struct LoadOptions: ParsableArguments {
     var thresholds: [String] = []
     @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet; default: 20).")
     var fetchDelayMs: Double?
+    @Option(name: .customLong("spin-window-ms"), help: "Milliseconds of the client's delivery spin window in the runs with one (fanout-sweep, peers; more than 0, at most 10; default: 5).")
+    var spinWindowMs: Double?
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
     @Option(help: ArgumentHelp(
         "Drive this segments server over HTTP instead of the in-process mock (only scenarios that need nothing of the mock run).",
@@ -43,7 +45,8 @@ struct LoadOptions: ParsableArguments {
     @Flag(help: "Allow a --target that is not a loopback address (127.0.0.0/8, ::1, localhost).") var allowRemote = false
 
     /// Refuses a malformed `--stages` or `--threshold`, `--stages` with `--rate` or `--duration`,
-    /// fewer than one device, and a malformed or unconfirmed `--target` (usage errors, exit 64).
+    /// fewer than one device, a spin window outside (0, 10] ms, and a malformed or unconfirmed
+    /// `--target` (usage errors, exit 64).
     func validate() throws {
         _ = try benchTarget()
         if let devices, devices < 1 { throw ValidationError("--devices must be 1 or more, not \(devices)") }
@@ -54,6 +57,9 @@ struct LoadOptions: ParsableArguments {
             if target != nil {
                 throw ValidationError("--fetch-delay-ms delays the in-process mock's answers; a --target answers as it does")
             }
+        }
+        if let spinWindowMs, !(spinWindowMs > 0 && spinWindowMs <= 10) {
+            throw ValidationError("--spin-window-ms must be more than 0 and at most 10 milliseconds (the engine's largest window), not \(spinWindowMs)")
         }
         if let stages {
             if rate != nil || duration != nil {
@@ -107,6 +113,7 @@ struct LoadOptions: ParsableArguments {
         options.quick = quick
         options.devices = devices
         options.fetchDelayMs = fetchDelayMs
+        options.spinWindowMs = spinWindowMs
         options.engine = SegmentsBenchCLI.registry.engine
         options.stages = stages.flatMap { try? LoadStages.parse($0) }
         let parsed = thresholds.compactMap { try? LatencyThreshold.parse($0, metrics: FleetScenario.latencyMetrics) }
@@ -129,6 +136,7 @@ struct LoadOptions: ParsableArguments {
         if stages != nil { given.insert(.stages) }
         if !thresholds.isEmpty { given.insert(.threshold) }
         if fetchDelayMs != nil { given.insert(.fetchDelayMs) }
+        if spinWindowMs != nil { given.insert(.spinWindowMs) }
         return given
     }
 

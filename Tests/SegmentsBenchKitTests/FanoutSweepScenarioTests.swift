@@ -19,5 +19,27 @@ final class FanoutSweepScenarioTests: XCTestCase {
         }
         XCTAssertEqual(result.figure("fanout-sweep.N1.incomplete")?.value, 0)
         XCTAssertEqual(result.figure("fanout-sweep.N1.spin.incomplete")?.value, 0)
+        XCTAssertEqual(result.figure("fanout-sweep.N1.spin.firstCallbackP50Ns")?.summary.hasSuffix("deliverySpinWindow 5 ms"), true)
+    }
+
+    /// `--spin-window-ms` sets the window of the runs with one, and the report says which.
+    func testTheSpinWindowCanBeChosen() throws {
+        var options = BenchOptions()
+        options.quick = true
+        options.callbacks = 1
+        options.spinWindowMs = 0.25
+        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+
+        XCTAssertEqual(result.configuration["spinWindowMs"], "0.25")
+        let first = try XCTUnwrap(result.figure("fanout-sweep.N1.spin.firstCallbackP50Ns"))
+        XCTAssertTrue(first.summary.hasSuffix("deliverySpinWindow 250 µs"), first.summary)
+        XCTAssertEqual(result.figure("fanout-sweep.N1.spin.incomplete")?.value, 0)
+    }
+
+    func testAWindowIsNamedInMillisecondsOrMicroseconds() {
+        XCTAssertEqual(FanoutProbe.label(.milliseconds(5)), "5 ms")
+        XCTAssertEqual(FanoutProbe.label(.microseconds(250)), "250 µs")
+        XCTAssertEqual(FanoutProbe.label(.microseconds(1_500)), "1500 µs")
+        XCTAssertEqual(FanoutProbe.spinWindow(for: BenchOptions()), .milliseconds(5))
     }
 }

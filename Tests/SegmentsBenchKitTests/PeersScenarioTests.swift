@@ -35,6 +35,7 @@ final class PeersScenarioTests: XCTestCase {
         XCTAssertGreaterThan(spin.value, 0)
         XCTAssertEqual(result.figures.filter { $0.name.hasSuffix(".spinNsPerNotification") }.map(\.name), [spin.name])
         XCTAssertEqual(result.configuration["engineDeliveryModes"]?.contains("5 ms delivery spin window (engine-spin)"), true)
+        XCTAssertNil(result.configuration["spinWindowMs"], "the default window is not an option given")
     }
 
     func testEveryRatioIsAPositiveFiniteNumber() throws {

@@ -44,6 +44,19 @@ final class ScenarioOptionsCommandTests: XCTestCase {
         XCTAssertEqual(report.scenarios.map(\.configuration), [["quick": "true", "producers": "3"]])
     }
 
+    func testASpinWindowOutsideTheEnginesRangeIsAUsageError() throws {
+        for value in ["0", "-1", "10.5", "nan"] {
+            let refused = try XCTUnwrap(
+                failure(["run", "peers", "--spin-window-ms=\(value)", "--quick", "--out", scratch()], registry: ScenarioRegistry()), value)
+            XCTAssertEqual(refused.status, 64, value)
+            XCTAssertTrue(refused.message.contains("--spin-window-ms must be more than 0 and at most 10 milliseconds"), refused.message)
+        }
+        // Only the scenarios that measure a spin window take one.
+        let refused = try XCTUnwrap(failure(["run", "hot-path", "--spin-window-ms", "1", "--out", scratch()], registry: ScenarioRegistry()))
+        XCTAssertEqual(refused.status, 64)
+        XCTAssertTrue(refused.message.contains("--spin-window-ms is not an option of scenario 'hot-path'"), refused.message)
+    }
+
     func testTheSuiteRefusesAnOptionNoScenarioHonours() throws {
         let refused = try XCTUnwrap(failure(["suite", "--seed", "7", "--out", scratch()]))
         XCTAssertEqual(refused.status, 64)

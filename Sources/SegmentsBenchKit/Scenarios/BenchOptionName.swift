@@ -14,12 +14,14 @@ public enum BenchOptionName: String, Sendable, Codable, CaseIterable, Comparable
     case stages
     case threshold
     case fetchDelayMs
+    case spinWindowMs
 
     /// The command-line spelling (`--switch-rate`).
     public var flag: String {
         switch self {
         case .switchRate: "--switch-rate"
         case .fetchDelayMs: "--fetch-delay-ms"
+        case .spinWindowMs: "--spin-window-ms"
         default: "--\(rawValue)"
         }
     }

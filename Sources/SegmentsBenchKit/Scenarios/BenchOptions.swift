@@ -34,6 +34,10 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     /// Milliseconds the in-process mock waits before it answers a segments fetch (fleet), so that
     /// customer switches overlap fetches in flight; `nil` is the scenario's default.
     public var fetchDelayMs: Double?
+    /// Milliseconds of the client's `deliverySpinWindow` in the runs that measure one
+    /// (`fanout-sweep`, `peers`); `nil` is ``FanoutProbe/spinWindow``. More than 0 and at most 10
+    /// (the engine's largest window).
+    public var spinWindowMs: Double?
     /// Shorter runs for the CI gate.
     public var quick = false
     /// A server to drive instead of the in-process mock (`--target`); `nil` is the mock. Only
@@ -80,6 +84,7 @@ public struct BenchOptions: Sendable, Codable, Hashable {
                 case .threshold: thresholds.map { $0.map(\.text).joined(separator: " ") }
                 // A target answers as it does: the mock's delay plays no part there.
                 case .fetchDelayMs: target == nil ? fetchDelayMs.map { "\($0)" } : nil
+                case .spinWindowMs: spinWindowMs.map { "\($0)" }
                 }
             if let value { configuration[name.rawValue] = value }
         }

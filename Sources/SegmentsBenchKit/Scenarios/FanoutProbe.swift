@@ -27,12 +27,22 @@ public enum FanoutProbe {
         public var handedOffShare: Double = 0
     }
 
-    /// The ``SegmentsConfiguration/deliverySpinWindow`` of the measurements with one
+    /// The default ``SegmentsConfiguration/deliverySpinWindow`` of the measurements with one
     /// (`fanout-sweep`'s second run at each N, `peers`' `engine-spin`): longer than the probe's time
-    /// between one check's last callback and the next check's data.
+    /// between one check's last callback and the next check's data. `--spin-window-ms` sets
+    /// another (``BenchOptions/spinWindowMs``).
     public static let spinWindow = Duration.milliseconds(5)
-    /// ``spinWindow`` as reports name it ("5 ms").
-    static var spinWindowLabel: String { "\(spinWindow.wholeNanoseconds / 1_000_000) ms" }
+
+    /// The spin window `options` ask for: ``BenchOptions/spinWindowMs``, else ``spinWindow``.
+    static func spinWindow(for options: BenchOptions) -> Duration {
+        options.spinWindowMs.map { Duration.microseconds(Int64(($0 * 1_000).rounded())) } ?? spinWindow
+    }
+
+    /// `window` as reports name it: "5 ms", or "250 µs" below a whole millisecond.
+    static func label(_ window: Duration) -> String {
+        let microseconds = window.wholeNanoseconds / 1_000
+        return microseconds % 1_000 == 0 ? "\(microseconds / 1_000) ms" : "\(microseconds) µs"
+    }
 
     /// The payload of every notification.
     public static func payload(variant: Int) -> [Segment] {

@@ -5,11 +5,11 @@ import RealtimeSegments
 public struct FanoutSweepScenario: Scenario {
     public init() {}
     public let name = "fanout-sweep"
-    public let honouredOptions: Set<BenchOptionName> = [.callbacks]
+    public let honouredOptions: Set<BenchOptionName> = [.callbacks, .spinWindowMs]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), again with a \(FanoutProbe.spinWindowLabel) delivery spin window and its CPU cost, its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
+    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     static let warmUpChecks = 20
@@ -32,7 +32,9 @@ public struct FanoutSweepScenario: Scenario {
         // another state than the later ones (threads just made, cores not yet idle), and its
         // figures were unlike every later N's: one unmeasured engine of each kind goes first.
         progress.say("warm-up: \(Self.warmUpChecks) unmeasured checks without and with the spin window")
-        for spinWindow in [Duration.zero, FanoutProbe.spinWindow] {
+        let window = FanoutProbe.spinWindow(for: options)
+        let windowLabel = FanoutProbe.label(window)
+        for spinWindow in [Duration.zero, window] {
             _ = try FanoutProbe.engine(
                 targets: FanoutTargets(count: 1), checks: Self.warmUpChecks, mode: .ordered, floorRounds: true, spinWindow: spinWindow)
         }
@@ -73,16 +75,16 @@ public struct FanoutSweepScenario: Scenario {
                 allocations.append(.init(x: Double(size), y: perCheck))
             }
             // Again with a delivery spin window: the next check's delivery finds its thread awake.
-            progress.say("N = \(size): \(checks) checks, \(FanoutProbe.spinWindowLabel) delivery spin window")
-            let spun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: FanoutProbe.spinWindow)
-            let spunFirst = spun.first.summary("first callback N=\(size), spin window", definition: "data received → first callback, \(FanoutProbe.spinWindowLabel) spin window")
-            let spunLast = spun.last.summary("last callback N=\(size), spin window", definition: "data received → last callback, \(FanoutProbe.spinWindowLabel) spin window")
+            progress.say("N = \(size): \(checks) checks, \(windowLabel) delivery spin window")
+            let spun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: window)
+            let spunFirst = spun.first.summary("first callback N=\(size), spin window", definition: "data received → first callback, \(windowLabel) spin window")
+            let spunLast = spun.last.summary("last callback N=\(size), spin window", definition: "data received → last callback, \(windowLabel) spin window")
             if !spun.complete { notes.append("N=\(size), spin window: a check did not reach every callback") }
             figures += [
                 Figure(name: "fanout-sweep.N\(size).spin.firstCallbackP50Ns", value: Double(spunFirst.p50), unit: "ns",
-                       summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(FanoutProbe.spinWindowLabel)"),
+                       summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(windowLabel)"),
                 Figure(name: "fanout-sweep.N\(size).spin.lastCallbackP50Ns", value: Double(spunLast.p50), unit: "ns",
-                       summary: "data received → last callback, p50, N=\(size), deliverySpinWindow \(FanoutProbe.spinWindowLabel)"),
+                       summary: "data received → last callback, p50, N=\(size), deliverySpinWindow \(windowLabel)"),
                 Figure(name: "fanout-sweep.N\(size).spin.spinNsPerCheck", value: spun.spinNanosecondsPerCheck, unit: "ns",
                        summary: "CPU time the delivery thread spent spinning per check (the window's price), N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).spin.handedOffShare", value: spun.handedOffShare, unit: "ratio",

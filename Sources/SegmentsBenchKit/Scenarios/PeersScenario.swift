@@ -19,11 +19,11 @@ import Foundation
 /// number (absolute times vary 1.3–2× from run to run on the shared 2-core machine).
 public struct PeersScenario: Scenario {
     public let name = "peers"
-    public let honouredOptions: Set<BenchOptionName> = [.callbacks]
+    public let honouredOptions: Set<BenchOptionName> = [.callbacks, .spinWindowMs]
     public let needsMockIntrospection: String? = "the engine alone, in process (it drives no server)"
     public let needsSegmentsClient: String? = "delivery loop, compared with other mechanisms"
     public let simulates =
-        "One segment change (10 segments) delivered to N subscribers by the engine (ordered, parallel, and ordered with a \(FanoutProbe.spinWindowLabel) delivery spin window) "
+        "One segment change (10 segments) delivered to N subscribers by the engine (ordered, parallel, and ordered with a delivery spin window: \(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) "
         + "and by the peers an app could use instead: "
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "
         + "callback, one AsyncStream per subscriber."
@@ -84,7 +84,7 @@ public struct PeersScenario: Scenario {
         configuration["trialTargetMs"] = "\(plan.trialTargetNanoseconds / 1_000_000)"
         configuration["engineMinimumChecks"] = "\(plan.engineMinimumChecks)"
         configuration["engineDeliveryModes"] =
-            "ordered (engine), parallel (engine-parallel), ordered with a \(FanoutProbe.spinWindowLabel) delivery spin window (engine-spin)"
+            "ordered (engine), parallel (engine-parallel), ordered with a \(FanoutProbe.label(plan.spinWindow)) delivery spin window (engine-spin)"
         configuration["payload"] = "\(PeerPayloads.segmentCount) segments"
         return ScenarioResult(
             scenario: name, summary: simulates + " " + measures, configuration: configuration, figures: report.figures,
@@ -179,6 +179,8 @@ public struct PeersScenario: Scenario {
         var trials: Int
         /// Every trial lasts at least this long (wall time), so short ones are not all noise.
         var trialTargetNanoseconds: UInt64
+        /// The spin window of `engine-spin`.
+        var spinWindow: Duration
         /// The engine's trials carry the cost of building an engine, so each has at least this many
         /// checks. Building one already takes longer than the trial target, so calibration leaves
         /// the engine at this minimum: it must be large enough that the checks just after the
@@ -194,6 +196,7 @@ public struct PeersScenario: Scenario {
             trials = options.quick ? 7 : 15
             trialTargetNanoseconds = options.quick ? 10_000_000 : 20_000_000
             engineMinimumChecks = options.quick ? 30 : 50
+            spinWindow = FanoutProbe.spinWindow(for: options)
         }
     }
 
@@ -258,7 +261,7 @@ public struct PeersScenario: Scenario {
         var mechanisms: [any PeerMechanism] = [
             EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks),
             EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, setup: .parallel),
-            EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, setup: .orderedSpinning),
+            EnginePeer(callbacks: callbacks, minimumChecks: plan.engineMinimumChecks, setup: .orderedSpinning, spinWindow: plan.spinWindow),
             ClosureLoopPeer(callbacks: callbacks),
             NotificationCenterPeer(callbacks: callbacks),
             OpenCombinePeer(callbacks: callbacks),

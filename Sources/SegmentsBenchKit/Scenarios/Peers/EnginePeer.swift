@@ -13,9 +13,9 @@ final class EnginePeer: PeerMechanism {
         case ordered
         /// Parallel delivery on every core.
         case parallel
-        /// Ordered delivery with ``FanoutProbe/spinWindow`` as the
-        /// ``SegmentsConfiguration/deliverySpinWindow``: a check that follows the last one within
-        /// the window finds its delivery thread awake.
+        /// Ordered delivery with a ``SegmentsConfiguration/deliverySpinWindow`` (the peer's
+        /// `spinWindow`): a check that follows the last one within the window finds its delivery
+        /// thread awake.
         case orderedSpinning
 
         /// The mechanism's name in figure names and on the chart.
@@ -28,7 +28,6 @@ final class EnginePeer: PeerMechanism {
         }
 
         var mode: DeliveryMode { self == .parallel ? .parallel : .ordered }
-        var spinWindow: Duration { self == .orderedSpinning ? FanoutProbe.spinWindow : .zero }
     }
 
     let name: String
@@ -38,12 +37,15 @@ final class EnginePeer: PeerMechanism {
     let minimumRounds: Int
     private let callbacks: Int
     private let setup: Setup
+    /// The client's spin window: `spinWindow` for ``Setup/orderedSpinning``, else zero.
+    private let spinWindow: Duration
 
     /// An engine peer for `callbacks` subscribers set up as `setup`, whose trials have at least
-    /// `minimumChecks` checks.
-    init(callbacks: Int, minimumChecks: Int, setup: Setup = .ordered) {
+    /// `minimumChecks` checks; `spinWindow` is the window of ``Setup/orderedSpinning``.
+    init(callbacks: Int, minimumChecks: Int, setup: Setup = .ordered, spinWindow: Duration = FanoutProbe.spinWindow) {
         self.callbacks = callbacks
         self.setup = setup
+        self.spinWindow = setup == .orderedSpinning ? spinWindow : .zero
         minimumRounds = minimumChecks
         name = setup.name
         timedSpan =
@@ -51,13 +53,13 @@ final class EnginePeer: PeerMechanism {
             case .ordered: "data received (fetch returned) → last callback returned, ordered delivery"
             case .parallel: "data received (fetch returned) → last callback returned, parallel delivery on every core"
             case .orderedSpinning:
-                "data received (fetch returned) → last callback returned, ordered delivery, \(FanoutProbe.spinWindowLabel) delivery spin window"
+                "data received (fetch returned) → last callback returned, ordered delivery, \(FanoutProbe.label(spinWindow)) delivery spin window"
             }
     }
 
     func trial(rounds: Int) throws -> PeerTrial {
         let measurement = try FanoutProbe.engine(
-            targets: FanoutTargets(count: callbacks), checks: rounds, mode: setup.mode, floorRounds: false, spinWindow: setup.spinWindow)
+            targets: FanoutTargets(count: callbacks), checks: rounds, mode: setup.mode, floorRounds: false, spinWindow: spinWindow)
         let loss = measurement.complete ? nil : "a check did not reach all \(callbacks) callbacks exactly once"
         var trial = PeerTrial(perNotification: measurement.last, loss: loss)
         if setup == .orderedSpinning { trial.spinNanosecondsPerNotification = measurement.spinNanosecondsPerCheck }
