@@ -23,16 +23,24 @@ final class DeliveryHandOffTests: XCTestCase {
         }.start()
     }
 
+    /// Runs `awaitNext()` on a thread of its own (see ``spinInBackground(_:result:done:)``) and
+    /// waits up to 10 s for it to spin.
+    private func startSpinning(
+        _ handOff: DeliveryHandOff, result: Locked<UInt64?>, done: DispatchSemaphore, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        spinInBackground(handOff, result: result, done: done)
+        let deadline = Date().addingTimeInterval(10)
+        while !handOff.isSpinning && Date() < deadline { sched_yield() }
+        XCTAssertTrue(handOff.isSpinning, "the block did not start spinning within 10 s", file: file, line: line)
+    }
+
     func testADeliveryOfferedWhileABlockSpinsIsHandedToIt() {
         let counters = EngineCounters()
         // A window far longer than the test: the block spins until the offer comes.
         let handOff = DeliveryHandOff(window: .seconds(600), counters: counters)
         let result = Locked<UInt64?>(nil)
         let done = DispatchSemaphore(value: 0)
-        spinInBackground(handOff, result: result, done: done)
-        let deadline = Date().addingTimeInterval(10)
-        while !handOff.isSpinning && Date() < deadline { sched_yield() }
-        XCTAssertTrue(handOff.isSpinning, "the block did not start spinning within 10 s")
+        startSpinning(handOff, result: result, done: done)
         XCTAssertTrue(handOff.offer(job(7)))
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(result.withLock { $0 }, 7, "the spinning block received the delivery")
@@ -46,10 +54,7 @@ final class DeliveryHandOffTests: XCTestCase {
         let handOff = DeliveryHandOff(window: .seconds(600), counters: counters)
         let result = Locked<UInt64?>(nil)
         let done = DispatchSemaphore(value: 0)
-        spinInBackground(handOff, result: result, done: done)
-        let deadline = Date().addingTimeInterval(10)
-        while !handOff.isSpinning && Date() < deadline { sched_yield() }
-        XCTAssertTrue(handOff.isSpinning, "the block did not start spinning within 10 s")
+        startSpinning(handOff, result: result, done: done)
         handOff.close()
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "the spinning block went on spinning after close()")
         XCTAssertEqual(result.withLock { $0 }, 0, "the block ended with no delivery")

@@ -32,9 +32,9 @@ public struct PeersScenario: Scenario {
         + "in the same run; trials interleaved so the shared machine's noise hits all alike; the spin window's CPU time per notification."
 
     /// The mechanisms compared, in report order. `closure-loop` is the floor.
-    public static let mechanisms = [
-        "engine", "engine-parallel", "engine-spin", "closure-loop", "notification-center", "opencombine", "dispatch-per-callback", "asyncstream",
-    ]
+    public static let mechanisms =
+        EnginePeer.Setup.allCases.map(\.name)
+        + ["closure-loop", "notification-center", "opencombine", "dispatch-per-callback", "asyncstream"]
     /// The engine's mechanisms, whose losses are gated counts.
     static let engineMechanisms = Set(EnginePeer.Setup.allCases.map(\.name))
     /// The largest N the `asyncstream` peer runs at: above it one task per subscriber takes too long.
@@ -153,14 +153,14 @@ public struct PeersScenario: Scenario {
                         summary: "\(result.name), \(callbacks) subscribers: median over trials of the delivery thread's spinning per "
                             + "notification (CPU time, the window's price)."))
             }
-            for (mode, engineName) in [("ordered", "engine"), ("parallel", "engine-parallel"), ("ordered, spin window", "engine-spin")] {
-                guard let engine = medians[engineName] else { continue }
+            for setup in EnginePeer.Setup.allCases {
+                guard let engine = medians[setup.name] else { continue }
                 for (peer, title) in [("notification-center", "NotificationCenter"), ("opencombine", "OpenCombine")] {
                     guard let other = medians[peer] else { continue }
                     figures.append(
                         Figure(
-                            name: "peers.\(engineName).N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
-                            summary: "\(peer) median time per notification / the engine's (\(mode) delivery), \(callbacks) subscribers."))
+                            name: "peers.\(setup.name).N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
+                            summary: "\(peer) median time per notification / the engine's (\(setup.delivery) delivery), \(callbacks) subscribers."))
                 }
             }
         }

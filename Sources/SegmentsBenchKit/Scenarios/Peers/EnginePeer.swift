@@ -27,6 +27,15 @@ final class EnginePeer: PeerMechanism {
             }
         }
 
+        /// How it delivers, as the speed-up figures' summaries say it.
+        var delivery: String {
+            switch self {
+            case .ordered: "ordered"
+            case .parallel: "parallel"
+            case .orderedSpinning: "ordered, spin window"
+            }
+        }
+
         var mode: DeliveryMode { self == .parallel ? .parallel : .ordered }
     }
 
