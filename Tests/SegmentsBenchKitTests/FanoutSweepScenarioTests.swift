@@ -1,3 +1,5 @@
+import Dispatch
+@_spi(Benchmarks) @testable import RealtimeSegments
 @testable import SegmentsBenchKit
 import XCTest
 
@@ -34,6 +36,54 @@ final class FanoutSweepScenarioTests: XCTestCase {
         let first = try XCTUnwrap(result.figure("fanout-sweep.N1.spin.firstCallbackP50Ns"))
         XCTAssertTrue(first.summary.hasSuffix("deliverySpinWindow 250 µs"), first.summary)
         XCTAssertEqual(result.figure("fanout-sweep.N1.spin.incomplete")?.value, 0)
+    }
+
+    /// The breakdown run reports every stage of the first callback's time at each N, from checks
+    /// whose stamps were all there.
+    func testTheBreakdownReportsEveryStage() throws {
+        var options = BenchOptions()
+        options.quick = true
+        options.callbacks = 1
+        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+
+        XCTAssertNotNil(result.configuration["breakdown"])
+        var sum = 0.0
+        for stage in NotificationStages.Stage.allCases {
+            let figure = try XCTUnwrap(result.figure("fanout-sweep.N1.spin.breakdown.\(stage.rawValue)P50Ns"), "\(stage)")
+            XCTAssertGreaterThanOrEqual(figure.value, 0)
+            XCTAssertNil(figure.gate, "wall-clock: reported, not gated")
+            sum += figure.value
+        }
+        XCTAssertGreaterThan(sum, 0)
+        XCTAssertNotNil(result.figure("fanout-sweep.N1.spin.breakdown.firstCallbackP50Ns"))
+        XCTAssertNotNil(result.figure("fanout-sweep.N1.spin.breakdown.handedOffShare"))
+        XCTAssertFalse(result.notes.contains { $0.contains("lacked a stamp") }, "\(result.notes)")
+        let chart = result.series.filter { $0.chart == "first-callback-breakdown" }
+        XCTAssertEqual(chart.map(\.label), NotificationStages.Stage.allCases.map(\.rawValue))
+    }
+
+    func testAChecksStagesAddUpToItsFirstCallbackAndAGapIsNotRecorded() {
+        var stages = NotificationStages()
+        let timeline = CheckTimeline()
+        // No stamp yet: the check is left out.
+        stages.record(received: 1, timeline: timeline, firstCallback: 2)
+        XCTAssertEqual(stages.unstampedChecks, 1)
+        XCTAssertTrue(stages.recorders.isEmpty)
+
+        let received = DispatchTime.now().uptimeNanoseconds
+        for stage in CheckTimeline.Stage.allCases { timeline.mark(stage) }
+        let firstCallback = DispatchTime.now().uptimeNanoseconds
+        stages.record(received: received, timeline: timeline, firstCallback: firstCallback)
+        XCTAssertEqual(stages.unstampedChecks, 1)
+        let total = NotificationStages.Stage.allCases.reduce(UInt64(0)) { sum, stage in
+            sum + UInt64(stages.recorders[stage]?.summary("", definition: "").max ?? 0)
+        }
+        // One sample per stage: its maximum is the sample, to the histogram's precision.
+        XCTAssertEqual(Double(total), Double(firstCallback - received), accuracy: Double(firstCallback - received) * 0.01 + 10)
+
+        // Out of order (the first callback before the delivery started): left out.
+        stages.record(received: received, timeline: timeline, firstCallback: received)
+        XCTAssertEqual(stages.unstampedChecks, 2)
     }
 
     func testAWindowIsNamedInMillisecondsOrMicroseconds() {

@@ -74,6 +74,10 @@ public struct SegmentsConfiguration: Sendable {
     /// calling thread (`identifyCustomer`, `anonymize`): lets a test hold a call there to force
     /// two calls' interleaving. Not part of the API; `nil` outside tests.
     var identityPublishedForTesting: (@Sendable () -> Void)?
+    /// Where the engine stamps the stages of each check's notification (``CheckTimeline``), for
+    /// `segments-bench`; `nil` (the default) stamps nothing.
+    @_spi(Benchmarks)
+    public var checkTimeline: CheckTimeline?
 
     /// Creates a configuration with the defaults.
     public init(projectToken: String, authorization: SegmentsAuthorization? = nil, transport: any SegmentsTransport) {

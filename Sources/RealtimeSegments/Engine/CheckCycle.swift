@@ -32,6 +32,8 @@ final class CheckCycle {
     private let clock: any SegmentsClock
     private let logger: Logger
     private let delivery: DeliveryExecutor
+    /// Stamps the stages of each check's first delivery (`nil` unless `segments-bench` asks).
+    private let timeline: CheckTimeline?
 
     // The state below is read and written by the engine thread alone, and no method of this type
     // calls code that could call back into it while it holds an access (callbacks run on the
@@ -60,6 +62,7 @@ final class CheckCycle {
         self.counters = counters
         self.clock = configuration.clock
         self.logger = configuration.logger
+        self.timeline = configuration.checkTimeline
         self.delivery = DeliveryExecutor(
             registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
             spinWindow: configuration.deliverySpinWindow, logger: configuration.logger, counters: counters)
@@ -183,6 +186,7 @@ final class CheckCycle {
 
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
     private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
+        timeline?.mark(.applying)
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
         let changed = LastKnownState.changedCategories(
             from: lastKnown, to: next, shown: shownCategories, using: &comparer)
@@ -215,9 +219,13 @@ final class CheckCycle {
             else { continue }
             // Ids spelled out once here, not by each callback that reads them; those the category's
             // last delivery held share its strings.
+            let stamped = scheduled == 0 ? timeline : nil
+            stamped?.mark(.spelling)
             let segments = response[category].spelledOut(reusing: delivered[category] ?? [])
+            stamped?.mark(.ready)
             delivery.deliver(.init(
-                category: category, segments: segments, notifyAll: isChanged, generation: snapshot.generation))
+                category: category, segments: segments, notifyAll: isChanged, generation: snapshot.generation,
+                timeline: stamped))
             delivered[category] = segments
             scheduled += 1
         }

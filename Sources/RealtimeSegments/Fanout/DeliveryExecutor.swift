@@ -24,6 +24,9 @@ final class DeliveryExecutor {
         var notifyAll: Bool
         /// The customer generation the data belongs to.
         var generation: UInt64
+        /// Stamped when a delivery thread starts this job (a check's first delivery, when
+        /// ``SegmentsConfiguration/checkTimeline`` is set), else `nil`.
+        var timeline: CheckTimeline? = nil
     }
 
     private let registry: CallbackRegistry
@@ -69,6 +72,7 @@ final class DeliveryExecutor {
                 handOff?.blockStarted()
                 var next: Job? = job
                 while let current = next {
+                    current.timeline?.mark(.deliveryStarted)
                     Self.perform(
                         current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
                     channels.endWork()

@@ -1,6 +1,6 @@
 import Atomics
 import Foundation
-import RealtimeSegments
+@_spi(Benchmarks) import RealtimeSegments
 import RealtimeSegmentsTesting
 import SegmentsMockServer
 
@@ -25,6 +25,9 @@ public enum FanoutProbe {
         /// share of deliveries that started on a still-spinning thread (both 0 without one).
         public var spinNanosecondsPerCheck: Double = 0
         public var handedOffShare: Double = 0
+        /// With a ``CheckTimeline``: the first-callback latency of each measured check in its
+        /// stages; else `nil`.
+        public var stages: NotificationStages?
     }
 
     /// The default ``SegmentsConfiguration/deliverySpinWindow`` of the measurements with one
@@ -67,12 +70,19 @@ public enum FanoutProbe {
     /// are verified once at the end, as the other peers verify theirs: each callback ran once per
     /// check.
     ///
-    /// `spinWindow` is the client's ``SegmentsConfiguration/deliverySpinWindow``.
+    /// `spinWindow` is the client's ``SegmentsConfiguration/deliverySpinWindow``. With
+    /// `stampingStages`, the engine stamps each check's stages in a ``CheckTimeline`` (four more
+    /// clock reads per check, inside the measured span) and the measurement holds them
+    /// (``EngineMeasurement/stages``).
     public static func engine(
-        targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool, spinWindow: Duration = .zero
+        targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool, spinWindow: Duration = .zero,
+        stampingStages: Bool = false
     ) throws -> EngineMeasurement {
-        let engine = try EngineUnderTest.make(
-            transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode) { $0.deliverySpinWindow = spinWindow }
+        let timeline = stampingStages ? CheckTimeline() : nil
+        let engine = try EngineUnderTest.make(transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode) {
+            $0.deliverySpinWindow = spinWindow
+            $0.checkTimeline = timeline
+        }
         defer { engine.shutdown() }
         engine.client.segmentation.addCallbacks(targets.registrations)
         engine.client.start()
@@ -86,6 +96,7 @@ public enum FanoutProbe {
         var first = LatencyRecorder()
         var last = LatencyRecorder()
         var floor = LatencyRecorder()
+        var stages = timeline.map { _ in NotificationStages() }
         let floorPayload = payload(variant: -1)
         var allocationStart: AllocationProbe.Snapshot?
         var statisticsStart: SegmentsStatistics?
@@ -100,6 +111,7 @@ public enum FanoutProbe {
             }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             targets.arm()
+            timeline?.reset()
             // Without floor rounds the counts are recorded once, before the warm-up check.
             if floorRounds || check == 0 { targets.record(into: beforeCheck) }
             try engine.client.trackEvent(eventType: "fanout")
@@ -116,6 +128,7 @@ public enum FanoutProbe {
             if check > 0 {
                 first.record(targets.firstAt &- received)
                 last.record(targets.lastAt &- received)
+                if let timeline { stages?.record(received: received, timeline: timeline, firstCallback: targets.firstAt) }
             }
             // One floor round per check (see above).
             if floorRounds { floor.record(floorRound(targets, payload: floorPayload)) }
@@ -128,6 +141,7 @@ public enum FanoutProbe {
             complete = false
         }
         var measurement = EngineMeasurement(first: first, last: last, allocationsPerCheck: allocations, floor: floor, complete: complete)
+        measurement.stages = stages
         if let statisticsStart {
             // The last check's block may still spin: its window is not part of any measured check
             // yet, so the figure can only understate by at most one window over all the checks.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RealtimeSegments
 
 /// Wraps the engine's transport to time what crosses it: when each fetch starts and returns, how
@@ -7,13 +8,14 @@ public final class MeasuringTransport: SegmentsTransport {
     private struct State {
         var fetchRoundTrip = LatencyRecorder()
         var fetchStarts = 0
-        var lastFetchReturn: UInt64?
         var triggerToFetch = LatencyRecorder()
         var lastUploadSuccess: UInt64?
     }
 
     private let inner: any SegmentsTransport
     private let state = LockedBox(State())
+    /// See ``lastFetchReturn``: an atomic, so that storing it costs the measured span one store.
+    private let lastReturn = Atomic<UInt64>(0)
     /// The configured debounce, in ns: trigger → fetch start includes it.
     let debounceNanoseconds: UInt64
 
@@ -67,7 +69,6 @@ public final class MeasuringTransport: SegmentsTransport {
         let end = monotonicNanoseconds()
         state.withLock { state in
             state.fetchRoundTrip.record(end - start)
-            state.lastFetchReturn = end
         }
         if markResponsesWithCookie {
             let marker = Segment(id: cookie, segmentationId: Self.markerSegmentationId)
@@ -75,6 +76,8 @@ public final class MeasuringTransport: SegmentsTransport {
                 response.categories[category, default: []].insert(marker, at: 0)
             }
         }
+        // Read last, after the bookkeeping above: the time from here on is the engine's.
+        lastReturn.store(monotonicNanoseconds(), ordering: .releasing)
         return response
     }
 
@@ -84,8 +87,12 @@ public final class MeasuringTransport: SegmentsTransport {
     public var triggerToFetch: LatencyRecorder { state.withLock { $0.triggerToFetch } }
     /// Number of fetches started.
     public var fetchCount: Int { state.withLock { $0.fetchStarts } }
-    /// The latest fetch return time (monotonic ns).
-    public var lastFetchReturn: UInt64? { state.withLock { $0.lastFetchReturn } }
+    /// When the latest fetch handed its response back to the engine (monotonic ns), after this
+    /// transport's own bookkeeping; `nil` before the first.
+    public var lastFetchReturn: UInt64? {
+        let value = lastReturn.load(ordering: .acquiring)
+        return value == 0 ? nil : value
+    }
 }
 
 /// A value behind an `NSLock` (TSan-visible), for the harness's bookkeeping.
