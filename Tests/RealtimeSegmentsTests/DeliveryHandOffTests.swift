@@ -91,6 +91,39 @@ final class DeliveryHandOffTests: XCTestCase {
         }
     }
 
+    /// A block spinning for the next delivery has let go of the one it ran: the payload it held
+    /// would otherwise be freed on that thread when the next delivery arrives, ahead of the next
+    /// delivery's first callback.
+    func testASpinningBlockHoldsNoPayloadOfTheDeliveryItHandedOver() {
+        let counters = EngineCounters()
+        let executor = DeliveryExecutor(
+            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
+            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
+            logger: Logger(label: "test"), counters: counters)
+        defer { executor.stop() }
+        let spinning = { executor.queues.first?.handOff?.isSpinning == true }
+        func waitUntilSpinning() {
+            let deadline = Date().addingTimeInterval(10)
+            while !spinning() && Date() < deadline { sched_yield() }
+        }
+        executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: 1))
+        waitUntilSpinning()
+        XCTAssertTrue(spinning(), "the block spins after its first delivery")
+
+        var payload = [Segment(id: "5f1d7a3b9c2e4d6f8a0b1c2d", segmentationId: "5f1d7a3b9c2e4d6f8a0b1c00")]
+        executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: payload, notifyAll: true, generation: 1))
+        XCTAssertEqual(counters.deliveriesHandedOff.load(ordering: .relaxed), 1, "the delivery was handed to the spinning block")
+        // Spinning again means the handed delivery has run (the block took it, then ran it).
+        waitUntilSpinning()
+        XCTAssertTrue(spinning(), "the block spins after the handed delivery")
+
+        // Writing to a buffer someone else references copies it first.
+        let before = payload.withUnsafeBufferPointer { $0.baseAddress }
+        payload.withUnsafeMutableBufferPointer { _ in }
+        XCTAssertEqual(
+            payload.withUnsafeBufferPointer { $0.baseAddress }, before, "the spinning block still holds the payload it delivered")
+    }
+
     func testABlockDoesNotSpinWhileAnotherIsQueuedBehindIt() {
         let counters = EngineCounters()
         let handOff = DeliveryHandOff(window: .seconds(2), counters: counters)

@@ -71,10 +71,13 @@ final class DeliveryExecutor {
             queue.async {
                 handOff?.blockStarted()
                 var next: Job? = job
-                while let current = next {
+                while let current = next.take() {
                     current.timeline?.mark(.deliveryStarted)
+                    // Consumed: the delivery's payload is let go when it is over, not kept through
+                    // the spin window and freed (its last reference, once the engine has moved on)
+                    // when the next delivery arrives, ahead of that delivery's first callback.
                     Self.perform(
-                        current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
+                        consume current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
                     channels.endWork()
                     next = handOff?.awaitNext()
                 }
@@ -121,9 +124,10 @@ final class DeliveryExecutor {
         return (queue, handOff)
     }
 
-    /// One delivery on the category's queue, with its counters and log line.
+    /// One delivery on the category's queue, with its counters and log line. Takes the job over and
+    /// lets it go before returning.
     private static func perform(
-        _ job: Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode, logger: Logger,
+        _ job: consuming Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode, logger: Logger,
         counters: EngineCounters
     ) {
         let notified = runDelivery(job, registry: registry, identity: identity, mode: mode)
