@@ -16,11 +16,14 @@ final class CheckTimelineTests: XCTestCase {
     private let sale = Segment(id: "5f1d7a3b9c2e4d6f8a0b1c2d", segmentationId: "5f1d7a3b9c2e4d6f8a0b1c00")
     private let spring = Segment(id: "6a1d7a3b9c2e4d6f8a0b1c2e", segmentationId: "5f1d7a3b9c2e4d6f8a0b1c00")
 
-    /// A started client with `timeline`, one discovery callback (first load included) recording
-    /// when it runs, its first check done.
+    /// A started client serving `segments` (discovery) and stamping its checks in `timeline`, with
+    /// one discovery callback (first load included) recording in `calls` when it runs; its first
+    /// check done.
     private func startedClient(
-        timeline: CheckTimeline, transport: InMemorySegmentsTransport, calls: CallTimes
-    ) -> SegmentsClient {
+        serving segments: [Segment], timeline: CheckTimeline, calls: CallTimes
+    ) -> (client: SegmentsClient, transport: InMemorySegmentsTransport) {
+        let transport = InMemorySegmentsTransport()
+        transport.defaultResponse = SegmentsResponse(categories: [.discovery: segments])
         var configuration = SegmentsConfiguration(projectToken: "test-token", transport: transport)
         configuration.clock = ManualClock()
         configuration.debounce = .zero
@@ -33,15 +36,13 @@ final class CheckTimelineTests: XCTestCase {
             })
         client.start()
         XCTAssertTrue(client.waitUntilIdle())
-        return client
+        return (client, transport)
     }
 
     func testAChangedCheckStampsEveryStageInOrderBeforeItsFirstCallback() throws {
-        let transport = InMemorySegmentsTransport()
-        transport.defaultResponse = SegmentsResponse(categories: [.discovery: [sale]])
         let timeline = CheckTimeline()
         let calls = CallTimes()
-        let client = startedClient(timeline: timeline, transport: transport, calls: calls)
+        let (client, transport) = startedClient(serving: [sale], timeline: timeline, calls: calls)
         defer { client.stop() }
         XCTAssertEqual(calls.times.withLock { $0.count }, 1, "the first load")
 
@@ -61,11 +62,9 @@ final class CheckTimelineTests: XCTestCase {
     }
 
     func testACheckThatChangesNothingStampsOnlyThatItWasApplied() throws {
-        let transport = InMemorySegmentsTransport()
-        transport.defaultResponse = SegmentsResponse(categories: [.discovery: [sale]])
         let timeline = CheckTimeline()
         let calls = CallTimes()
-        let client = startedClient(timeline: timeline, transport: transport, calls: calls)
+        let (client, transport) = startedClient(serving: [sale], timeline: timeline, calls: calls)
         defer { client.stop() }
 
         timeline.reset()

@@ -38,28 +38,33 @@ final class FanoutSweepScenarioTests: XCTestCase {
         XCTAssertEqual(result.figure("fanout-sweep.N1.spin.incomplete")?.value, 0)
     }
 
-    /// The breakdown run reports every stage of the first callback's time at each N, from checks
-    /// whose stamps were all there.
-    func testTheBreakdownReportsEveryStage() throws {
+    /// The breakdown runs, without and with the spin window, report every stage of the first
+    /// callback's time at each N, from checks whose stamps were all there.
+    func testTheBreakdownReportsEveryStageWithoutAndWithTheWindow() throws {
         var options = BenchOptions()
         options.quick = true
         options.callbacks = 1
         let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
 
         XCTAssertNotNil(result.configuration["breakdown"])
-        var sum = 0.0
-        for stage in NotificationStages.Stage.allCases {
-            let figure = try XCTUnwrap(result.figure("fanout-sweep.N1.spin.breakdown.\(stage.rawValue)P50Ns"), "\(stage)")
-            XCTAssertGreaterThanOrEqual(figure.value, 0)
-            XCTAssertNil(figure.gate, "wall-clock: reported, not gated")
-            sum += figure.value
+        for prefix in ["fanout-sweep.N1.breakdown", "fanout-sweep.N1.spin.breakdown"] {
+            var sum = 0.0
+            for stage in NotificationStages.Stage.allCases {
+                let figure = try XCTUnwrap(result.figure("\(prefix).\(stage.rawValue)P50Ns"), "\(prefix) \(stage)")
+                XCTAssertGreaterThanOrEqual(figure.value, 0)
+                XCTAssertNil(figure.gate, "wall-clock: reported, not gated")
+                sum += figure.value
+            }
+            XCTAssertGreaterThan(sum, 0, prefix)
+            XCTAssertNotNil(result.figure("\(prefix).firstCallbackP50Ns"), prefix)
         }
-        XCTAssertGreaterThan(sum, 0)
-        XCTAssertNotNil(result.figure("fanout-sweep.N1.spin.breakdown.firstCallbackP50Ns"))
         XCTAssertNotNil(result.figure("fanout-sweep.N1.spin.breakdown.handedOffShare"))
+        XCTAssertTrue(try XCTUnwrap(result.figure("fanout-sweep.N1.breakdown.spellP50Ns")).summary.hasSuffix("no spin window"))
         XCTAssertFalse(result.notes.contains { $0.contains("lacked a stamp") }, "\(result.notes)")
-        let chart = result.series.filter { $0.chart == "first-callback-breakdown" }
-        XCTAssertEqual(chart.map(\.label), NotificationStages.Stage.allCases.map(\.rawValue))
+        for chart in ["first-callback-breakdown", "first-callback-breakdown-spin-window"] {
+            XCTAssertEqual(
+                result.series.filter { $0.chart == chart }.map(\.label), NotificationStages.Stage.allCases.map(\.rawValue), chart)
+        }
     }
 
     func testAChecksStagesAddUpToItsFirstCallbackAndAGapIsNotRecorded() {

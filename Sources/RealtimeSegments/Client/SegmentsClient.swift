@@ -54,7 +54,7 @@ public final class SegmentsClient: Sendable {
     /// Qualified segments (SPEC §9): the cache and the requests in flight, shared by every user
     /// context of this client.
     let qualifiedFetcher: QualifiedSegmentsFetcher
-    private let counters = EngineCounters()
+    private let counters: EngineCounters
     private let lifecycle = AtomicCell<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
     private let engineFinished = DispatchSemaphore(value: 0)
@@ -80,6 +80,7 @@ public final class SegmentsClient: Sendable {
         let registry = CallbackRegistry()
         self.registry = registry
         self.pullCache = PullCache(ttl: configuration.cacheTTL)
+        self.counters = EngineCounters(checkTimeline: configuration.checkTimeline)
         self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
         var restored = Self.restore(configuration)

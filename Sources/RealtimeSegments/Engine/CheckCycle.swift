@@ -219,13 +219,14 @@ final class CheckCycle {
             else { continue }
             // Ids spelled out once here, not by each callback that reads them; those the category's
             // last delivery held share its strings.
-            let stamped = scheduled == 0 ? timeline : nil
-            stamped?.mark(.spelling)
+            // A check's first delivery is the one stamped: its callbacks run first.
+            let stamped = scheduled == 0 && timeline != nil
+            if stamped { timeline?.mark(.spelling) }
             let segments = response[category].spelledOut(reusing: delivered[category] ?? [])
-            stamped?.mark(.ready)
+            if stamped { timeline?.mark(.ready) }
             delivery.deliver(.init(
                 category: category, segments: segments, notifyAll: isChanged, generation: snapshot.generation,
-                timeline: stamped))
+                stampsStart: stamped))
             delivered[category] = segments
             scheduled += 1
         }

@@ -31,6 +31,14 @@ final class EngineCounters: Sendable {
     let journalWrites = ManagedAtomic<Int>(0)
     let journalFsyncs = ManagedAtomic<Int>(0)
     let journalItemsWritten = ManagedAtomic<Int>(0)
+    /// Where the engine stamps the stages of a check's notification
+    /// (``SegmentsConfiguration/checkTimeline``), for the delivery threads that stamp its last
+    /// stage; `nil` unless `segments-bench` asks.
+    let checkTimeline: CheckTimeline?
+
+    init(checkTimeline: CheckTimeline? = nil) {
+        self.checkTimeline = checkTimeline
+    }
 
     /// The CPU-time clock of the engine's own thread while it runs (``engineThreadStarted()`` to
     /// ``engineThreadEnding()``), else ``noThreadClock``. Linux only: elsewhere it stays unset.

@@ -24,9 +24,10 @@ final class DeliveryExecutor {
         var notifyAll: Bool
         /// The customer generation the data belongs to.
         var generation: UInt64
-        /// Stamped when a delivery thread starts this job (a check's first delivery, when
-        /// ``SegmentsConfiguration/checkTimeline`` is set), else `nil`.
-        var timeline: CheckTimeline? = nil
+        /// Whether a delivery thread stamps ``CheckTimeline/Stage/deliveryStarted`` when it starts
+        /// this job (a check's first delivery, when ``SegmentsConfiguration/checkTimeline`` is set).
+        /// A flag, not the timeline: a reference in every job would be retained with it.
+        var stampsStart = false
     }
 
     private let registry: CallbackRegistry
@@ -72,7 +73,7 @@ final class DeliveryExecutor {
                 handOff?.blockStarted()
                 var next: Job? = job
                 while let current = next.take() {
-                    current.timeline?.mark(.deliveryStarted)
+                    if current.stampsStart { counters.checkTimeline?.mark(.deliveryStarted) }
                     // Consumed: the delivery's payload is let go when it is over, not kept through
                     // the spin window and freed (its last reference, once the engine has moved on)
                     // when the next delivery arrives, ahead of that delivery's first callback.

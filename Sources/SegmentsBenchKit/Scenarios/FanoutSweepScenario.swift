@@ -9,25 +9,29 @@ public struct FanoutSweepScenario: Scenario {
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes with the window (data received → applying → diffed → built → delivery started → first callback, stamped in a run of its own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
+    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, and deliveries to 10k callbacks while others are added and removed 10k times a second"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     static let warmUpChecks = 20
 
     /// The figures of a run with the stages stamped: each stage's p50, and that run's own
-    /// first-callback p50 (with the stamps' clock reads in it).
-    static func stageFigures(_ staged: FanoutProbe.EngineMeasurement, size: Int, windowLabel: String) -> [Figure] {
-        let prefix = "fanout-sweep.N\(size).spin.breakdown"
+    /// first-callback p50 (with the stamps' clock reads in it). `windowLabel` names the spin
+    /// window of the run, `nil` for a run without one.
+    static func breakdownFigures(_ staged: FanoutProbe.EngineMeasurement, size: Int, windowLabel: String?) -> [Figure] {
+        let prefix = "fanout-sweep.N\(size)\(windowLabel == nil ? "" : ".spin").breakdown"
+        let run = windowLabel.map { "deliverySpinWindow \($0)" } ?? "no spin window"
         var figures = NotificationStages.Stage.allCases.compactMap { stage -> Figure? in
             guard let recorder = staged.stages?.recorders[stage] else { return nil }
             return Figure(name: "\(prefix).\(stage.rawValue)P50Ns", value: Double(recorder.summary("", definition: "").p50), unit: "ns",
-                          summary: "\(stage.summary), p50, N=\(size), deliverySpinWindow \(windowLabel)")
+                          summary: "\(stage.summary), p50, N=\(size), \(run)")
         }
-        figures.append(Figure(name: "\(prefix).handedOffShare", value: staged.handedOffShare, unit: "ratio",
-                              summary: "checks of that run whose delivery started on the still-spinning thread (the rest woke one), N=\(size)"))
+        if windowLabel != nil {
+            figures.append(Figure(name: "\(prefix).handedOffShare", value: staged.handedOffShare, unit: "ratio",
+                                  summary: "checks of that run whose delivery started on the still-spinning thread (the rest woke one), N=\(size)"))
+        }
         let first = staged.first.summary("", definition: "")
         figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
-                              summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(windowLabel), the run with the stages stamped (four clock reads more per check)"))
+                              summary: "data received → first callback, p50, N=\(size), \(run), the run with the stages stamped (four clock reads more per check)"))
         return figures
     }
 
@@ -44,7 +48,8 @@ public struct FanoutSweepScenario: Scenario {
         var parallel: [ChartSeries.Point] = []
         var floor: [ChartSeries.Point] = []
         var allocations: [ChartSeries.Point] = []
-        var stagePoints: [NotificationStages.Stage: [ChartSeries.Point]] = [:]
+        // Each stage's p50 against N, for the breakdown runs without (false) and with (true) the window.
+        var breakdownPoints: [Bool: [NotificationStages.Stage: [ChartSeries.Point]]] = [:]
         var notes: [String] = []
         // A process's first engine runs with the process's one-time costs and on a host in
         // another state than the later ones (threads just made, cores not yet idle), and its
@@ -110,18 +115,25 @@ public struct FanoutSweepScenario: Scenario {
                 Figure(name: "fanout-sweep.N\(size).spin.incomplete", value: spun.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check with the spin window did not complete or a callback was not called exactly once"),
             ]
-            // Once more, with the engine stamping each check's stages: where the first callback's
-            // time goes. A run of its own, so that the clock reads stay out of the figures above.
-            progress.say("N = \(size): \(checks) checks, \(windowLabel) delivery spin window, stages stamped for the breakdown")
-            let staged = try FanoutProbe.engine(
-                targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: window, stampingStages: true)
-            figures += Self.stageFigures(staged, size: size, windowLabel: windowLabel)
-            for (stage, recorder) in staged.stages?.recorders ?? [:] {
-                stagePoints[stage, default: []].append(.init(x: Double(size), y: Double(recorder.summary("", definition: "").p50)))
-            }
-            if !staged.complete { notes.append("N=\(size), breakdown run: a check did not reach every callback") }
-            if let unstamped = staged.stages?.unstampedChecks, unstamped > 0 {
-                notes.append("N=\(size), breakdown run: \(unstamped) of \(checks) checks lacked a stamp; their stages are left out")
+            // Twice more, with the engine stamping each check's stages: where the first callback's
+            // time goes, with a delivery thread to wake and with one spinning. Runs of their own,
+            // so that the clock reads stay out of the figures above.
+            for breakdownWindow in [Duration.zero, window] {
+                let label = breakdownWindow > .zero ? windowLabel : nil
+                progress.say("N = \(size): \(checks) checks, \(label.map { "\($0) delivery spin window" } ?? "no spin window"), stages stamped")
+                let staged = try FanoutProbe.engine(
+                    targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: breakdownWindow,
+                    stampingStages: true)
+                figures += Self.breakdownFigures(staged, size: size, windowLabel: label)
+                for (stage, recorder) in staged.stages?.recorders ?? [:] {
+                    breakdownPoints[label != nil, default: [:]][stage, default: []].append(
+                        .init(x: Double(size), y: Double(recorder.summary("", definition: "").p50)))
+                }
+                let run = "N=\(size), breakdown run \(label == nil ? "without" : "with") the spin window"
+                if !staged.complete { notes.append("\(run): a check did not reach every callback") }
+                if let unstamped = staged.stages?.unstampedChecks, unstamped > 0 {
+                    notes.append("\(run): \(unstamped) of \(checks) checks lacked a stamp; their stages are left out")
+                }
             }
             ordered.append(.init(x: Double(size), y: Double(last.p50)))
             floor.append(.init(x: Double(size), y: floorP50))
@@ -205,18 +217,19 @@ public struct FanoutSweepScenario: Scenario {
         if !parallel.isEmpty {
             series.append(ChartSeries(chart: "fanout-latency", label: "engine (parallel)", xLabel: "callbacks", yLabel: "ns, data received → last callback", points: parallel))
         }
-        for stage in NotificationStages.Stage.allCases {
-            guard let points = stagePoints[stage] else { continue }
-            series.append(ChartSeries(
-                chart: "first-callback-breakdown", label: stage.rawValue, xLabel: "callbacks",
-                yLabel: "ns, p50, \(windowLabel) spin window", points: points))
+        for spun in [false, true] {
+            for stage in NotificationStages.Stage.allCases {
+                guard let points = breakdownPoints[spun]?[stage] else { continue }
+                series.append(ChartSeries(
+                    chart: spun ? "first-callback-breakdown-spin-window" : "first-callback-breakdown", label: stage.rawValue,
+                    xLabel: "callbacks", yLabel: "ns, p50, \(spun ? "\(windowLabel) spin window" : "no spin window")", points: points))
+            }
         }
         if !allocations.isEmpty {
             series.append(ChartSeries(chart: "allocations-per-check", label: "engine", xLabel: "callbacks", yLabel: "malloc calls per check", points: allocations))
         }
         var configuration = options.configuration(honouring: honouredOptions)
-        configuration["breakdown"] = "a third run at each N with the spin window, the engine stamping each check's stages"
-
+        configuration["breakdown"] = "two more runs at each N, without and with the spin window, the engine stamping each check's stages"
         configuration["warmUp"] = "\(Self.warmUpChecks) checks at N=1 without and with the spin window, unmeasured"
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).", configuration: configuration,
