@@ -32,8 +32,6 @@ final class CheckCycle {
     private let clock: any SegmentsClock
     private let logger: Logger
     private let delivery: DeliveryExecutor
-    /// Stamps the stages of each check's first delivery (`nil` unless `segments-bench` asks).
-    private let timeline: CheckTimeline?
 
     // The state below is read and written by the engine thread alone, and no method of this type
     // calls code that could call back into it while it holds an access (callbacks run on the
@@ -62,7 +60,6 @@ final class CheckCycle {
         self.counters = counters
         self.clock = configuration.clock
         self.logger = configuration.logger
-        self.timeline = configuration.checkTimeline
         self.delivery = DeliveryExecutor(
             registry: registry, identity: identity, channels: channels, mode: configuration.deliveryMode,
             spinWindow: configuration.deliverySpinWindow, logger: configuration.logger, counters: counters)
@@ -186,7 +183,7 @@ final class CheckCycle {
 
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
     private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
-        timeline?.mark(.applying)
+        counters.checkTimeline?.mark(.applying)
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
         let changed = LastKnownState.changedCategories(
             from: lastKnown, to: next, shown: shownCategories, using: &comparer)
@@ -217,13 +214,13 @@ final class CheckCycle {
                 || (firstLoadsPending
                     && registrations.subscribers(of: category)?.containsLive(where: \.registration.hasPendingFirstLoad) == true)
             else { continue }
+            // A check's first delivery is the one stamped: its callbacks run first.
+            let stamped = scheduled == 0 && counters.checkTimeline != nil
+            if stamped { counters.checkTimeline?.mark(.spelling) }
             // Ids spelled out once here, not by each callback that reads them; those the category's
             // last delivery held share its strings.
-            // A check's first delivery is the one stamped: its callbacks run first.
-            let stamped = scheduled == 0 && timeline != nil
-            if stamped { timeline?.mark(.spelling) }
             let segments = response[category].spelledOut(reusing: delivered[category] ?? [])
-            if stamped { timeline?.mark(.ready) }
+            if stamped { counters.checkTimeline?.mark(.ready) }
             delivery.deliver(.init(
                 category: category, segments: segments, notifyAll: isChanged, generation: snapshot.generation,
                 stampsStart: stamped))

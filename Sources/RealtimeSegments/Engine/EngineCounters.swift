@@ -5,8 +5,8 @@ import Glibc
 import Musl
 #endif
 
-/// Counters the engine keeps for the harness and for ``SegmentsClient/statistics``.
-/// Relaxed atomic increments, off the per-event path.
+/// Counters the engine keeps for the harness and for ``SegmentsClient/statistics``, and the
+/// harness's ``CheckTimeline`` if it set one. Relaxed atomic increments, off the per-event path.
 final class EngineCounters: Sendable {
     let checksStarted = ManagedAtomic<Int>(0)
     let checksSucceeded = ManagedAtomic<Int>(0)
@@ -31,9 +31,8 @@ final class EngineCounters: Sendable {
     let journalWrites = ManagedAtomic<Int>(0)
     let journalFsyncs = ManagedAtomic<Int>(0)
     let journalItemsWritten = ManagedAtomic<Int>(0)
-    /// Where the engine stamps the stages of a check's notification
-    /// (``SegmentsConfiguration/checkTimeline``), for the delivery threads that stamp its last
-    /// stage; `nil` unless `segments-bench` asks.
+    /// Where the engine thread and the delivery threads stamp the stages of a check's notification
+    /// (``SegmentsConfiguration/checkTimeline``); `nil` unless `segments-bench` asks.
     let checkTimeline: CheckTimeline?
 
     init(checkTimeline: CheckTimeline? = nil) {

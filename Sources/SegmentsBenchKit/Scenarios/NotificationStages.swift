@@ -40,10 +40,7 @@ public struct NotificationStages: Sendable {
     /// Records one check: `received` and `firstCallback` from the probe's clock, the rest from
     /// `timeline` (stamped by that check: ``CheckTimeline/reset()`` before it).
     mutating func record(received: UInt64, timeline: CheckTimeline, firstCallback: UInt64) {
-        let stamps = [
-            received, timeline.stamp(of: .applying), timeline.stamp(of: .spelling), timeline.stamp(of: .ready),
-            timeline.stamp(of: .deliveryStarted), firstCallback,
-        ].compactMap { $0 }
+        let stamps = ([received] + CheckTimeline.Stage.allCases.map { timeline.stamp(of: $0) } + [firstCallback]).compactMap { $0 }
         // Both clocks are CLOCK_MONOTONIC (`monotonicNanoseconds()`, `DispatchTime`), so a check's
         // stamps only ever rise.
         guard stamps.count == Stage.allCases.count + 1, zip(stamps, stamps.dropFirst()).allSatisfy({ $0 <= $1 }) else {
