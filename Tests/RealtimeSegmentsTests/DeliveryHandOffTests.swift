@@ -23,14 +23,19 @@ final class DeliveryHandOffTests: XCTestCase {
         }.start()
     }
 
+    /// Returns once `condition` holds, or after 10 s (the caller asserts which).
+    private func waitUntil(_ condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() && Date() < deadline { sched_yield() }
+    }
+
     /// Runs `awaitNext()` on a thread of its own (see ``spinInBackground(_:result:done:)``) and
     /// waits up to 10 s for it to spin.
     private func startSpinning(
         _ handOff: DeliveryHandOff, result: Locked<UInt64?>, done: DispatchSemaphore, file: StaticString = #filePath, line: UInt = #line
     ) {
         spinInBackground(handOff, result: result, done: done)
-        let deadline = Date().addingTimeInterval(10)
-        while !handOff.isSpinning && Date() < deadline { sched_yield() }
+        waitUntil { handOff.isSpinning }
         XCTAssertTrue(handOff.isSpinning, "the block did not start spinning within 10 s", file: file, line: line)
     }
 
@@ -77,8 +82,7 @@ final class DeliveryHandOffTests: XCTestCase {
         for category in [SegmentCategory.discovery, .content] {
             executor.deliver(DeliveryExecutor.Job(category: category, segments: [], notifyAll: true, generation: 1))
         }
-        let deadline = Date().addingTimeInterval(10)
-        while !executor.queues.allSatisfy({ $0.handOff?.isSpinning == true }) && Date() < deadline { sched_yield() }
+        waitUntil { executor.queues.allSatisfy { $0.handOff?.isSpinning == true } }
         XCTAssertEqual(executor.queues.map { $0.handOff?.isSpinning }, [true, true], "both blocks spin after their delivery")
         executor.stop()
         for entry in executor.queues {
@@ -102,19 +106,15 @@ final class DeliveryHandOffTests: XCTestCase {
             logger: Logger(label: "test"), counters: counters)
         defer { executor.stop() }
         let spinning = { executor.queues.first?.handOff?.isSpinning == true }
-        func waitUntilSpinning() {
-            let deadline = Date().addingTimeInterval(10)
-            while !spinning() && Date() < deadline { sched_yield() }
-        }
         executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: 1))
-        waitUntilSpinning()
+        waitUntil(spinning)
         XCTAssertTrue(spinning(), "the block spins after its first delivery")
 
         var payload = [Segment(id: "5f1d7a3b9c2e4d6f8a0b1c2d", segmentationId: "5f1d7a3b9c2e4d6f8a0b1c00")]
         executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: payload, notifyAll: true, generation: 1))
         XCTAssertEqual(counters.deliveriesHandedOff.load(ordering: .relaxed), 1, "the delivery was handed to the spinning block")
         // Spinning again means the handed delivery has run (the block took it, then ran it).
-        waitUntilSpinning()
+        waitUntil(spinning)
         XCTAssertTrue(spinning(), "the block spins after the handed delivery")
 
         // Writing to a buffer someone else references copies it first.

@@ -21,8 +21,8 @@ public struct FanoutSweepScenario: Scenario {
         let prefix = "fanout-sweep.N\(size)\(windowLabel == nil ? "" : ".spin").breakdown"
         let run = windowLabel.map { "deliverySpinWindow \($0)" } ?? "no spin window"
         var figures = NotificationStages.Stage.allCases.compactMap { stage -> Figure? in
-            guard let recorder = staged.stages?.recorders[stage] else { return nil }
-            return Figure(name: "\(prefix).\(stage.rawValue)P50Ns", value: Double(recorder.summary("", definition: "").p50), unit: "ns",
+            guard let p50 = staged.stages?.p50(of: stage) else { return nil }
+            return Figure(name: "\(prefix).\(stage.rawValue)P50Ns", value: Double(p50), unit: "ns",
                           summary: "\(stage.summary), p50, N=\(size), \(run)")
         }
         if windowLabel != nil {
@@ -125,9 +125,9 @@ public struct FanoutSweepScenario: Scenario {
                     targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: breakdownWindow,
                     stampingStages: true)
                 figures += Self.breakdownFigures(staged, size: size, windowLabel: label)
-                for (stage, recorder) in staged.stages?.recorders ?? [:] {
-                    breakdownPoints[label != nil, default: [:]][stage, default: []].append(
-                        .init(x: Double(size), y: Double(recorder.summary("", definition: "").p50)))
+                for stage in NotificationStages.Stage.allCases {
+                    guard let p50 = staged.stages?.p50(of: stage) else { continue }
+                    breakdownPoints[label != nil, default: [:]][stage, default: []].append(.init(x: Double(size), y: Double(p50)))
                 }
                 let run = "N=\(size), breakdown run \(label == nil ? "without" : "with") the spin window"
                 if !staged.complete { notes.append("\(run): a check did not reach every callback") }

@@ -37,6 +37,11 @@ public struct NotificationStages: Sendable {
 
     public init() {}
 
+    /// The p50 of `stage` over the recorded checks, `nil` if none was recorded.
+    public func p50(of stage: Stage) -> UInt64? {
+        recorders[stage].map { $0.summary("", definition: "").p50 }
+    }
+
     /// Records one check: `received` and `firstCallback` from the probe's clock, the rest from
     /// `timeline` (stamped by that check: ``CheckTimeline/reset()`` before it).
     mutating func record(received: UInt64, timeline: CheckTimeline, firstCallback: UInt64) {
