@@ -88,23 +88,26 @@ extension [Segment] {
         // the unspelled ones do not need and the reused ones need only once.
         withUnsafeBufferPointer { list in
             previous.withUnsafeBufferPointer { previous in
-                [Segment](unsafeUninitializedCapacity: list.count) { result, initialized in
-                    guard let source = list.baseAddress, let target = result.baseAddress else { return }
-                    for index in 0..<list.count {
-                        let segment = source + index
-                        let id = Self.spelledOut(segment, \.storedId, at: index, reusing: previous)
-                        let segmentationId =
-                            if index > 0, segment.pointee.storedSegmentationId.needsSpelling,
-                                SegmentId.equal(in: segment, \.storedSegmentationId, segment - 1)
-                            {
-                                target[index - 1].storedSegmentationId
-                            } else {
-                                Self.spelledOut(segment, \.storedSegmentationId, at: index, reusing: previous)
-                            }
-                        (target + index).initialize(to: Segment(storedId: id, storedSegmentationId: segmentationId))
-                    }
-                    initialized = list.count
+                // Reserved and appended rather than `init(unsafeUninitializedCapacity:)`, whose
+                // allocation is not specialized and looks up the array's storage type in the
+                // runtime's metadata cache on every call.
+                var result = [Segment]()
+                result.reserveCapacity(list.count)
+                guard let source = list.baseAddress else { return result }
+                for index in 0..<list.count {
+                    let segment = source + index
+                    let id = Self.spelledOut(segment, \.storedId, at: index, reusing: previous)
+                    let segmentationId =
+                        if index > 0, segment.pointee.storedSegmentationId.needsSpelling,
+                            SegmentId.equal(in: segment, \.storedSegmentationId, segment - 1)
+                        {
+                            result[index - 1].storedSegmentationId
+                        } else {
+                            Self.spelledOut(segment, \.storedSegmentationId, at: index, reusing: previous)
+                        }
+                    result.append(Segment(storedId: id, storedSegmentationId: segmentationId))
                 }
+                return result
             }
         }
     }
