@@ -25,20 +25,27 @@ final class RegistrySnapshot: AtomicReference, Sendable {
     /// The categories of ``byCategory`` by name: the order a check delivers them in, kept here so
     /// that a check does not sort them again.
     let categories: [SegmentCategory]
+    /// The subscribers of each of ``categories``, at the same index. Delivery finds a category's
+    /// by comparing categories, which costs less than hashing one: an app has a handful.
+    private let runs: [SubscriberRun]
 
     init(byCategory: [SegmentCategory: SubscriberRun]) {
         self.byCategory = byCategory
         self.count = byCategory.values.reduce(0) { $0 + $1.live }
         self.categories = byCategory.keys.sorted { $0.name < $1.name }
+        self.runs = categories.map { byCategory[$0]! }
     }
 
     static let empty = RegistrySnapshot(byCategory: [:])
 
     /// The subscribers of `category`, or `nil` if it has none.
-    func subscribers(of category: SegmentCategory) -> SubscriberRun? { byCategory[category] }
+    func subscribers(of category: SegmentCategory) -> SubscriberRun? {
+        for index in categories.indices where categories[index] == category { return runs[index] }
+        return nil
+    }
 
     /// Number of registrations of `category`.
-    func count(of category: SegmentCategory) -> Int { byCategory[category]?.live ?? 0 }
+    func count(of category: SegmentCategory) -> Int { subscribers(of: category)?.live ?? 0 }
 }
 
 /// The registry behind ``SegmentationManager``: copy-on-write snapshots for readers, a small lock
