@@ -263,6 +263,18 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(Set(fixture.recorder.all.map(\.segments)), [[segment(3), segment(1), segment(2)]])
     }
 
+    func testACallbackRegisteredUnderAnotherSpellingOfACategoryReceivesItsSegments() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1], .merchandising: [2]])
+        _ = fixture.register(.other("Discovery"), tag: "Discovery")
+        _ = fixture.register(.other("merchandise"), tag: "merchandise")
+        XCTAssertEqual(fixture.client.segmentation.callbackCount(for: .discovery), 1)
+        XCTAssertEqual(fixture.client.segmentation.callbackCount(for: .merchandising), 1)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "Discovery"), [[segment(1)]])
+        XCTAssertEqual(fixture.recorder.segments(tag: "merchandise"), [[segment(2)]])
+    }
+
     func testACallbackForAnEmptyCategoryIsRejectedWithALogLine() {
         let fixture = Fixture()
         fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.other("")))
