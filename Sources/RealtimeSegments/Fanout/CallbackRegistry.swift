@@ -40,8 +40,7 @@ final class RegistrySnapshot: AtomicReference, Sendable {
 
     /// The subscribers of `category`, or `nil` if it has none.
     func subscribers(of category: SegmentCategory) -> SubscriberRun? {
-        for index in categories.indices where categories[index] == category { return runs[index] }
-        return nil
+        categories.firstIndex(of: category).map { runs[$0] }
     }
 
     /// Number of registrations of `category`.

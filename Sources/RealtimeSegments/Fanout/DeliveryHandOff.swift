@@ -11,8 +11,8 @@ import Synchronization
 /// it, and a block starts to spin only when none is queued. Both decisions are read-modify-writes
 /// of one atomic word, so the engine cannot queue a block that a handed delivery would overtake.
 ///
-/// Threading: ``offer(_:)`` and ``blockScheduled()`` from the engine thread (the one deliverer);
-/// ``blockStarted()`` and ``awaitNext()`` from the category queue's blocks, one at a time.
+/// Threading: ``offer(_:)`` from the engine thread (the one deliverer); ``blockStarted()`` and
+/// ``awaitNext()`` from the category queue's blocks, one at a time.
 final class DeliveryHandOff: Sendable {
     /// The low two bits: what the spinning block is doing. The rest: blocks scheduled and not
     /// started yet, in units of ``queuedUnit``.
