@@ -61,6 +61,18 @@ public struct FanoutSweepScenario: Scenario {
             _ = try FanoutProbe.engine(
                 targets: FanoutTargets(count: 1), checks: Self.warmUpChecks, mode: .ordered, floorRounds: true, spinWindow: spinWindow)
         }
+        // The floor of every delivery that starts on a sleeping thread, on this machine now.
+        progress.say("thread wake-up: a parked thread signalled after a millisecond idle")
+        let wake = ThreadWakeFloor.measure(rounds: options.quick ? 100 : 300)
+        let wakeToRun = wake.wakeToRun.summary("thread wake-up (floor)", definition: "semaphore signal → the parked thread runs, after 1 ms idle")
+        let wakeSignal = wake.signal.summary("signalling a parked thread", definition: "time inside the semaphore signal that wakes it")
+        latencies += [wakeToRun, wakeSignal]
+        figures += [
+            Figure(name: "fanout-sweep.floor.threadWakeP50Ns", value: Double(wakeToRun.p50), unit: "ns",
+                   summary: "signal → a parked thread runs, p50, after 1 ms idle: the least a delivery that wakes a thread can take"),
+            Figure(name: "fanout-sweep.floor.threadWakeSignalP50Ns", value: Double(wakeSignal.p50), unit: "ns",
+                   summary: "time the signalling thread spends in that signal, p50 (what waking costs the waker)"),
+        ]
         for size in sizes {
             let checks = max(5, min(options.quick ? 20 : 50, 2_000_000 / max(size, 1)))
             progress.say("N = \(size): \(checks) checks")
@@ -80,6 +92,9 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "data received → last callback, p50, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
                        summary: "data received → first callback, p50, N=\(size)"),
+                Figure(name: "fanout-sweep.N\(size).firstCallbackToThreadWake", value: Double(first.p50) / Double(max(wakeToRun.p50, 1)),
+                       unit: "ratio",
+                       summary: "that p50 over this run's thread wake-up p50 (the delivery thread sleeps between checks), N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).nsPerCallback", value: Double(last.p50) / Double(size), unit: "ns",
                        summary: "fan-out time per callback, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).ratioToClosureLoop", value: ratio, unit: "ratio",
