@@ -34,6 +34,31 @@ enum CPUAffinity {
         #endif
     }
 
+    /// The CPUs the calling thread may run on, lowest first; empty where that is not known.
+    static func allowedCPUs() -> [Int] {
+        #if os(Linux)
+        guard let calls = Calls.load() else { return [] }
+        var mask = [UInt8](repeating: 0, count: 128)
+        guard calls.getAffinity(0, mask.count, &mask) == 0 else { return [] }
+        return (0..<mask.count * 8).filter { mask[$0 / 8] & (UInt8(1) << UInt8($0 % 8)) != 0 }
+        #else
+        return []
+        #endif
+    }
+
+    /// Pins the calling thread to `cpu` for the rest of its life; `false` where that is not
+    /// possible. For threads a measurement makes and ends itself.
+    static func pinCurrentThread(to cpu: Int) -> Bool {
+        #if os(Linux)
+        guard let calls = Calls.load(), cpu >= 0, cpu < 1024 else { return false }
+        var single = [UInt8](repeating: 0, count: 128)
+        single[cpu / 8] = UInt8(1) << UInt8(cpu % 8)
+        return calls.setAffinity(0, single.count, &single) == 0
+        #else
+        return false
+        #endif
+    }
+
     #if os(Linux)
     private struct Calls {
         typealias Affinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32

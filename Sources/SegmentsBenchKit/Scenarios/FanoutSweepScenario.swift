@@ -61,18 +61,31 @@ public struct FanoutSweepScenario: Scenario {
             _ = try FanoutProbe.engine(
                 targets: FanoutTargets(count: 1), checks: Self.warmUpChecks, mode: .ordered, floorRounds: true, spinWindow: spinWindow)
         }
-        // The floor of every delivery that starts on a sleeping thread, on this machine now.
-        progress.say("thread wake-up: a parked thread signalled after a millisecond idle")
-        let wake = ThreadWakeFloor.measure(rounds: options.quick ? 100 : 300)
-        let wakeToRun = wake.wakeToRun.summary("thread wake-up (floor)", definition: "semaphore signal → the parked thread runs, after 1 ms idle")
-        let wakeSignal = wake.signal.summary("signalling a parked thread", definition: "time inside the semaphore signal that wakes it")
-        latencies += [wakeToRun, wakeSignal]
-        figures += [
-            Figure(name: "fanout-sweep.floor.threadWakeP50Ns", value: Double(wakeToRun.p50), unit: "ns",
-                   summary: "signal → a parked thread runs, p50, after 1 ms idle: the least a delivery that wakes a thread can take"),
-            Figure(name: "fanout-sweep.floor.threadWakeSignalP50Ns", value: Double(wakeSignal.p50), unit: "ns",
-                   summary: "time the signalling thread spends in that signal, p50 (what waking costs the waker)"),
-        ]
+        // The floor of every delivery that starts on a sleeping thread, on this machine now: the
+        // delivery thread woken on the engine's CPU (it runs when the engine yields) or on the
+        // other, idle one (that CPU is woken first).
+        var sameCPUWake: LatencySummary?
+        for placement in [ThreadWakeFloor.Placement.sameCPU, .otherCPU] {
+            let where_ = placement == .sameCPU ? "same CPU" : "other CPU"
+            progress.say("thread wake-up, \(where_): a parked thread signalled after a millisecond idle")
+            guard let wake = ThreadWakeFloor.measure(rounds: options.quick ? 100 : 300, placement: placement) else {
+                notes.append("Thread wake-up, \(where_): threads could not be pinned here; not measured")
+                continue
+            }
+            let key = placement == .sameCPU ? "SameCPU" : "OtherCPU"
+            let wakeToRun = wake.wakeToRun.summary(
+                "thread wake-up, \(where_)", definition: "semaphore signal → the parked thread runs, \(where_), after 1 ms idle")
+            let signal = wake.signal.summary(
+                "signalling a parked thread, \(where_)", definition: "time inside the semaphore signal that wakes it, \(where_)")
+            latencies += [wakeToRun, signal]
+            if placement == .sameCPU { sameCPUWake = wakeToRun }
+            figures += [
+                Figure(name: "fanout-sweep.floor.threadWake\(key)P50Ns", value: Double(wakeToRun.p50), unit: "ns",
+                       summary: "signal → a parked thread on the \(where_) runs, p50, after 1 ms idle (no engine)"),
+                Figure(name: "fanout-sweep.floor.threadWake\(key)SignalP50Ns", value: Double(signal.p50), unit: "ns",
+                       summary: "time the signalling thread spends in that signal, p50, \(where_) (what waking costs the waker)"),
+            ]
+        }
         for size in sizes {
             let checks = max(5, min(options.quick ? 20 : 50, 2_000_000 / max(size, 1)))
             progress.say("N = \(size): \(checks) checks")
@@ -92,9 +105,6 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "data received → last callback, p50, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
                        summary: "data received → first callback, p50, N=\(size)"),
-                Figure(name: "fanout-sweep.N\(size).firstCallbackToThreadWake", value: Double(first.p50) / Double(max(wakeToRun.p50, 1)),
-                       unit: "ratio",
-                       summary: "that p50 over this run's thread wake-up p50 (the delivery thread sleeps between checks), N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).nsPerCallback", value: Double(last.p50) / Double(size), unit: "ns",
                        summary: "fan-out time per callback, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).ratioToClosureLoop", value: ratio, unit: "ratio",
@@ -106,6 +116,12 @@ public struct FanoutSweepScenario: Scenario {
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check did not complete or a callback was not called exactly once"),
             ]
+            if let sameCPUWake {
+                figures.append(Figure(
+                    name: "fanout-sweep.N\(size).firstCallbackToSameCPUWake", value: Double(first.p50) / Double(max(sameCPUWake.p50, 1)),
+                    unit: "ratio",
+                    summary: "first-callback p50 over this run's same-CPU thread wake-up p50 (the delivery thread sleeps between checks), N=\(size)"))
+            }
             if let perCheck = engine.allocationsPerCheck {
                 figures.append(Figure(name: "fanout-sweep.N\(size).allocsPerCheck", value: perCheck, unit: "allocs/check",
                                       gate: .lowerIsBetter(relative: 0.1, absolute: 2),
