@@ -87,7 +87,7 @@ public struct TrackingStormScenario: Scenario {
                    summary: "the least an ordered enqueue of a bare event does (open check, fetch-add claim, slot check, five words stored, publish, consumer flag read), same trials"),
             Figure(name: "tracking-storm.singleProducer.orderedEnqueueFloorToFetchAdd",
                    value: single.orderedEnqueue / max(single.fetchAdd, 0.1), unit: "ratio",
-                   summary: "that ordered-enqueue floor over a fetch-add, same trials: no ordered trackEvent reads below it"),
+                   summary: "that ordered-enqueue floor over a fetch-add, same trials (the work an ordered trackEvent cannot skip)"),
             Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventToOrderedEnqueueFloor",
                    value: single.trackBareEvent / max(single.orderedEnqueue, 0.1), unit: "ratio",
                    summary: "trackEvent of an event without properties over the ordered-enqueue floor, same trials (1 = nothing beyond the floor)"),
