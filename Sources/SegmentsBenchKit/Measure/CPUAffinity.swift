@@ -18,15 +18,10 @@ enum CPUAffinity {
         // does not set: looked up at run time (the CPU number comes from `SegmentsCPUHints`, the
         // engine's own C target, which has no use for affinity).
         guard let calls = Calls.load() else { return (try body(), false) }
-        // 1024 CPUs, like glibc's cpu_set_t.
-        var previous = [UInt8](repeating: 0, count: 128)
-        let cpu = Int(segments_current_cpu())
-        guard cpu >= 0, cpu < previous.count * 8, calls.getAffinity(0, previous.count, &previous) == 0 else {
-            return (try body(), false)
-        }
-        var single = [UInt8](repeating: 0, count: previous.count)
-        single[cpu / 8] = UInt8(1) << UInt8(cpu % 8)
-        guard calls.setAffinity(0, single.count, &single) == 0 else { return (try body(), false) }
+        var previous = [UInt8](repeating: 0, count: Calls.maskBytes)
+        guard calls.getAffinity(0, previous.count, &previous) == 0,
+              pinCurrentThread(to: Int(segments_current_cpu()))
+        else { return (try body(), false) }
         defer { _ = calls.setAffinity(0, previous.count, &previous) }
         return (try body(), true)
         #else
@@ -38,7 +33,7 @@ enum CPUAffinity {
     static func allowedCPUs() -> [Int] {
         #if os(Linux)
         guard let calls = Calls.load() else { return [] }
-        var mask = [UInt8](repeating: 0, count: 128)
+        var mask = [UInt8](repeating: 0, count: Calls.maskBytes)
         guard calls.getAffinity(0, mask.count, &mask) == 0 else { return [] }
         return (0..<mask.count * 8).filter { mask[$0 / 8] & (UInt8(1) << UInt8($0 % 8)) != 0 }
         #else
@@ -50,8 +45,8 @@ enum CPUAffinity {
     /// possible. For threads a measurement makes and ends itself.
     static func pinCurrentThread(to cpu: Int) -> Bool {
         #if os(Linux)
-        guard let calls = Calls.load(), cpu >= 0, cpu < 1024 else { return false }
-        var single = [UInt8](repeating: 0, count: 128)
+        guard let calls = Calls.load(), cpu >= 0, cpu < Calls.maskBytes * 8 else { return false }
+        var single = [UInt8](repeating: 0, count: Calls.maskBytes)
         single[cpu / 8] = UInt8(1) << UInt8(cpu % 8)
         return calls.setAffinity(0, single.count, &single) == 0
         #else
@@ -61,6 +56,8 @@ enum CPUAffinity {
 
     #if os(Linux)
     private struct Calls {
+        /// A CPU mask's size: 1024 CPUs, like glibc's `cpu_set_t`.
+        static let maskBytes = 128
         typealias Affinity = @convention(c) (Int32, Int, UnsafeMutableRawPointer) -> Int32
         let getAffinity: Affinity
         let setAffinity: Affinity

@@ -12,9 +12,14 @@ import Synchronization
 /// idle must first be woken itself (on a virtual machine, often through the hypervisor).
 enum ThreadWakeFloor {
     /// Where the parked thread runs, against the signalling one.
-    enum Placement: Sendable {
+    enum Placement: Sendable, CaseIterable {
         case sameCPU
         case otherCPU
+
+        /// As reports say it: "same CPU", "other CPU".
+        var words: String { self == .sameCPU ? "same CPU" : "other CPU" }
+        /// As figure names spell it: "SameCPU", "OtherCPU".
+        var figureKey: String { self == .sameCPU ? "SameCPU" : "OtherCPU" }
     }
 
     struct Measurement: Sendable {

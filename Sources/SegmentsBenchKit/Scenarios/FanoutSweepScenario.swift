@@ -202,17 +202,16 @@ public struct FanoutSweepScenario: Scenario {
         // The floor of every delivery that starts on a sleeping thread, on this machine now: the
         // delivery thread woken on the engine's CPU (it runs when the engine yields) or on the
         // other, idle one (that CPU is woken first). A check without a window pays one or the
-        // other, as the kernel places the delivery thread. After the engines: measured first, it
-        // changed where the kernel later put their delivery threads (first callback without a
-        // window at N = 1 read 15 µs instead of 47, five pairs of five).
-        for placement in [ThreadWakeFloor.Placement.sameCPU, .otherCPU] {
-            let side = placement == .sameCPU ? "same CPU" : "other CPU"
+        // other, as the kernel places the delivery thread. After the engines, because measured
+        // first it changed where the kernel put their delivery threads (performance notes).
+        for placement in ThreadWakeFloor.Placement.allCases {
+            let side = placement.words
             progress.say("thread wake-up, \(side): a parked thread signalled after a millisecond idle")
             guard let wake = ThreadWakeFloor.measure(rounds: options.quick ? 100 : 300, placement: placement) else {
                 notes.append("Thread wake-up, \(side): threads could not be pinned here; not measured")
                 continue
             }
-            let key = placement == .sameCPU ? "SameCPU" : "OtherCPU"
+            let key = placement.figureKey
             let wakeToRun = wake.wakeToRun.summary(
                 "thread wake-up, \(side)", definition: "semaphore signal → the parked thread runs, \(side), after 1 ms idle")
             let signal = wake.signal.summary(
