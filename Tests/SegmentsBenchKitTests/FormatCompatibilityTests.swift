@@ -62,8 +62,11 @@ final class FormatCompatibilityTests: XCTestCase {
         XCTAssertNotNil(loaded.machine.clock)
     }
 
-    func testTheCommittedSampleReportWithoutNewFieldsReads() throws {
-        let report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: committed("Reports/sample/report.json"))
+    /// `Tests/Fixtures/report-before-tool-version.json`: three scenarios of a report written
+    /// before reports named the harness's version (the sample committed then, cut down).
+    func testAReportFromBeforeTheToolVersionReads() throws {
+        let report = try ReportWriter.makeJSONDecoder().decode(
+            BenchReport.self, from: committed("Tests/Fixtures/report-before-tool-version.json"))
         XCTAssertFalse(report.scenarios.isEmpty)
         XCTAssertEqual(report.toolVersion, "unknown")
         // Its percentiles were written whatever the count; read back, the rule applies.
