@@ -30,7 +30,7 @@ struct LoadOptions: ParsableArguments {
     var stages: String?
     @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms' (repeatable); a missed one exits 2.")
     var thresholds: [String] = []
-    @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet; default: 20).")
+    @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
     var fetchDelayMs: Double?
     @Option(name: .customLong("spin-window-ms"), help: "Milliseconds of the client's delivery spin window in the runs with one (fanout-sweep, peers; more than 0, at most 10; default: 5).")
     var spinWindowMs: Double?

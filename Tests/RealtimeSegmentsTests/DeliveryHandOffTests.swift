@@ -124,6 +124,63 @@ final class DeliveryHandOffTests: XCTestCase {
             payload.withUnsafeBufferPointer { $0.baseAddress }, before, "the spinning block still holds the payload it delivered")
     }
 
+    /// A check's fetch readies the block: it spins before any delivery, and the check's delivery
+    /// is handed to it rather than waking a thread after the fetch.
+    func testABlockReadiedAsTheFetchStartsIsHandedTheChecksDelivery() {
+        let counters = EngineCounters()
+        let executor = DeliveryExecutor(
+            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
+            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
+            logger: Logger(label: "test"), counters: counters)
+        defer { executor.stop() }
+        let spinning = { executor.queues.first?.handOff?.isSpinning == true }
+        executor.prepare(for: [.discovery])
+        waitUntil(spinning)
+        XCTAssertTrue(spinning(), "the readied block spins with no delivery before it")
+        // Already spinning: readying it again schedules nothing more.
+        executor.prepare(for: [.discovery])
+        executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: 1))
+        XCTAssertEqual(counters.deliveriesHandedOff.load(ordering: .relaxed), 1, "the delivery was handed to the readied block")
+        waitUntil(spinning)
+        XCTAssertTrue(spinning(), "the block ran the delivery and spins for the next")
+    }
+
+    func testABlockIsReadiedOnlyWhenNoneIsQueuedOrSpinning() {
+        let handOff = DeliveryHandOff(window: .seconds(2), counters: EngineCounters())
+        XCTAssertTrue(handOff.prepare(), "idle: one block is counted for the caller to schedule")
+        XCTAssertFalse(handOff.prepare(), "a readied block is queued already")
+        XCTAssertFalse(handOff.offer(job(1)), "the readied block has not started: the delivery is queued behind it")
+        handOff.blockStarted()
+        // The readied block starts with a delivery queued behind it: it must not spin, or it
+        // could be handed a later delivery ahead of the queued one.
+        XCTAssertNil(handOff.awaitNext())
+        handOff.blockStarted()
+        XCTAssertTrue(handOff.prepare(), "idle again once the queued block started")
+        handOff.blockStarted()
+        handOff.close()
+        XCTAssertFalse(handOff.prepare(), "nothing is readied after close()")
+    }
+
+    /// End to end: with a spin window, a check's fetch wakes its categories' delivery threads even
+    /// when no delivery came before it and none follows (the response changes nothing), and they
+    /// spin for it; without a window nothing spins.
+    func testACheckReadiesItsCategoriesBlocksOnlyWithASpinWindow() {
+        for window in [Duration.zero, .milliseconds(1)] {
+            let fixture = Fixture { $0.deliverySpinWindow = window }
+            fixture.transport.defaultResponse = response([:])
+            _ = fixture.register(.discovery, tag: "d")
+            fixture.startAndRunInitialCheck()
+            XCTAssertEqual(fixture.recorder.segments(tag: "d"), [], "nothing changed, nothing delivered (window \(window))")
+            if window == .zero {
+                XCTAssertEqual(fixture.client.statistics.deliverySpinNanoseconds, 0)
+            } else {
+                waitUntil { fixture.client.statistics.deliverySpinNanoseconds > 0 }
+                XCTAssertGreaterThan(fixture.client.statistics.deliverySpinNanoseconds, 0, "the check's fetch readied a block")
+                XCTAssertEqual(fixture.client.statistics.deliveriesHandedOff, 0)
+            }
+        }
+    }
+
     func testABlockDoesNotSpinWhileAnotherIsQueuedBehindIt() {
         let counters = EngineCounters()
         let handOff = DeliveryHandOff(window: .seconds(2), counters: counters)

@@ -38,6 +38,29 @@ final class FanoutSweepScenarioTests: XCTestCase {
         XCTAssertEqual(result.figure("fanout-sweep.N1.spin.incomplete")?.value, 0)
     }
 
+    /// The sparse checks, more than the window apart with the mock's answer delayed, run without
+    /// and with the window and say so; every one reaches its callback; `--fetch-delay-ms` sets
+    /// the delay.
+    func testSparseChecksRunWithoutAndWithTheWindowAndReachTheirCallback() throws {
+        var options = BenchOptions()
+        options.quick = true
+        options.callbacks = 1
+        options.fetchDelayMs = 0.5
+        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+
+        XCTAssertEqual(result.configuration["fetchDelayMs"], "0.5")
+        XCTAssertEqual(result.figure("fanout-sweep.sparse.incomplete")?.value, 0)
+        XCTAssertEqual(result.figure("fanout-sweep.sparse.incomplete")?.gate, .zero)
+        let without = try XCTUnwrap(result.figure("fanout-sweep.sparse.firstCallbackP50Ns"))
+        XCTAssertTrue(without.summary.hasSuffix("checks 7 ms apart, fetch answered after 0.5 ms, no spin window"), without.summary)
+        let with = try XCTUnwrap(result.figure("fanout-sweep.sparse.spin.firstCallbackP50Ns"))
+        XCTAssertTrue(with.summary.hasSuffix("deliverySpinWindow 5 ms"), with.summary)
+        for name in ["fanout-sweep.sparse.spin.handedOffShare", "fanout-sweep.sparse.spin.spinNsPerCheck"] {
+            let figure = try XCTUnwrap(result.figure(name), name)
+            XCTAssertNil(figure.gate, "\(name): wall-clock, reported")
+        }
+    }
+
     /// The breakdown runs, without and with the spin window, report every stage of the first
     /// callback's time at each N, from checks whose stamps were all there.
     func testTheBreakdownReportsEveryStageWithoutAndWithTheWindow() throws {

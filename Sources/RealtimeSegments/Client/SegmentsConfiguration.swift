@@ -31,12 +31,14 @@ public struct SegmentsConfiguration: Sendable {
     /// How callbacks of one check are invoked (default ``DeliveryMode/ordered``).
     public var deliveryMode: DeliveryMode = .ordered
     /// How long a category's delivery thread keeps looking for the category's next delivery after
-    /// finishing one, before it sleeps (default zero: it sleeps at once). A delivery that arrives
-    /// within the window starts without a thread wake-up, within a microsecond; the price is up to
-    /// this much CPU time after every delivery (``SegmentsStatistics/deliverySpinNanoseconds``
-    /// counts it). An idle or stopped client never spins. Leave it at zero on battery-powered
-    /// devices; on a server that fans out changes back to back, tens to hundreds of microseconds.
-    /// At most 10 ms.
+    /// finishing one, before it sleeps (default zero: it sleeps at once). With a window, a check
+    /// also wakes the delivery thread of each category that has callbacks as its fetch starts, and
+    /// that thread looks for the check's delivery for up to the window. A delivery that arrives
+    /// while its thread looks starts without a wake-up, within a microsecond; the price is up to
+    /// this much CPU time per category after the start of every check and after every delivery
+    /// (``SegmentsStatistics/deliverySpinNanoseconds`` counts it). An idle or stopped client never
+    /// spins. Leave it at zero on battery-powered devices; on a server, about the segments
+    /// backend's response time. At most 10 ms.
     public var deliverySpinWindow: Duration = .zero
     /// How the engine thread competes with the app's threads for a core
     /// (default ``EngineScheduling/yieldsToApp``).

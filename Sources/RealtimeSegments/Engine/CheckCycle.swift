@@ -144,6 +144,8 @@ final class CheckCycle {
             logger.debug("\(SegmentsLogMessage.skippingInitialNotRequired)")
         }
         counters.checksStarted.wrappingIncrement(ordering: .relaxed)
+        // With a spin window, the delivery threads wake while the fetch runs, not after it.
+        delivery.prepare(for: registry.snapshot().categories)
         let current = identity.load()
         logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
         return current

@@ -63,26 +63,7 @@ final class DeliveryExecutor {
         if let handOff, handOff.offer(job) {
             counters.deliveriesHandedOff.wrappingIncrement(ordering: .relaxed)
         } else {
-            let registry = registry
-            let identity = identity
-            let channels = channels
-            let mode = mode
-            let logger = logger
-            let counters = counters
-            queue.async {
-                handOff?.blockStarted()
-                var next: Job? = job
-                while let current = next.take() {
-                    if current.stampsStart { counters.checkTimeline?.mark(.deliveryStarted) }
-                    // Consumed: the delivery's payload is let go when it is over, not kept through
-                    // the spin window and freed (its last reference, once the engine has moved on)
-                    // when the next delivery arrives, ahead of that delivery's first callback.
-                    Self.perform(
-                        consume current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
-                    channels.endWork()
-                    next = handOff?.awaitNext()
-                }
-            }
+            schedule(job, on: queue, handOff: handOff)
         }
         if mode == .parallel, Self.splits(registry.snapshot().subscribers(of: job.category)?.count ?? 0) {
             // The helpers wake now rather than when the delivery starts (see `DeliveryHelpers`):
@@ -90,6 +71,42 @@ final class DeliveryExecutor {
             // woken in the other order, both tended to land on the one idle core, and the helper
             // then waited behind the delivery it was to help.
             DeliveryHelpers.shared.prepare()
+        }
+    }
+
+    /// A check's fetch starts: with a spin window, schedules a block on the queue of each of
+    /// `categories` that has no block queued or spinning, to spin for the check's delivery
+    /// (``DeliveryHandOff/prepare()``). Without a window, does nothing.
+    func prepare(for categories: [SegmentCategory]) {
+        guard spinWindow > .zero else { return }
+        for category in categories {
+            let (queue, handOff) = queue(for: category)
+            if let handOff, handOff.prepare() { schedule(nil, on: queue, handOff: handOff) }
+        }
+    }
+
+    /// Schedules a block on `queue` that runs `job` (if any), then, while `handOff` hands it more,
+    /// those: `nil` is a block from ``prepare(for:)``, which starts by spinning for one.
+    private func schedule(_ job: Job?, on queue: DispatchQueue, handOff: DeliveryHandOff?) {
+        let registry = registry
+        let identity = identity
+        let channels = channels
+        let mode = mode
+        let logger = logger
+        let counters = counters
+        queue.async {
+            handOff?.blockStarted()
+            var next: Job? = job ?? handOff?.awaitNext()
+            while let current = next.take() {
+                if current.stampsStart { counters.checkTimeline?.mark(.deliveryStarted) }
+                // Consumed: the delivery's payload is let go when it is over, not kept through
+                // the spin window and freed (its last reference, once the engine has moved on)
+                // when the next delivery arrives, ahead of that delivery's first callback.
+                Self.perform(
+                    consume current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
+                channels.endWork()
+                next = handOff?.awaitNext()
+            }
         }
     }
 

@@ -11,8 +11,12 @@ import Synchronization
 /// it, and a block starts to spin only when none is queued. Both decisions are read-modify-writes
 /// of one atomic word, so the engine cannot queue a block that a handed delivery would overtake.
 ///
-/// Threading: ``offer(_:)`` from the engine thread (the one deliverer); ``blockStarted()`` and
-/// ``awaitNext()`` from the category queue's blocks, one at a time.
+/// A check also readies its categories' blocks as its fetch starts (``prepare()``): a block
+/// scheduled then spins for the check's delivery, so a check that comes long after the last
+/// delivery, as checks do with a debounce of seconds, still finds its thread running.
+///
+/// Threading: ``offer(_:)`` and ``prepare()`` from the engine thread (the one deliverer);
+/// ``blockStarted()`` and ``awaitNext()`` from the category queue's blocks, one at a time.
 final class DeliveryHandOff: Sendable {
     /// The low two bits: what the spinning block is doing. The rest: blocks scheduled and not
     /// started yet, in units of ``queuedUnit``.
@@ -62,6 +66,18 @@ final class DeliveryHandOff: Sendable {
         }
     }
 
+    /// A check's fetch starts: if no block of the queue is queued or spinning, counts one block as
+    /// scheduled and returns `true`. The caller schedules that block, which calls
+    /// ``blockStarted()`` and then ``awaitNext()``: it spins for the check's delivery, so that the
+    /// thread's wake-up overlaps the fetch instead of following it. `false` after ``close()`` or
+    /// while a block is queued or spins: that block runs first and spins after its delivery as
+    /// usual. Engine thread.
+    func prepare() -> Bool {
+        guard !closed.load(ordering: .acquiring) else { return false }
+        return state.compareExchange(expected: Self.idle, desired: Self.queuedUnit, ordering: .acquiringAndReleasing)
+            .exchanged
+    }
+
     /// The engine stopped: a spinning block stops at its next look, and no block spins after
     /// this, so a stopped client keeps no thread busy. An offer that races with the close may
     /// still be handed to the block, which then runs it as usual; later offers find no block
@@ -78,9 +94,9 @@ final class DeliveryHandOff: Sendable {
         state.wrappingSubtract(Self.queuedUnit, ordering: .acquiringAndReleasing)
     }
 
-    /// After a delivery: spins for the window for a handed delivery and returns it, or returns
-    /// `nil` at once when a block is queued behind this one (it runs next, in order) or after
-    /// ``close()``, or when the window passes.
+    /// After a delivery, or first thing in a block scheduled by ``prepare()``: spins for the window
+    /// for a handed delivery and returns it, or returns `nil` at once when a block is queued behind
+    /// this one (it runs next, in order) or after ``close()``, or when the window passes.
     func awaitNext() -> DeliveryExecutor.Job? {
         guard !closed.load(ordering: .acquiring),
             state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged

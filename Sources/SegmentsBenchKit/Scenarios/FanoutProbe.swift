@@ -73,13 +73,17 @@ public enum FanoutProbe {
     /// `spinWindow` is the client's ``SegmentsConfiguration/deliverySpinWindow``. With
     /// `stampingStages`, the engine stamps each check's stages in a ``CheckTimeline`` (four more
     /// clock reads per check, inside the measured span) and the measurement holds them
-    /// (``EngineMeasurement/stages``).
+    /// (``EngineMeasurement/stages``). `fetchDelay` is how long the mock takes to answer a fetch,
+    /// and `checkSpacing` how long this thread sleeps before each check (outside the measured span).
     public static func engine(
         targets: FanoutTargets, checks: Int, mode: DeliveryMode, floorRounds: Bool, spinWindow: Duration = .zero,
-        stampingStages: Bool = false
+        stampingStages: Bool = false, fetchDelay: Duration = .zero, checkSpacing: Duration = .zero
     ) throws -> EngineMeasurement {
         let timeline = stampingStages ? CheckTimeline() : nil
-        let engine = try EngineUnderTest.make(transport: .memory, debounce: .zero, maxWait: .zero, deliveryMode: mode) {
+        let faults = fetchDelay > .zero ? FaultPlan(profiles: [.fetchSegments: FaultProfile(latency: .fixed(fetchDelay))]) : .none
+        let engine = try EngineUnderTest.make(
+            transport: .memory, debounce: .zero, maxWait: .zero, faults: faults, deliveryMode: mode
+        ) {
             $0.deliverySpinWindow = spinWindow
             $0.checkTimeline = timeline
         }
@@ -109,6 +113,7 @@ public enum FanoutProbe {
                 allocationStart = AllocationProbe.snapshot()
                 statisticsStart = engine.client.statistics
             }
+            if checkSpacing > .zero { Thread.sleep(forTimeInterval: Double(checkSpacing.wholeNanoseconds) / 1e9) }
             engine.backend.setSegments(payload(variant: check), category: .discovery, forCookie: cookie, projectToken: EngineUnderTest.project.token)
             targets.arm()
             timeline?.reset()

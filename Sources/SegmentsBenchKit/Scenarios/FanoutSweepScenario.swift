@@ -5,11 +5,11 @@ import RealtimeSegments
 public struct FanoutSweepScenario: Scenario {
     public init() {}
     public let name = "fanout-sweep"
-    public let honouredOptions: Set<BenchOptionName> = [.callbacks, .spinWindowMs]
+    public let honouredOptions: Set<BenchOptionName> = [.callbacks, .spinWindowMs, .fetchDelayMs]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, and this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window)"
+    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, and this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window)"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     static let warmUpChecks = 20
@@ -32,6 +32,50 @@ public struct FanoutSweepScenario: Scenario {
         let first = staged.first.summary("", definition: "")
         figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
                               summary: "data received → first callback, p50, N=\(size), \(run), the run with the stages stamped (four clock reads more per check)"))
+        return figures
+    }
+
+    /// How long the mock takes to answer a fetch in the sparse-check runs without `--fetch-delay-ms`:
+    /// a segments backend a millisecond away.
+    static let sparseFetchDelayMs = 1.0
+
+    /// Checks that come long after the last delivery, as they do with a debounce of seconds: at
+    /// N = 1, each check starts two milliseconds more than the spin window after the one before
+    /// ended, and the mock answers its fetch after `--fetch-delay-ms` (default
+    /// ``sparseFetchDelayMs``). Without the window and with it: with it, the thread that delivers
+    /// is woken as the check's fetch starts and spins for the delivery.
+    static func sparseChecks(options: BenchOptions, window: Duration, progress: Progress, notes: inout [String]) throws -> [Figure] {
+        let delayMs = options.fetchDelayMs ?? sparseFetchDelayMs
+        let fetchDelay = Duration.microseconds(Int64((delayMs * 1_000).rounded()))
+        let spacing = window + .milliseconds(2)
+        let checks = options.quick ? 20 : 50
+        let windowLabel = FanoutProbe.label(window)
+        let setting = "N=1, checks \(FanoutProbe.label(spacing)) apart, fetch answered after \(delayMs) ms"
+        var figures: [Figure] = []
+        var complete = true
+        for spinWindow in [Duration.zero, window] {
+            let run = spinWindow > .zero ? "deliverySpinWindow \(windowLabel)" : "no spin window"
+            progress.say("sparse checks: \(setting), \(run)")
+            let measured = try FanoutProbe.engine(
+                targets: FanoutTargets(count: 1), checks: checks, mode: .ordered, floorRounds: true, spinWindow: spinWindow,
+                fetchDelay: fetchDelay, checkSpacing: spacing)
+            complete = complete && measured.complete
+            let first = measured.first.summary("", definition: "")
+            let prefix = spinWindow > .zero ? "fanout-sweep.sparse.spin" : "fanout-sweep.sparse"
+            figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
+                                  summary: "data received → first callback, p50, \(setting), \(run)"))
+            if spinWindow > .zero {
+                figures += [
+                    Figure(name: "\(prefix).handedOffShare", value: measured.handedOffShare, unit: "ratio",
+                           summary: "checks of that run whose delivery started on a spinning thread, without a wake-up after the fetch"),
+                    Figure(name: "\(prefix).spinNsPerCheck", value: measured.spinNanosecondsPerCheck, unit: "ns",
+                           summary: "CPU time the delivery thread spent spinning per check (the window's price), \(setting)"),
+                ]
+            }
+        }
+        if !complete { notes.append("Sparse checks: a check did not reach its callback") }
+        figures.append(Figure(name: "fanout-sweep.sparse.incomplete", value: complete ? 0 : 1, unit: "count", gate: .zero,
+                              summary: "1 if a sparse check, without or with the window, did not reach its callback exactly once"))
         return figures
     }
 
@@ -161,6 +205,7 @@ public struct FanoutSweepScenario: Scenario {
                 }
             }
         }
+        figures += try Self.sparseChecks(options: options, window: window, progress: progress, notes: &notes)
         if options.callbacks == nil {
             let stable = 10_000
             let rate = 10_000.0
