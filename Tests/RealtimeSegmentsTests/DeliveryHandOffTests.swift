@@ -14,6 +14,15 @@ final class DeliveryHandOffTests: XCTestCase {
         DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: generation)
     }
 
+    /// An executor with no callbacks and a window far longer than any test: its blocks spin
+    /// until handed a delivery or stopped.
+    private func makeExecutor(counters: EngineCounters = EngineCounters()) -> DeliveryExecutor {
+        DeliveryExecutor(
+            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
+            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
+            logger: Logger(label: "test"), counters: counters)
+    }
+
     /// Runs `awaitNext()` on a thread of its own; the result arrives in `result`.
     private func spinInBackground(_ handOff: DeliveryHandOff, result: Locked<UInt64?>, done: DispatchSemaphore) {
         Thread {
@@ -75,10 +84,7 @@ final class DeliveryHandOffTests: XCTestCase {
 
     /// The engine's stop reaches every category's spinning block through the executor.
     func testStoppingTheExecutorEndsEveryCategorysSpin() {
-        let executor = DeliveryExecutor(
-            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
-            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
-            logger: Logger(label: "test"), counters: EngineCounters())
+        let executor = makeExecutor()
         for category in [SegmentCategory.discovery, .content] {
             executor.deliver(DeliveryExecutor.Job(category: category, segments: [], notifyAll: true, generation: 1))
         }
@@ -100,10 +106,7 @@ final class DeliveryHandOffTests: XCTestCase {
     /// delivery's first callback.
     func testASpinningBlockHoldsNoPayloadOfTheDeliveryItHandedOver() {
         let counters = EngineCounters()
-        let executor = DeliveryExecutor(
-            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
-            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
-            logger: Logger(label: "test"), counters: counters)
+        let executor = makeExecutor(counters: counters)
         defer { executor.stop() }
         let spinning = { executor.queues.first?.handOff?.isSpinning == true }
         executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: 1))
@@ -128,10 +131,7 @@ final class DeliveryHandOffTests: XCTestCase {
     /// is handed to it rather than waking a thread after the fetch.
     func testABlockReadiedAsTheFetchStartsIsHandedTheChecksDelivery() {
         let counters = EngineCounters()
-        let executor = DeliveryExecutor(
-            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
-            channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
-            logger: Logger(label: "test"), counters: counters)
+        let executor = makeExecutor(counters: counters)
         defer { executor.stop() }
         let spinning = { executor.queues.first?.handOff?.isSpinning == true }
         executor.prepare(for: [.discovery])

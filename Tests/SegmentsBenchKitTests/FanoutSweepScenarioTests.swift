@@ -4,13 +4,19 @@ import Dispatch
 import XCTest
 
 final class FanoutSweepScenarioTests: XCTestCase {
-    /// The warm-up engines run before the first measured N and none of their checks is measured:
-    /// each latency at N = 1 holds exactly the measured checks, and the report says a warm-up ran.
-    func testTheWarmUpRunsFirstAndIsNotMeasured() throws {
+    /// A quick run of the scenario at N = 1 only, with `configure`'s options.
+    private func runQuickAtOneCallback(_ configure: (inout BenchOptions) -> Void = { _ in }) throws -> ScenarioResult {
         var options = BenchOptions()
         options.quick = true
         options.callbacks = 1
-        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+        configure(&options)
+        return try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+    }
+
+    /// The warm-up engines run before the first measured N and none of their checks is measured:
+    /// each latency at N = 1 holds exactly the measured checks, and the report says a warm-up ran.
+    func testTheWarmUpRunsFirstAndIsNotMeasured() throws {
+        let result = try runQuickAtOneCallback()
 
         XCTAssertEqual(
             result.configuration["warmUp"], "\(FanoutSweepScenario.warmUpChecks) checks at N=1 without and with the spin window, unmeasured")
@@ -26,11 +32,7 @@ final class FanoutSweepScenarioTests: XCTestCase {
 
     /// `--spin-window-ms` sets the window of the runs with one, and the report says which.
     func testTheSpinWindowCanBeChosen() throws {
-        var options = BenchOptions()
-        options.quick = true
-        options.callbacks = 1
-        options.spinWindowMs = 0.25
-        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+        let result = try runQuickAtOneCallback { $0.spinWindowMs = 0.25 }
 
         XCTAssertEqual(result.configuration["spinWindowMs"], "0.25")
         let first = try XCTUnwrap(result.figure("fanout-sweep.N1.spin.firstCallbackP50Ns"))
@@ -42,11 +44,7 @@ final class FanoutSweepScenarioTests: XCTestCase {
     /// and with the window and say so; every one reaches its callback; `--fetch-delay-ms` sets
     /// the delay.
     func testSparseChecksRunWithoutAndWithTheWindowAndReachTheirCallback() throws {
-        var options = BenchOptions()
-        options.quick = true
-        options.callbacks = 1
-        options.fetchDelayMs = 0.5
-        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+        let result = try runQuickAtOneCallback { $0.fetchDelayMs = 0.5 }
 
         XCTAssertEqual(result.configuration["fetchDelayMs"], "0.5")
         XCTAssertEqual(result.figure("fanout-sweep.sparse.incomplete")?.value, 0)
@@ -64,10 +62,7 @@ final class FanoutSweepScenarioTests: XCTestCase {
     /// The breakdown runs, without and with the spin window, report every stage of the first
     /// callback's time at each N, from checks whose stamps were all there.
     func testTheBreakdownReportsEveryStageWithoutAndWithTheWindow() throws {
-        var options = BenchOptions()
-        options.quick = true
-        options.callbacks = 1
-        let result = try FanoutSweepScenario().run(options, progress: Progress(enabled: false))
+        let result = try runQuickAtOneCallback()
 
         XCTAssertNotNil(result.configuration["breakdown"])
         for prefix in ["fanout-sweep.N1.breakdown", "fanout-sweep.N1.spin.breakdown"] {
