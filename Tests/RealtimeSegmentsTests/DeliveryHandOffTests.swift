@@ -14,11 +14,13 @@ final class DeliveryHandOffTests: XCTestCase {
         DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: generation)
     }
 
-    /// An executor with no callbacks and a window far longer than any test: its blocks spin
-    /// until handed a delivery or stopped.
-    private func makeExecutor(counters: EngineCounters = EngineCounters()) -> DeliveryExecutor {
+    /// An executor of `registry` (no callbacks by default) with a window far longer than any test:
+    /// its blocks spin until handed a delivery or stopped.
+    private func makeExecutor(
+        counters: EngineCounters = EngineCounters(), registry: CallbackRegistry = CallbackRegistry()
+    ) -> DeliveryExecutor {
         DeliveryExecutor(
-            registry: CallbackRegistry(), identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
+            registry: registry, identity: IdentityCell(IdentitySnapshot(customerIds: ["cookie": "c"], generation: 1)),
             channels: EngineChannels(ringCapacity: 2), mode: .ordered, spinWindow: .seconds(600),
             logger: Logger(label: "test"), counters: counters)
     }
@@ -131,14 +133,17 @@ final class DeliveryHandOffTests: XCTestCase {
     /// is handed to it rather than waking a thread after the fetch.
     func testABlockReadiedAsTheFetchStartsIsHandedTheChecksDelivery() {
         let counters = EngineCounters()
-        let executor = makeExecutor(counters: counters)
+        let registry = CallbackRegistry()
+        registry.add(SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in })
+        let executor = makeExecutor(counters: counters, registry: registry)
         defer { executor.stop() }
         let spinning = { executor.queues.first?.handOff?.isSpinning == true }
-        executor.prepare(for: [.discovery])
+        executor.prepareForCheck()
         waitUntil(spinning)
+        XCTAssertEqual(executor.queues.map(\.category), [.discovery], "the category with callbacks, and only it, is readied")
         XCTAssertTrue(spinning(), "the readied block spins with no delivery before it")
         // Already spinning: readying it again schedules nothing more.
-        executor.prepare(for: [.discovery])
+        executor.prepareForCheck()
         executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: 1))
         XCTAssertEqual(counters.deliveriesHandedOff.load(ordering: .relaxed), 1, "the delivery was handed to the readied block")
         waitUntil(spinning)

@@ -145,7 +145,7 @@ final class CheckCycle {
         }
         counters.checksStarted.wrappingIncrement(ordering: .relaxed)
         // With a spin window, the delivery threads wake while the fetch runs, not after it.
-        delivery.prepare(for: registry.snapshot().categories)
+        delivery.prepareForCheck()
         let current = identity.load()
         logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
         return current

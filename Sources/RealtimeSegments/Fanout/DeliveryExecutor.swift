@@ -74,19 +74,19 @@ final class DeliveryExecutor {
         }
     }
 
-    /// A check's fetch starts: with a spin window, schedules a block on the queue of each of
-    /// `categories` that has no block queued or spinning, to spin for the check's delivery
-    /// (``DeliveryHandOff/prepare()``). Without a window, does nothing.
-    func prepare(for categories: [SegmentCategory]) {
+    /// A check's fetch starts: with a spin window, schedules a block on the queue of each category
+    /// with callbacks that has no block queued or spinning, to spin for the check's delivery
+    /// (``DeliveryHandOff/prepare()``). Without a window, does nothing, and loads nothing.
+    func prepareForCheck() {
         guard spinWindow > .zero else { return }
-        for category in categories {
+        for category in registry.snapshot().categories {
             let (queue, handOff) = queue(for: category)
             if let handOff, handOff.prepare() { schedule(nil, on: queue, handOff: handOff) }
         }
     }
 
     /// Schedules a block on `queue` that runs `job` (if any), then, while `handOff` hands it more,
-    /// those: `nil` is a block from ``prepare(for:)``, which starts by spinning for one.
+    /// those: `nil` is a block from ``prepareForCheck()``, which starts by spinning for one.
     private func schedule(_ job: Job?, on queue: DispatchQueue, handOff: DeliveryHandOff?) {
         let registry = registry
         let identity = identity
