@@ -38,7 +38,7 @@ public enum FanoutProbe {
 
     /// The spin window `options` ask for: ``BenchOptions/spinWindowMs``, else ``spinWindow``.
     static func spinWindow(for options: BenchOptions) -> Duration {
-        options.spinWindowMs.map { Duration.microseconds(Int64(($0 * 1_000).rounded())) } ?? spinWindow
+        options.spinWindowMs.map { Duration.milliseconds($0) } ?? spinWindow
     }
 
     /// `window` as reports name it: "5 ms", or "250 µs" below a whole millisecond.

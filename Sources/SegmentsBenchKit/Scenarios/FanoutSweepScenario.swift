@@ -46,7 +46,7 @@ public struct FanoutSweepScenario: Scenario {
     /// is woken as the check's fetch starts and spins for the delivery.
     static func sparseChecks(options: BenchOptions, window: Duration, progress: Progress, notes: inout [String]) throws -> [Figure] {
         let delayMs = options.fetchDelayMs ?? sparseFetchDelayMs
-        let fetchDelay = Duration.microseconds(Int64((delayMs * 1_000).rounded()))
+        let fetchDelay = Duration.milliseconds(delayMs)
         let spacing = window + .milliseconds(2)
         let checks = options.quick ? 20 : 50
         let windowLabel = FanoutProbe.label(window)

@@ -46,7 +46,7 @@ public struct FleetScenario: Scenario {
         let generators = 2
 
         let target = options.target
-        let fetchDelay = Duration.microseconds(Int64(((options.fetchDelayMs ?? Self.defaultFetchDelayMs) * 1000).rounded()))
+        let fetchDelay = Duration.milliseconds(options.fetchDelayMs ?? Self.defaultFetchDelayMs)
         if let target, let named = options.thresholds?.first(where: { Self.mockOnlyLatencyMetrics.contains($0.metric) }) {
             throw FleetScenarioError.notMeasuredAgainstTarget(threshold: named.text, target: target.description)
         }
