@@ -156,6 +156,33 @@ final class CustomerSwitchTests: XCTestCase {
         XCTAssertEqual(fixture.transport.customerUpdates.map(\.customerIds), [["cookie": anonymousCookie, "registered": "jane"]])
     }
 
+    /// The same rule across threads the app ordered: an event tracked on one thread before a switch
+    /// made on another belongs to the customer before it, one tracked after it to the customer after.
+    func testEventsOfOtherThreadsAreStampedInTheOrderTheAppMadeWithASwitch() throws {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.settle()
+        let anonymousCookie = fixture.cookie
+        let client = fixture.client
+        onAnotherThread { try? client.trackEvent(eventType: "before, on thread 1") }
+        onAnotherThread { try? client.identifyCustomer(customerIds: ["registered": "jane"]) }
+        onAnotherThread { try? client.trackEvent(eventType: "after, on thread 3") }
+        fixture.settle()
+        let events = Dictionary(uniqueKeysWithValues: fixture.transport.trackedEvents.map { ($0.eventType, $0.customerIds) })
+        XCTAssertEqual(events["before, on thread 1"], ["cookie": anonymousCookie])
+        XCTAssertEqual(events["after, on thread 3"], ["cookie": anonymousCookie, "registered": "jane"])
+    }
+
+    /// Runs `work` on a new thread and returns once it has returned.
+    private func onAnotherThread(_ work: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            work()
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+    }
+
     /// What remains after `stop()`: a fetch that completes later is refused (the engine has
     /// ended) and reaches no callback, and waiting for idle ends. The fetch's task resumes on the
     /// engine's executor, which can no longer run it on the engine thread: its step runs on a

@@ -28,6 +28,21 @@ final class JournalFlushTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(fixture.client.journalStatistics.itemsWritten, 3_000)
     }
 
+    /// The flush covers what other threads tracked before it, not only the caller's own calls.
+    func testFlushJournalCoversEventsAnotherThreadTrackedBeforeIt() async throws {
+        let fixture = journaled()
+        fixture.client.start()
+        let client = fixture.client
+        let tracked = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for index in 0..<3_000 { try? client.trackEvent(eventType: "e\(index)") }
+            tracked.signal()
+        }
+        XCTAssertEqual(tracked.wait(timeout: .now() + 10), .success)
+        try await fixture.client.flushJournal()
+        XCTAssertGreaterThanOrEqual(fixture.client.journalStatistics.itemsWritten, 3_000)
+    }
+
     func testEveryCommitSyncsEachGroupCommit() async throws {
         let fixture = journaled()
         fixture.transport.failNext(.trackEvents, with: .timeout, count: 100)  // no acknowledgement marks
