@@ -60,12 +60,15 @@ final class FanoutSweepScenarioTests: XCTestCase {
     }
 
     /// The breakdown runs, without and with the spin window, report every stage of the first
-    /// callback's time at each N, from checks whose stamps were all there.
+    /// callback's time at each N and for the sparse checks, from checks whose stamps were all there.
     func testTheBreakdownReportsEveryStageWithoutAndWithTheWindow() throws {
         let result = try runQuickAtOneCallback()
 
         XCTAssertNotNil(result.configuration["breakdown"])
-        for prefix in ["fanout-sweep.N1.breakdown", "fanout-sweep.N1.spin.breakdown"] {
+        for prefix in [
+            "fanout-sweep.N1.breakdown", "fanout-sweep.N1.spin.breakdown",
+            "fanout-sweep.sparse.breakdown", "fanout-sweep.sparse.spin.breakdown",
+        ] {
             var sum = 0.0
             for stage in NotificationStages.Stage.allCases {
                 let figure = try XCTUnwrap(result.figure("\(prefix).\(stage.rawValue)P50Ns"), "\(prefix) \(stage)")
@@ -78,6 +81,9 @@ final class FanoutSweepScenarioTests: XCTestCase {
         }
         XCTAssertNotNil(result.figure("fanout-sweep.N1.spin.breakdown.handedOffShare"))
         XCTAssertTrue(try XCTUnwrap(result.figure("fanout-sweep.N1.breakdown.spellP50Ns")).summary.hasSuffix("no spin window"))
+        XCTAssertTrue(
+            try XCTUnwrap(result.figure("fanout-sweep.sparse.spin.breakdown.resumeP50Ns")).summary
+                .hasSuffix("sparse checks, deliverySpinWindow 5 ms"))
         XCTAssertFalse(result.notes.contains { $0.contains("lacked a stamp") }, "\(result.notes)")
         for chart in ["first-callback-breakdown", "first-callback-breakdown-spin-window"] {
             XCTAssertEqual(

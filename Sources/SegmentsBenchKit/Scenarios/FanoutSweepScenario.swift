@@ -9,17 +9,18 @@ public struct FanoutSweepScenario: Scenario {
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, and this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window)"
+    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, and this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window)"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     static let warmUpChecks = 20
 
-    /// The figures of a run with the stages stamped: each stage's p50, and that run's own
-    /// first-callback p50 (with the stamps' clock reads in it). `windowLabel` names the spin
-    /// window of the run, `nil` for a run without one.
-    static func breakdownFigures(_ staged: FanoutProbe.EngineMeasurement, size: Int, windowLabel: String?) -> [Figure] {
-        let prefix = "fanout-sweep.N\(size)\(windowLabel == nil ? "" : ".spin").breakdown"
-        let run = windowLabel.map { "deliverySpinWindow \($0)" } ?? "no spin window"
+    /// The figures of a run with the stages stamped, named `prefix.…`: each stage's p50, and that
+    /// run's own first-callback p50 (with the stamps' clock reads in it). `windowLabel` names the
+    /// spin window of the run, `nil` for a run without one; `setting` says what else the run was.
+    static func breakdownFigures(
+        _ staged: FanoutProbe.EngineMeasurement, prefix: String, size: Int, windowLabel: String?, setting: String? = nil
+    ) -> [Figure] {
+        let run = [setting, windowLabel.map { "deliverySpinWindow \($0)" } ?? "no spin window"].compactMap { $0 }.joined(separator: ", ")
         var figures = NotificationStages.Stage.allCases.compactMap { stage -> Figure? in
             guard let p50 = staged.stages?.p50(of: stage) else { return nil }
             return Figure(name: "\(prefix).\(stage.rawValue)P50Ns", value: Double(p50), unit: "ns",
@@ -64,6 +65,14 @@ public struct FanoutSweepScenario: Scenario {
             let prefix = spinWindow > .zero ? "fanout-sweep.sparse.spin" : "fanout-sweep.sparse"
             figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
                                   summary: "data received → first callback, p50, \(setting), \(run)"))
+            // Once more with the stages stamped: where a sparse check's first callback waits.
+            let staged = try FanoutProbe.engine(
+                targets: FanoutTargets(count: 1), checks: checks, mode: .ordered, floorRounds: true, spinWindow: spinWindow,
+                stampingStages: true, fetchDelay: fetchDelay, checkSpacing: spacing)
+            complete = complete && staged.complete
+            figures += Self.breakdownFigures(
+                staged, prefix: "\(prefix).breakdown", size: 1, windowLabel: spinWindow > .zero ? windowLabel : nil,
+                setting: "sparse checks")
             if spinWindow > .zero {
                 figures += [
                     Figure(name: "\(prefix).handedOffShare", value: measured.handedOffShare, unit: "ratio",
@@ -168,7 +177,9 @@ public struct FanoutSweepScenario: Scenario {
                 let staged = try FanoutProbe.engine(
                     targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: breakdownWindow,
                     stampingStages: true)
-                figures += Self.breakdownFigures(staged, size: size, windowLabel: label)
+                figures += Self.breakdownFigures(
+                    staged, prefix: "fanout-sweep.N\(size)\(label == nil ? "" : ".spin").breakdown", size: size,
+                    windowLabel: label)
                 for stage in NotificationStages.Stage.allCases {
                     guard let p50 = staged.stages?.p50(of: stage) else { continue }
                     breakdownPoints[label != nil, default: [:]][stage, default: []].append(.init(x: Double(size), y: Double(p50)))
@@ -299,7 +310,7 @@ public struct FanoutSweepScenario: Scenario {
             series.append(ChartSeries(chart: "allocations-per-check", label: "engine", xLabel: "callbacks", yLabel: "malloc calls per check", points: allocations))
         }
         var configuration = options.configuration(honouring: honouredOptions)
-        configuration["breakdown"] = "two more runs at each N, without and with the spin window, the engine stamping each check's stages"
+        configuration["breakdown"] = "two more runs at each N and of the sparse checks, without and with the spin window, the engine stamping each check's stages"
         configuration["warmUp"] = "\(Self.warmUpChecks) checks at N=1 without and with the spin window, unmeasured"
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).", configuration: configuration,
