@@ -20,7 +20,7 @@ public struct FanoutSweepScenario: Scenario {
     static func breakdownFigures(
         _ staged: FanoutProbe.EngineMeasurement, prefix: String, size: Int, windowLabel: String?, setting: String? = nil
     ) -> [Figure] {
-        let run = [setting, windowLabel.map { "deliverySpinWindow \($0)" } ?? "no spin window"].compactMap { $0 }.joined(separator: ", ")
+        let run = [setting, runLabel(windowLabel)].compactMap { $0 }.joined(separator: ", ")
         var figures = NotificationStages.Stage.allCases.compactMap { stage -> Figure? in
             guard let p50 = staged.stages?.p50(of: stage) else { return nil }
             return Figure(name: "\(prefix).\(stage.rawValue)P50Ns", value: Double(p50), unit: "ns",
@@ -34,6 +34,11 @@ public struct FanoutSweepScenario: Scenario {
         figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
                               summary: "data received → first callback, p50, N=\(size), \(run), the run with the stages stamped (four clock reads more per check)"))
         return figures
+    }
+
+    /// How a figure's summary names a run's spin window (`windowLabel`, `nil` for none).
+    static func runLabel(_ windowLabel: String?) -> String {
+        windowLabel.map { "deliverySpinWindow \($0)" } ?? "no spin window"
     }
 
     /// How long the mock takes to answer a fetch in the sparse-check runs without `--fetch-delay-ms`:
@@ -55,7 +60,8 @@ public struct FanoutSweepScenario: Scenario {
         var figures: [Figure] = []
         var complete = true
         for spinWindow in [Duration.zero, window] {
-            let run = spinWindow > .zero ? "deliverySpinWindow \(windowLabel)" : "no spin window"
+            let label = spinWindow > .zero ? windowLabel : nil
+            let run = Self.runLabel(label)
             progress.say("sparse checks: \(setting), \(run)")
             let measured = try FanoutProbe.engine(
                 targets: FanoutTargets(count: 1), checks: checks, mode: .ordered, floorRounds: true, spinWindow: spinWindow,
@@ -71,8 +77,7 @@ public struct FanoutSweepScenario: Scenario {
                 stampingStages: true, fetchDelay: fetchDelay, checkSpacing: spacing)
             complete = complete && staged.complete
             figures += Self.breakdownFigures(
-                staged, prefix: "\(prefix).breakdown", size: 1, windowLabel: spinWindow > .zero ? windowLabel : nil,
-                setting: "sparse checks")
+                staged, prefix: "\(prefix).breakdown", size: 1, windowLabel: label, setting: "sparse checks")
             if spinWindow > .zero {
                 figures += [
                     Figure(name: "\(prefix).handedOffShare", value: measured.handedOffShare, unit: "ratio",
