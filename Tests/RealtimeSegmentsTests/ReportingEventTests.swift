@@ -49,12 +49,28 @@ final class ReportingEventTests: XCTestCase {
         let fixture = Fixture()
         fixture.client.start()
         let log = EventLog()
+        let delivering = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         fixture.client.reporting.subscribe { event in
-            Thread.sleep(forTimeInterval: 0.01)
+            delivering.signal()
+            release.wait()
             log.append(event)
         }
         try fixture.client.reportingVisitor(visitorId: "v-1").setCustomSegments(["a"])
-        fixture.settle()
+        XCTAssertEqual(delivering.wait(timeout: .now() + 10), .success, "the event was not delivered")
+        let settled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            fixture.settle()
+            settled.signal()
+        }
+        // The delivery is held: a wait that covers it cannot return. (A wait that ignored it would
+        // return at once; the bound only limits how long this test looks.)
+        let returnedWhileHeld = settled.wait(timeout: .now() + 0.2) == .success
+        release.signal()
+        XCTAssertFalse(returnedWhileHeld, "waitUntilIdle returned while an event delivery was held")
+        if !returnedWhileHeld {
+            XCTAssertEqual(settled.wait(timeout: .now() + 10), .success, "waitUntilIdle did not return")
+        }
         XCTAssertEqual(log.all.count, 1)
     }
 }
