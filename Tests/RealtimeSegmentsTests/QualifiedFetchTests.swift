@@ -93,10 +93,11 @@ final class QualifiedFetchTests: XCTestCase {
         let fixture = QualifiedFixture()
         fixture.transport.holdQualifiedFetches()
         let transport = fixture.transport
-        // Released from a plain thread once the first request is held; later callers join it or
-        // hit the cache it fills.
+        let fetcher = fixture.client.qualifiedFetcher
+        let jane = QualifiedSegmentsFetcher.User(id: "jane")
+        // The request is held until all 50 callers wait for it: none can be served by the cache.
         Thread.detachNewThread {
-            waitUntil(timeout: 30) { transport.heldQualifiedFetchCount >= 1 }
+            waitUntil(timeout: 30) { fetcher.waiterCount(for: jane) == 50 }
             transport.releaseHeldQualifiedFetches()
         }
         try await withThrowingTaskGroup(of: [String]?.self) { group in

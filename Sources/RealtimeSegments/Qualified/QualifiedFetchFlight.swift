@@ -29,6 +29,10 @@ final class QualifiedFetchFlight: Sendable {
     /// Records that a caller who wants the answer cached joined.
     func requestCaching() { state.withLock { $0.savesToCache = true } }
 
+    /// How many callers wait for the answer (for tests that hold a request until every caller has
+    /// joined it).
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Calls `waiter` with the result, now if the flight has ended, else when it does.
     func wait(_ waiter: @escaping Waiter) {
         let result: QualifiedSegmentsFetcher.Outcome? = state.withLock { state in

@@ -68,6 +68,11 @@ final class QualifiedSegmentsFetcher: Sendable {
         logger = configuration.logger
     }
 
+    /// How many callers wait for the request in flight for `user`, 0 if none is.
+    func waiterCount(for user: User) -> Int {
+        flights.withLock { $0[user.cacheKey] }?.waiterCount ?? 0
+    }
+
     /// Runs steps 1–6 up to the point where an answer needs waiting for.
     func begin(_ user: User, options: [QualifiedSegmentOption]) -> Start {
         guard let configuration, let apiKey = configuration.apiKey, !apiKey.isEmpty else {
