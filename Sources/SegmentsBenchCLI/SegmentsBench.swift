@@ -45,18 +45,19 @@ struct LoadOptions: ParsableArguments {
     @Flag(help: "Allow a --target that is not a loopback address (127.0.0.0/8, ::1, localhost).") var allowRemote = false
 
     /// Refuses a malformed `--stages` or `--threshold`, `--stages` with `--rate` or `--duration`,
-    /// fewer than one device, a spin window outside (0, 10] ms, and a malformed or unconfirmed
-    /// `--target` (usage errors, exit 64).
+    /// a count, duration, rate or delay outside what a run can use (``limits``), a spin window
+    /// outside (0, 10] ms, and a malformed or unconfirmed `--target` (usage errors, exit 64).
     func validate() throws {
         _ = try benchTarget()
-        if let devices, devices < 1 { throw ValidationError("--devices must be 1 or more, not \(devices)") }
-        if let fetchDelayMs {
-            guard fetchDelayMs >= 0, fetchDelayMs.isFinite else {
-                throw ValidationError("--fetch-delay-ms must be 0 or more milliseconds, not \(fetchDelayMs)")
+        for (flag, value, range, unit) in limits {
+            guard let value else { continue }
+            // NaN fails `contains`, and so do the infinities: none of the ranges is open.
+            guard range.contains(value) else {
+                throw ValidationError("\(flag) must be \(Self.describe(range)) \(unit), not \(Self.format(value))")
             }
-            if target != nil {
-                throw ValidationError("--fetch-delay-ms delays the in-process mock's answers; a --target answers as it does")
-            }
+        }
+        if fetchDelayMs != nil, target != nil {
+            throw ValidationError("--fetch-delay-ms delays the in-process mock's answers; a --target answers as it does")
         }
         if let spinWindowMs, !(spinWindowMs > 0 && spinWindowMs <= 10) {
             throw ValidationError("--spin-window-ms must be more than 0 and at most 10 milliseconds (the engine's largest window), not \(spinWindowMs)")
@@ -76,6 +77,29 @@ struct LoadOptions: ParsableArguments {
                 throw ValidationError(FleetScenarioError.notMeasuredAgainstTarget(threshold: threshold, target: target).description)
             }
         }
+    }
+
+    /// Each numeric option's usable range, with its unit: a run given a value outside it would
+    /// trap converting it, wait forever, or measure something other than it reports.
+    private var limits: [(flag: String, value: Double?, range: ClosedRange<Double>, unit: String)] {
+        [
+            ("--callbacks", callbacks.map(Double.init), 1...10_000_000, "callbacks"),
+            ("--producers", producers.map(Double.init), 1...1_024, "threads"),
+            ("--devices", devices.map(Double.init), 1...1_000_000, "devices"),
+            ("--duration", duration, 0.001...2_592_000, "seconds (30 days)"),
+            ("--rate", rate, 0.001...1_000_000_000, "per second"),
+            ("--switch-rate", switchRate, 0.001...1_000_000, "switches per second"),
+            ("--debounce", debounce, 0...86_400, "seconds"),
+            ("--fetch-delay-ms", fetchDelayMs, 0...60_000, "milliseconds"),
+        ]
+    }
+
+    private static func describe(_ range: ClosedRange<Double>) -> String {
+        range.lowerBound == 0 ? "0 to \(format(range.upperBound))" : "\(format(range.lowerBound)) to \(format(range.upperBound))"
+    }
+
+    private static func format(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 
     /// The target the options name, checked; `nil` without `--target`.
@@ -183,11 +207,17 @@ enum ReportPrinting {
 }
 
 /// Runs scenarios, writes the report, prints a summary (or the JSON).
-/// A missed `--threshold` ends the command with the gate's regression status (2) once the report
-/// is written.
+/// Once the report is written, a scenario that failed ends the command with a harness error (70),
+/// and a missed `--threshold` with the gate's regression status (2).
 func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: OutputOptions, metrics: RunMetrics? = nil) throws -> BenchReport {
     let report = try runAndReport(
         scenarios, options: options, out: output.out, printing: output.json ? .json : .summary, metrics: metrics)
+    let failed = report.failedScenarios
+    if !failed.isEmpty {
+        FileHandle.standardError.write(Data(
+            "harness error: \(failed.count == 1 ? "scenario" : "scenarios") \(failed.joined(separator: ", ")) failed (see the report's notes)\n".utf8))
+        throw ExitCode(ExitStatus.harnessError.rawValue)
+    }
     let missed = report.thresholdsFailed
     if missed > 0 {
         FileHandle.standardError.write(Data("\(missed) --threshold limit\(missed == 1 ? "" : "s") missed (see the report's notes)\n".utf8))
@@ -205,8 +235,8 @@ func runAndReport(
     if !AllocationProbe.isAvailable {
         FileHandle.standardError.write(Data("note: \(AllocationProbe.unavailableNote)\n".utf8))
     }
+    let directory = try reportDirectory(out)
     let report = SuiteRunner.run(scenarios, options: options, progress: Progress(enabled: true, metrics: metrics), command: command)
-    let directory = URL(fileURLWithPath: out, isDirectory: true)
     let files = try ReportWriter(directory: directory).write(report)
     switch printing {
     case .summary:
@@ -218,6 +248,22 @@ func runAndReport(
         break
     }
     return report
+}
+
+/// The report directory `out`, made if missing and checked writable before anything runs, so a
+/// run does not end in an error after its scenarios.
+/// - Throws: a usage error naming `--out` when the directory cannot be made or written.
+func reportDirectory(_ out: String) throws -> URL {
+    let directory = URL(fileURLWithPath: out, isDirectory: true)
+    do {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    } catch {
+        throw ValidationError("--out \(out): the report directory cannot be made: \(describe(error))")
+    }
+    guard FileManager.default.isWritableFile(atPath: directory.path) else {
+        throw ValidationError("--out \(out): the report directory is not writable")
+    }
+    return directory
 }
 
 /// The registry's scenarios that can run with `options` (against its target, on its engine), in
@@ -334,7 +380,12 @@ func judge(_ report: BenchReport, baselinePath: String) -> GateCheck {
 
 /// An error in one line: a file error as the system words it, anything else as it describes itself.
 func describe(_ error: any Error) -> String {
-    if let error = error as? CocoaError { return error.localizedDescription }
+    if let error = error as? CocoaError {
+        // The underlying POSIX error says what went wrong ("Not a directory"); Foundation's own
+        // text for some codes is empty.
+        if let underlying = error.underlying as? POSIXError { return "\(String(cString: strerror(underlying.code.rawValue)))" }
+        return error.localizedDescription
+    }
     return String(describing: error)
 }
 
@@ -352,17 +403,21 @@ enum VerdictPrinting {
 /// is not 0 (``ExitStatus``: 2 regression, 3 violation, 70 harness error). A verdict that cannot be
 /// written is a harness error.
 func conclude(_ check: GateCheck, report: BenchReport?, baselinePath: String, directory: URL, printing: VerdictPrinting) throws {
-    var status = check.exitStatus
+    var check = check
+    var written = true
     do {
         try GateVerdictFiles(directory: directory).write(check, report: report, baselinePath: baselinePath)
     } catch {
-        FileHandle.standardError.write(Data("harness error: could not write the verdict into \(directory.path): \(describe(error))\n".utf8))
-        status = ExitStatus.combined([status, .harnessError])
+        written = false
+        check.harnessErrors.append("the verdict could not be written into \(directory.path): \(describe(error))")
     }
+    let status = check.exitStatus
     switch printing {
     case .table:
         print(check.renderTable())
-        print("Verdict: \(directory.appendingPathComponent(GateVerdictFiles.json).path), \(GateVerdictFiles.junit), \(GateVerdictFiles.summary)")
+        if written {
+            print("Verdict: \(directory.appendingPathComponent(GateVerdictFiles.json).path), \(GateVerdictFiles.junit), \(GateVerdictFiles.summary)")
+        }
     case .rows, .gatedReport:
         let lines = check.warnings.map { "warning: \($0)" } + check.harnessErrors.map { "harness error: \($0)" } + [check.verdictLine]
         FileHandle.standardError.write(Data(lines.map { $0 + "\n" }.joined().utf8))
@@ -386,22 +441,59 @@ struct BaselineCommand: ParsableCommand {
             commandName: "update", abstract: "Write the baseline from a report (default: run the CI suite now).")
         @Option(help: "Take the figures from this report instead of running the CI suite.") var from: String?
         @Option(help: "Baseline file to write.") var to: String = "Reports/baseline.json"
-        @Option(help: "Report directory when running.") var out: String = "Reports/latest"
+        @Option(help: "Report directory when running (default: Reports/latest).") var out: String?
 
+        func validate() throws {
+            if from != nil, out != nil {
+                throw ValidationError("--out is where a run writes its report; with --from nothing runs")
+            }
+        }
+
+        /// Writes the baseline from the report given or run. Refuses a report in which a scenario
+        /// failed (a harness error), and one that lacks scenarios the baseline at `--to` gates, which
+        /// replacing it would stop gating (a usage error: write it elsewhere with `--to`).
         func run() throws {
             let report: BenchReport
             if let from {
-                report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: from)))
+                do {
+                    report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: from)))
+                } catch {
+                    throw BaselineRefusal("\(from) cannot be read as a report: \(describe(error))")
+                }
             } else {
                 var options = BenchOptions()
                 options.quick = true
                 options.engine = SegmentsBenchCLI.registry.engine
-                report = try runAndReport(try runnableSuite(options: options), options: options, out: out, printing: .summary)
+                report = try runAndReport(
+                    try runnableSuite(options: options), options: options, out: out ?? "Reports/latest", printing: .summary)
+            }
+            let failed = report.failedScenarios
+            guard failed.isEmpty else {
+                throw BaselineRefusal(
+                    "no baseline is taken from a run in which \(failed.count == 1 ? "a scenario" : "scenarios") failed: \(failed.joined(separator: ", "))")
+            }
+            let destination = URL(fileURLWithPath: to)
+            if FileManager.default.fileExists(atPath: destination.path) {
+                let current = try Baseline.load(from: destination)
+                let ran = Set(report.scenarios.map(\.scenario))
+                let dropped = Set(current.figures.keys.map { String($0.prefix { $0 != "." }) }).subtracting(ran).sorted()
+                if !dropped.isEmpty {
+                    throw ValidationError(
+                        "\(to) also gates \(dropped.joined(separator: ", ")), which this report lacks; replacing it would stop gating "
+                            + "\(dropped.count == 1 ? "that scenario" : "those scenarios"). Run the whole CI suite "
+                            + "(segments-bench baseline update), or write this baseline elsewhere with --to")
+                }
             }
             let baseline = Baseline(from: report)
-            try baseline.write(to: URL(fileURLWithPath: to))
+            try baseline.write(to: destination)
             print("Baseline with \(baseline.figures.count) gated figures written to \(to)")
         }
+    }
+
+    /// Why no baseline was written (a harness error, exit 70).
+    struct BaselineRefusal: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
     }
 }
 
@@ -422,10 +514,19 @@ struct CICommand: ParsableCommand {
         var options = BenchOptions()
         options.quick = true
         options.engine = SegmentsBenchCLI.registry.engine
+        let directory = try reportDirectory(output.out)
+        // Read first: a baseline that cannot be read fails the gate whatever the suite measures,
+        // so the suite does not run for nothing.
+        do {
+            _ = try Baseline.load(from: URL(fileURLWithPath: baseline))
+        } catch {
+            let check = GateCheck(report: nil, unreadableBaseline: "\(baseline): \(describe(error))")
+            return try conclude(check, report: nil, baselinePath: baseline, directory: directory, printing: output.json ? .rows : .table)
+        }
         let report = try runAndReport(
             try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary)
         try conclude(
             judge(report, baselinePath: baseline), report: report, baselinePath: baseline,
-            directory: URL(fileURLWithPath: output.out, isDirectory: true), printing: output.json ? .gatedReport(report) : .table)
+            directory: directory, printing: output.json ? .gatedReport(report) : .table)
     }
 }

@@ -22,6 +22,13 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seed of the injected faults (with --faults; default: 1).") var seed: UInt64?
 
     func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 (a free one) to 65535, not \(port)") }
+        if let duration, !(duration > 0 && duration <= 2_592_000) {
+            throw ValidationError("--duration must be more than 0 and at most 2592000 seconds (30 days), not \(duration)")
+        }
+        if token.isEmpty || token.contains("/") {
+            throw ValidationError("--token must be a non-empty project token without '/'")
+        }
         if basicAuth != nil, keyPair == nil {
             throw ValidationError("--basic-auth must be <key id>:<secret>")
         }

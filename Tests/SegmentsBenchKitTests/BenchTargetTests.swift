@@ -51,10 +51,12 @@ final class BenchTargetTests: XCTestCase {
     }
 
     func testAuthorizationsOtherThanTokenBearerAndBasicAreRefused() {
-        for (text, kind) in [("basic:id-without-secret", "basic"), ("basic::secret", "basic"), ("key", "key"), ("token:", "token"),
-                             ("jwt:x", "jwt")] {
+        for (text, error) in [("basic:id-without-secret", BenchTargetError.invalidAuthorization(kind: "basic")),
+                              ("basic::secret", .emptyCredential(kind: "basic")), ("key", .invalidAuthorization(kind: "")),
+                              ("token:", .emptyCredential(kind: "token")), ("bearer:", .emptyCredential(kind: "bearer")),
+                              ("jwt:x", .invalidAuthorization(kind: "jwt"))] {
             XCTAssertThrowsError(try BenchTarget(url: "http://localhost:1", projectToken: "p", authorization: text, allowRemote: false)) {
-                XCTAssertEqual($0 as? BenchTargetError, .invalidAuthorization(kind: kind), text)
+                XCTAssertEqual($0 as? BenchTargetError, error, text)
             }
         }
         XCTAssertThrowsError(try BenchTarget(url: "http://localhost:1", projectToken: "", authorization: "token:k", allowRemote: false))

@@ -217,7 +217,8 @@ public struct GateCheck: Sendable {
             // Nothing was compared (the baseline or the report could not be read): the harness
             // errors below say why.
         } else if shown.isEmpty {
-            lines.append("All \(rows.count) gated figures are within their tolerance of the baseline.")
+            let checked = rows.filter { $0.verdict != .notRun }.count
+            lines.append("All \(checked) gated figures checked are within their tolerance of the baseline.")
         } else {
             let header = ["figure", "baseline", "now", "change", "limit", "rule", "verdict"]
             var table: [[String]] = [header]

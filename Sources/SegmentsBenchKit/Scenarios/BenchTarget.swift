@@ -32,6 +32,7 @@ public struct BenchTarget: Sendable {
             let host = parsed.host, !host.isEmpty, parsed.query == nil, parsed.fragment == nil, parsed.user == nil,
             parsed.path.isEmpty || parsed.path == "/"
         else { throw .invalidURL(url) }
+        if let port = parsed.port, !(1...65_535).contains(port) { throw .invalidPort(port) }
         guard let http = try? HTTPTransportConfiguration(baseURL: parsed) else { throw .invalidURL(url) }
         guard !projectToken.isEmpty, !projectToken.contains("/") else { throw .invalidProjectToken }
         guard allowRemote || Self.isLoopback(host: host) else { throw .remoteNotAllowed(host: host) }
@@ -43,14 +44,17 @@ public struct BenchTarget: Sendable {
 
     /// `token:KEY`, `bearer:TOKEN` or `basic:KEY_ID:SECRET` as the authorization it names.
     static func parseAuthorization(_ text: String) throws(BenchTargetError) -> SegmentsAuthorization {
-        guard let colon = text.firstIndex(of: ":") else { throw .invalidAuthorization(kind: text) }
+        // Without a `:` the whole text may be a key: it is never echoed.
+        guard let colon = text.firstIndex(of: ":") else { throw .invalidAuthorization(kind: "") }
         let kind = text[..<colon].lowercased()
         let value = String(text[text.index(after: colon)...])
         switch kind {
-        case "token" where !value.isEmpty: return .token(value)
-        case "bearer" where !value.isEmpty: return .bearer(value)
+        case "token", "bearer":
+            guard !value.isEmpty else { throw .emptyCredential(kind: kind) }
+            return kind == "token" ? .token(value) : .bearer(value)
         case "basic":
-            guard let pair = value.firstIndex(of: ":"), pair != value.startIndex else { throw .invalidAuthorization(kind: kind) }
+            guard let pair = value.firstIndex(of: ":") else { throw .invalidAuthorization(kind: kind) }
+            guard pair != value.startIndex else { throw .emptyCredential(kind: kind) }
             return .basic(keyId: String(value[..<pair]), secret: String(value[value.index(after: pair)...]))
         default: throw .invalidAuthorization(kind: kind)
         }
@@ -109,8 +113,12 @@ public enum BenchTargetError: Error, Equatable, CustomStringConvertible {
     /// The project token is empty or holds a `/`.
     case invalidProjectToken
     /// The authorization is not `token:KEY`, `bearer:TOKEN` or `basic:KEY_ID:SECRET` (`kind` is what
-    /// came before the first `:`).
+    /// came before the first `:`, empty when there is none).
     case invalidAuthorization(kind: String)
+    /// The authorization names its kind but an empty key, token or key id.
+    case emptyCredential(kind: String)
+    /// The URL's port is not 1 to 65535.
+    case invalidPort(Int)
     /// The host is not loopback and remote targets were not allowed.
     case remoteNotAllowed(host: String)
 
@@ -121,7 +129,12 @@ public enum BenchTargetError: Error, Equatable, CustomStringConvertible {
         case .invalidProjectToken:
             "--project-token must be a non-empty project token without '/'"
         case .invalidAuthorization(let kind):
-            "--authorization must be token:KEY, bearer:TOKEN or basic:KEY_ID:SECRET: '\(kind)' is not one"
+            "--authorization must be token:KEY, bearer:TOKEN or basic:KEY_ID:SECRET: "
+                + (kind.isEmpty ? "it has no ':'" : "'\(kind)' is not one")
+        case .emptyCredential(let kind):
+            "--authorization \(kind): has an empty \(kind == "token" ? "key" : kind == "bearer" ? "token" : "key id")"
+        case .invalidPort(let port):
+            "--target port must be 1 to 65535, not \(port)"
         case .remoteNotAllowed(let host):
             "--target \(host) is not a loopback address (127.0.0.0/8, ::1, localhost); a benchmark loads its target "
                 + "heavily, so pass --allow-remote to drive a remote server"

@@ -105,7 +105,7 @@ public struct CustomerSwitchScenario: Scenario {
             switcherDone.signal()
         }
         switcher.start()
-        progress.say("switching \(Int(switchRate))/s for \(Int(seconds)) s while 2 producers track")
+        progress.say("switching \(ReportFormat.number(switchRate))/s for \(ReportFormat.number(seconds)) s while 2 producers track")
         let outcome = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 2_000) { _, _ in
             try? client.trackEvent(eventType: "view_item")
         }

@@ -56,6 +56,16 @@ public enum SuiteRunner {
     }
 }
 
+extension BenchReport {
+    /// The scenarios of this report that threw or were refused (their `…scenarioFailed` figure is
+    /// not 0), in report order.
+    public var failedScenarios: [String] {
+        scenarios.filter { result in
+            result.figures.contains { $0.name.hasSuffix(GateCheck.scenarioFailedSuffix) && $0.value != 0 }
+        }.map(\.scenario)
+    }
+}
+
 /// A scenario that cannot run with the options given (``Scenario/refusal(of:)``).
 struct ScenarioRefusal: Error, CustomStringConvertible {
     let reason: String

@@ -198,7 +198,7 @@ public struct TrackingStormScenario: Scenario {
         let client = engine.client
         let properties: [String: JSONValue] = ["sku": "A-1", "price": 9.99]
         let failures = ManagedAtomic<Int>(0)
-        progress.say("\(producers) producers for \(Int(seconds)) s\(options.rate.map { " at \($0)/s each" } ?? " flat out")")
+        progress.say("\(producers) producers for \(ReportFormat.number(seconds)) s\(options.rate.map { " at \($0)/s each" } ?? " flat out")")
         let stopProgress = ManagedAtomic<Bool>(false)
         let reporter = Thread { progress.countdown("tracking", seconds: seconds) { stopProgress.load(ordering: .relaxed) } }
         reporter.start()
@@ -263,7 +263,7 @@ public struct TrackingStormScenario: Scenario {
         }
 
         // The same run with the write-ahead event journal on, fsync at every group commit.
-        progress.say("\(producers) producers for \(Int(min(seconds, Self.journalRunSeconds))) s with the event journal on (fsync every commit)")
+        progress.say("\(producers) producers for \(ReportFormat.number(min(seconds, Self.journalRunSeconds))) s with the event journal on (fsync every commit)")
         let journaled = try Self.journalRun(
             options: options, producers: producers, seconds: min(seconds, Self.journalRunSeconds), debounce: debounce, progress: progress)
         figures += journaled.figures

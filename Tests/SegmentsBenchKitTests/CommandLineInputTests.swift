@@ -1,0 +1,226 @@
+import Foundation
+import SegmentsBenchCLI
+import SegmentsBenchKit
+import XCTest
+
+/// Values no run can use are usage errors naming the option (exit 64), found before anything runs;
+/// a run whose scenario failed, or whose report or baseline cannot be used, does not end as a pass.
+final class CommandLineInputTests: XCTestCase {
+    /// The exit status and message of running `arguments`, or nil when it succeeded.
+    private func failure(_ arguments: [String], registry: ScenarioRegistry = ScenarioRegistry()) -> (status: Int32, message: String)? {
+        do {
+            try SegmentsBenchCLI.run(arguments, registry: registry)
+            return nil
+        } catch {
+            return (SegmentsBenchCLI.exitStatus(for: error), SegmentsBenchCLI.message(for: error))
+        }
+    }
+
+    private func assertUsageError(
+        _ arguments: [String], naming option: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard let refused = failure(arguments) else {
+            return XCTFail("\(arguments.joined(separator: " ")) was accepted", file: file, line: line)
+        }
+        XCTAssertEqual(refused.status, 64, "\(arguments.joined(separator: " ")): \(refused.message)", file: file, line: line)
+        XCTAssertTrue(refused.message.contains("\(option) must be"), "\(arguments.joined(separator: " ")): \(refused.message)",
+                      file: file, line: line)
+    }
+
+    func testCountsBelowOneAreUsageErrors() {
+        let out = scratch()
+        for value in ["-5", "0"] {
+            assertUsageError(["run", "fanout-sweep", "--callbacks=\(value)", "--quick", "--out", out], naming: "--callbacks")
+            assertUsageError(["run", "qualified", "--callbacks=\(value)", "--quick", "--out", out], naming: "--callbacks")
+            assertUsageError(["run", "pull", "--producers=\(value)", "--quick", "--out", out], naming: "--producers")
+            assertUsageError(["run", "tracking-storm", "--producers=\(value)", "--quick", "--out", out], naming: "--producers")
+        }
+    }
+
+    func testDurationsRatesAndDelaysNoRunCanUseAreUsageErrors() {
+        let out = scratch()
+        for value in ["-1", "0", "nan", "inf", "1e300"] {
+            assertUsageError(["run", "pull", "--duration=\(value)", "--out", out], naming: "--duration")
+            assertUsageError(["run", "customer-switch", "--rate=\(value)", "--out", out], naming: "--rate")
+            assertUsageError(["run", "customer-switch", "--switch-rate=\(value)", "--out", out], naming: "--switch-rate")
+        }
+        for value in ["1e-300", "0.0000001"] {
+            assertUsageError(["run", "customer-switch", "--rate=\(value)", "--out", out], naming: "--rate")
+            assertUsageError(["run", "customer-switch", "--switch-rate=\(value)", "--out", out], naming: "--switch-rate")
+        }
+        assertUsageError(["run", "fleet", "--devices", "5", "--rate=-100", "--duration", "1", "--out", out], naming: "--rate")
+        for value in ["-1", "nan", "1e300"] {
+            assertUsageError(["run", "customer-switch", "--debounce=\(value)", "--out", out], naming: "--debounce")
+        }
+        assertUsageError(["run", "fleet", "--devices", "2", "--fetch-delay-ms", "1e300", "--out", out], naming: "--fetch-delay-ms")
+    }
+
+    func testATargetPortOutsideItsRangeIsAUsageError() throws {
+        for port in ["0", "99999"] {
+            let refused = try XCTUnwrap(failure([
+                "run", "pull", "--target", "http://127.0.0.1:\(port)", "--project-token", "p", "--authorization", "token:k",
+                "--out", scratch(),
+            ]), port)
+            XCTAssertEqual(refused.status, 64, refused.message)
+            XCTAssertTrue(refused.message.contains("port must be 1 to 65535"), refused.message)
+        }
+    }
+
+    func testAnEmptyAuthorizationKeyIsNamedAndTheValueIsNotEchoed() throws {
+        let refused = try XCTUnwrap(failure([
+            "run", "pull", "--target", "http://127.0.0.1:8080", "--project-token", "p", "--authorization", "token:",
+            "--out", scratch(),
+        ]))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("an empty key"), refused.message)
+        let secret = try XCTUnwrap(failure([
+            "run", "pull", "--target", "http://127.0.0.1:8080", "--project-token", "p", "--authorization", "s3cr3t-key",
+            "--out", scratch(),
+        ]))
+        XCTAssertEqual(secret.status, 64, secret.message)
+        XCTAssertFalse(secret.message.contains("s3cr3t-key"), secret.message)
+    }
+
+    func testServeRefusesAPortOrDurationItCannotUse() throws {
+        for arguments in [["--port", "70000"], ["--port=-1"], ["--duration=-1"], ["--duration=nan"], ["--token", ""]] {
+            let refused = try XCTUnwrap(failure(["serve"] + arguments), "\(arguments)")
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.message)")
+        }
+    }
+
+    func testAScenarioThatFailsEndsTheRunWithAHarnessErrorAfterWritingTheReport() throws {
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(FailingScenario())
+        let out = scratch()
+        let failed = try XCTUnwrap(failure(["run", "failing", "--out", out], registry: registry))
+        XCTAssertEqual(failed.status, 70, failed.message)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/report.json"), "the report is written first")
+    }
+
+    func testAnOutputDirectoryThatCannotBeMadeIsRefusedBeforeAnythingRuns() throws {
+        let runs = RunCounter()
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(CountingScenario(runs: runs))
+        let file = scratch()
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = try XCTUnwrap(failure(["run", "counting", "--out", file + "/report"], registry: registry))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("--out"), refused.message)
+        XCTAssertEqual(runs.count, 0, "refused before the scenario ran")
+    }
+
+    func testCIReadsTheBaselineBeforeRunningTheSuite() throws {
+        let runs = RunCounter()
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(CountingScenario(runs: runs))
+        let out = scratch()
+        let refused = try XCTUnwrap(failure(["ci", "--baseline", scratch() + "/missing.json", "--out", out], registry: registry))
+        XCTAssertEqual(refused.status, 70, refused.message)
+        let summary = try String(contentsOfFile: out + "/gate-summary.md", encoding: .utf8)
+        XCTAssertTrue(summary.contains("missing.json"), summary)
+        XCTAssertEqual(runs.count, 0, "refused before the suite ran")
+    }
+
+    func testABaselineIsNotTakenFromAReportWhoseScenarioFailed() throws {
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(FailingScenario())
+        let out = scratch()
+        _ = failure(["run", "failing", "--out", out], registry: registry)
+        let baseline = scratch() + "/baseline.json"
+        let refused = try XCTUnwrap(failure(["baseline", "update", "--from", out + "/report.json", "--to", baseline], registry: registry))
+        XCTAssertEqual(refused.status, 70, refused.message)
+        XCTAssertTrue(refused.message.contains("failing"), refused.message)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: baseline))
+    }
+
+    func testABaselineIsNotReplacedByAReportThatLacksSomeOfItsScenarios() throws {
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(GatedScenario(name: "alpha"))
+        try registry.register(GatedScenario(name: "beta"))
+        let both = scratch()
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", both, "--to", baseline], registry: registry).map { "\($0)" })
+        let alphaOnly = scratch()
+        XCTAssertNil(failure(["run", "alpha", "--out", alphaOnly], registry: registry).map { "\($0)" })
+        let refused = try XCTUnwrap(failure(["baseline", "update", "--from", alphaOnly + "/report.json", "--to", baseline], registry: registry))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("beta"), refused.message)
+        XCTAssertEqual(try Baseline.load(from: URL(fileURLWithPath: baseline)).figures.keys.sorted(), ["alpha.count", "beta.count"])
+        let elsewhere = scratch() + "/alpha-baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--from", alphaOnly + "/report.json", "--to", elsewhere], registry: registry).map { "\($0)" })
+    }
+
+    func testTheGateSaysHowManyFiguresItCheckedNotHowManyTheBaselineHolds() throws {
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(GatedScenario(name: "alpha"))
+        try registry.register(GatedScenario(name: "beta"))
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: registry).map { "\($0)" })
+        let alphaOnly = scratch()
+        XCTAssertNil(failure(["run", "alpha", "--out", alphaOnly], registry: registry).map { "\($0)" })
+        let report = try ReportWriter.makeJSONDecoder().decode(
+            BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: alphaOnly + "/report.json")))
+        let table = GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baseline))).renderTable()
+        XCTAssertTrue(table.contains("All 1 gated figures checked are within their tolerance"), table)
+        XCTAssertTrue(table.contains("1 baseline figures belong to scenarios that were not part of this run"), table)
+    }
+
+    private func scratch() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-input-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.path
+    }
+}
+
+/// A scenario that always throws.
+private struct FailingScenario: Scenario {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String { "the stub always fails" }
+    }
+
+    var name = "failing"
+    var simulates = "nothing"
+    var measures = "nothing"
+    var honouredOptions: Set<BenchOptionName> = []
+
+    func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult { throw Failure() }
+}
+
+/// How many times a ``CountingScenario`` ran.
+private final class RunCounter: @unchecked Sendable {
+    // @unchecked Sendable: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var runs = 0
+    var count: Int { lock.withLock { runs } }
+    func increment() { lock.withLock { runs += 1 } }
+}
+
+/// A scenario that counts its runs.
+private struct CountingScenario: Scenario {
+    let runs: RunCounter
+    var name = "counting"
+    var simulates = "nothing"
+    var measures = "nothing"
+    var honouredOptions: Set<BenchOptionName> = []
+
+    func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult {
+        runs.increment()
+        return ScenarioResult(scenario: name, summary: "counting", configuration: [:],
+                              figures: [Figure(name: "counting.ran", value: 1, unit: "count", summary: "it ran")],
+                              allocationsMeasured: false)
+    }
+}
+
+/// A scenario with one gated figure, `<name>.count`, always 0.
+private struct GatedScenario: Scenario {
+    var name: String
+    var simulates = "nothing"
+    var measures = "nothing"
+    var honouredOptions: Set<BenchOptionName> = []
+
+    func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult {
+        ScenarioResult(scenario: name, summary: name, configuration: [:],
+                       figures: [Figure(name: "\(name).count", value: 0, unit: "count", gate: .zero, summary: "zero")],
+                       allocationsMeasured: false)
+    }
+}
