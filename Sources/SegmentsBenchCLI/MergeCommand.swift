@@ -24,6 +24,7 @@ struct MergeCommand: ParsableCommand {
     }
 
     func run() throws {
+        let directory = try reportDirectory(out)
         do {
             var loaded: [BenchReport] = []
             for path in reports {
@@ -32,7 +33,7 @@ struct MergeCommand: ParsableCommand {
             let hosts = ReportMerge.hostNames(of: loaded, directories: reports.map(Self.directory(of:)))
             let command = (["segments-bench", "merge"] + reports + ["--out", out]).joined(separator: " ")
             let merged = try ReportMerge.merge(Array(zip(hosts, loaded)).map { (host: $0.0, report: $0.1) }, command: command)
-            try ReportWriter(directory: URL(fileURLWithPath: out, isDirectory: true)).write(merged)
+            try ReportWriter(directory: directory).write(merged)
             print("merged \(loaded.count) report\(loaded.count == 1 ? "" : "s") (\(hosts.joined(separator: ", "))) into \(out)")
         } catch {
             FileHandle.standardError.write(Data("\(describe(error))\n".utf8))

@@ -109,6 +109,14 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertEqual(runs.count, 0, "refused before the scenario ran")
     }
 
+    func testMergeNamesAnOutputDirectoryThatCannotBeMade() throws {
+        let file = scratch()
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = try XCTUnwrap(failure(["merge", scratch(), scratch(), "--out", file + "/merged"]))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("--out \(file)/merged: the report directory cannot be made: Not a directory"), refused.message)
+    }
+
     func testCIReadsTheBaselineBeforeRunningTheSuite() throws {
         let runs = RunCounter()
         var registry = ScenarioRegistry(builtIns: false)
