@@ -35,15 +35,34 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     let httpClient: HTTPClient
     let logger: Logger
 
-    /// Creates a transport on `httpClient` (default: the process-wide shared client, which needs
-    /// no shutdown). A client you pass in stays yours to shut down.
+    /// The client a transport uses unless given one: process-wide, never shut down, with
+    /// AsyncHTTPClient's shared settings except that it does not follow redirects.
+    ///
+    /// `HTTPClient.shared` follows them as a browser does: on 301, 302 and 303 it sends a POST again
+    /// as a GET without its body, so a redirected upload reaches the server as something else,
+    /// and whatever that answers is taken for the upload's answer.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// Creates a transport on `httpClient` (default: ``sharedClient``, which needs no shutdown). A
+    /// client you pass in stays yours to shut down.
+    ///
+    /// A redirect is never taken for an answer: the default client does not follow one, and when a
+    /// client passed in did, the answer is reported as the redirect's status
+    /// (`SegmentsError.unexpectedStatus`, a 3xx, with a `Segments:` error line naming where it
+    /// pointed). Set ``HTTPTransportConfiguration/baseURL`` to that address instead.
     ///
     /// A negative ``HTTPTransportConfiguration/maxResponseBytes`` is clamped to 0 (every non-empty
     /// body is then refused as too large) with a `Segments:` warning on `logger`; it never reaches
-    /// NIO, whose body reader traps on a negative limit. ``configuration`` holds the clamped value.
+    /// NIO, whose body reader traps on a negative limit. A request timeout of 0 or less (either of
+    /// them), which would time out every request at once, is replaced by the default, also with a
+    /// warning. ``configuration`` holds the values used.
     public init(
         configuration: HTTPTransportConfiguration,
-        httpClient: HTTPClient = .shared,
+        httpClient: HTTPClient = HTTPSegmentsTransport.sharedClient,
         logger: Logger = Logger(label: "RealtimeSegments.HTTP")
     ) {
         var configuration = configuration
@@ -51,6 +70,17 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             logger.warning(
                 "Segments: HTTPTransportConfiguration.maxResponseBytes is \(configuration.maxResponseBytes), below 0; using 0, so every non-empty response body is refused")
             configuration.maxResponseBytes = 0
+        }
+        let defaults = HTTPTransportConfiguration.defaultTimeout
+        if configuration.requestTimeout <= .zero {
+            logger.warning(
+                "Segments: HTTPTransportConfiguration.requestTimeout is \(configuration.requestTimeout), not more than 0; using \(defaults)")
+            configuration.requestTimeout = defaults
+        }
+        if configuration.qualifiedSegmentsTimeout <= .zero {
+            logger.warning(
+                "Segments: HTTPTransportConfiguration.qualifiedSegmentsTimeout is \(configuration.qualifiedSegmentsTimeout), not more than 0; using \(defaults)")
+            configuration.qualifiedSegmentsTimeout = defaults
         }
         self.configuration = configuration
         self.httpClient = httpClient
@@ -199,13 +229,25 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         } catch {
             throw .request(error)
         }
-        let status = Int(response.status.code)
+        var status = Int(response.status.code)
         let retryAfter = response.headers.first(name: "retry-after")
+        if (300..<400).contains(status) {
+            logRedirect(of: request, status: status, to: response.headers.first(name: "location"))
+        } else if response.history.count > 1, let redirect = response.history.first?.responseHead {
+            // A client that follows redirects did: this answer is to another request than `request`.
+            status = Int(redirect.status.code)
+            logRedirect(of: request, status: status, to: redirect.headers.first(name: "location"))
+        }
         do {
             return (status, retryAfter, try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline))
         } catch {
             throw .body(error, status: status, retryAfter: retryAfter)
         }
+    }
+
+    private func logRedirect(of request: HTTPClientRequest, status: Int, to location: String?) {
+        logger.error(
+            "Segments: \(request.method) \(request.url) was redirected (HTTP \(status)) to \(location ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
     }
 
     /// Reads `body` whole, at most `maxBytes` of it, before `deadline`.
@@ -259,6 +301,7 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        self = .nanoseconds(overflow ? (seconds < 0 ? .min : .max) : whole &+ attoseconds / 1_000_000_000)
+        let (total, carry) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        self = .nanoseconds(overflow || carry ? (seconds < 0 ? .min : .max) : total)
     }
 }

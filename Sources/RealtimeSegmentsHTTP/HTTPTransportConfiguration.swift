@@ -6,7 +6,9 @@ public struct HTTPTransportConfiguration: Sendable {
     /// The API base URL, for example `https://api.exponea.com` (a trailing `/` is ignored).
     public var baseURL: URL
     /// Deadline of one request, from sending it to the last byte of the response (default 10 s).
-    public var requestTimeout: Duration = .seconds(10)
+    /// One of 0 or less is replaced by the default when the transport is created, with a
+    /// `Segments:` warning on its logger.
+    public var requestTimeout: Duration = Self.defaultTimeout
     /// Largest response body accepted (default 8 MiB); a larger one is a malformed response. A
     /// negative value is clamped to 0 when the transport is created, with a `Segments:` warning on
     /// its logger (0 refuses every non-empty body).
@@ -19,13 +21,18 @@ public struct HTTPTransportConfiguration: Sendable {
     public private(set) var qualifiedSegmentsHost: URL?
     /// Deadline of one qualified-segments request, from sending it to the last byte of the
     /// response (default 10 s, the reference SDK's). A request past it fails with
-    /// `fetchSegmentsFailed("network error")`.
-    public var qualifiedSegmentsTimeout: Duration = .seconds(10)
+    /// `fetchSegmentsFailed("network error")`. One of 0 or less is replaced by the default when the
+    /// transport is created, with a `Segments:` warning on its logger.
+    public var qualifiedSegmentsTimeout: Duration = Self.defaultTimeout
+
+    /// The default of both request timeouts.
+    static let defaultTimeout = Duration.seconds(10)
 
     /// Creates a configuration.
     ///
     /// - Throws: `SegmentsError.invalidArgument(_:)` if `baseURL` is not an `http` or `https` URL
-    ///   with a host (a bad host is a configuration error, not a crash at the first request).
+    ///   with a host, has a port outside 1 to 65535, or has a query or fragment (a bad URL is a
+    ///   configuration error, not a crash or a wrong request later).
     public init(baseURL: URL) throws(SegmentsError) {
         try Self.validate(baseURL, name: "baseURL")
         self.baseURL = baseURL
@@ -56,6 +63,13 @@ public struct HTTPTransportConfiguration: Sendable {
         }
         guard let host = url.host, !host.isEmpty else {
             throw .invalidArgument("\(name) has no host: \(url.absoluteString)")
+        }
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw .invalidArgument("\(name) port must be 1 to 65535: \(url.absoluteString)")
+        }
+        // Request paths are appended to the URL, so they would land after a query or fragment.
+        guard url.query == nil, url.fragment == nil else {
+            throw .invalidArgument("\(name) must not have a query or fragment: \(url.absoluteString)")
         }
     }
 

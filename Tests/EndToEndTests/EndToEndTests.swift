@@ -130,5 +130,13 @@ final class EndToEndTests: XCTestCase {
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "not a url at all"))
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "ftp://example.com"))
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "http://"))
+        // Paths are appended to the base URL: a query or fragment would end up before them.
+        for url in ["http://example.com/?x=1", "http://example.com#top", "http://example.com:0", "http://example.com:99999"] {
+            XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: url), url) { error in
+                guard case .invalidArgument(let reason) = error as? SegmentsError else { return XCTFail("\(url): \(error)") }
+                XCTAssertTrue(reason.contains("baseURL"), reason)
+            }
+        }
+        XCTAssertNoThrow(try HTTPTransportConfiguration(baseURL: "http://example.com:65535/api/"))
     }
 }

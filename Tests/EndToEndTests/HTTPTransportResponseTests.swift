@@ -237,6 +237,72 @@ final class HTTPTransportResponseTests: XCTestCase {
         ])
     }
 
+    /// A redirect is not followed. AsyncHTTPClient's shared client follows one as a browser does:
+    /// a POST comes back as a GET without its body on 301, 302 and 303, so a redirected upload
+    /// would be refused and its events set aside. The redirect is an error of its own status.
+    func testARedirectIsNotFollowed() async throws {
+        for status in [301, 302, 303, 307, 308] {
+            let server = try CannedHTTPServer(scripted: [
+                .init(status: status, body: "", headers: ["location": "/elsewhere"]),
+                .init(status: 200, body: #"{"success":true,"results":[{"success":true}]}"#),
+            ])
+            defer { server.stop() }
+            let logs = LogLines()
+            let transport = try transport(server, logger: logs.logger)
+            let error = await failure { () async throws(SegmentsError) in
+                try await transport.trackEvents([TrackedEvent(customerIds: ["cookie": "c1"], eventType: "view", timestamp: 1, properties: [:])], context: self.context)
+            }
+            XCTAssertEqual(error, .unexpectedStatus(status))
+            XCTAssertEqual(server.requests.count, 1, "HTTP \(status) was followed")
+            XCTAssertTrue(logs.all.contains { $0.contains("Segments: POST") && $0.contains("redirected (HTTP \(status)) to /elsewhere") },
+                          "\(logs.all)")
+        }
+    }
+
+    /// A client passed in that follows redirects did: the answer is not to the request sent, so it
+    /// is reported as the redirect.
+    func testARedirectFollowedByAClientPassedInIsReportedAsTheRedirect() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 302, body: "", headers: ["location": "/elsewhere"]),
+            .init(status: 200, body: #"{"success":true,"results":[{"success":true}]}"#),
+        ])
+        defer { server.stop() }
+        let configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
+        let transport = HTTPSegmentsTransport(configuration: configuration, httpClient: .shared)
+        let error = await failure { () async throws(SegmentsError) in
+            try await transport.trackEvents([TrackedEvent(customerIds: ["cookie": "c1"], eventType: "view", timestamp: 1, properties: [:])], context: self.context)
+        }
+        XCTAssertEqual(error, .unexpectedStatus(302))
+    }
+
+    /// A request timeout of 0 or less would time every request out at once, and be retried forever:
+    /// the transport takes the default instead and says so.
+    func testARequestTimeoutOfZeroOrLessIsReplacedByTheDefaultWithAWarning() throws {
+        for timeout in [Duration.zero, .seconds(-1)] {
+            var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1")
+            configuration.requestTimeout = timeout
+            configuration.qualifiedSegmentsTimeout = timeout
+            let logs = LogLines()
+            let transport = HTTPSegmentsTransport(configuration: configuration, logger: logs.logger)
+            XCTAssertEqual(transport.configuration.requestTimeout, .seconds(10))
+            XCTAssertEqual(transport.configuration.qualifiedSegmentsTimeout, .seconds(10))
+            XCTAssertEqual(logs.count(prefix: "Segments: HTTPTransportConfiguration.requestTimeout is"), 1, "\(logs.all)")
+            XCTAssertEqual(logs.count(prefix: "Segments: HTTPTransportConfiguration.qualifiedSegmentsTimeout is"), 1, "\(logs.all)")
+        }
+    }
+
+    /// A request timeout too long for NIO's clock is as good as none: it does not wrap into the past.
+    func testARequestTimeoutBeyondNIOsClockDoesNotWrap() async throws {
+        let server = try CannedHTTPServer(responses: [(200, #"{"success":true,"results":[{"success":true}]}"#)])
+        defer { server.stop() }
+        let transport = try transport(server, requestTimeout: .seconds(9_223_372_036) + .milliseconds(900))
+        let error = await failure { () async throws(SegmentsError) in
+            try await transport.trackEvents(
+                [TrackedEvent(customerIds: ["cookie": "c1"], eventType: "view", timestamp: 1, properties: [:])], context: self.context)
+        }
+        XCTAssertNil(error)
+    }
+
     /// A link counts as done only if its answer is a JSON object that does not refuse it: counted
     /// as done, the customer's ids would never be linked again.
     func testALinkIsDoneOnlyIfItsAnswerSaysSo() async throws {

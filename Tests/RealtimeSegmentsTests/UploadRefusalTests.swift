@@ -103,6 +103,19 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["a", "b", "c"])
     }
 
+    func testARedirectStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .unexpectedStatus(301), count: 1_000)
+        fixture.client.start()
+        fixture.settle()
+        for type in ["a", "b", "c"] { try fixture.client.trackEvent(eventType: type) }
+        fixture.settle()
+        for _ in 0..<20 { fixture.advance(.seconds(60)) }
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not sent again to the address that redirects")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: redirected (HTTP 301)"), 1)
+        XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 0, "nothing set aside")
+    }
+
     func testRetryAfterIsHonouredWhenLongerThanTheBackoff() throws {
         let fixture = Fixture()
         fixture.transport.failNext(.trackEvents, with: .rateLimited(retryAfter: .seconds(30)))

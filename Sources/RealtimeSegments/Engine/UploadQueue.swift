@@ -10,8 +10,8 @@ import DequeModule
 ///   and 408) is taken out of the queue and returned to be set aside; when a whole upload of several
 ///   commands is refused, it is sent again in halves until each refused command stands alone, so
 ///   the commands around it still go out;
-/// - a configuration error (401, 403: a wrong key; 404: a wrong project or base URL) stops
-///   uploads for the client's life: every item is kept.
+/// - a configuration error (401, 403: a wrong key; 404 or a redirect, 3xx: a wrong project or base
+///   URL) stops uploads for the client's life: every item is kept.
 ///
 /// A pure state machine: it performs no I/O and reads no clock. Engine thread only.
 struct UploadQueue {
@@ -172,6 +172,7 @@ struct UploadQueue {
     static func kind(of error: SegmentsError) -> FailureKind {
         switch error {
         case .unauthorized, .notFound: .configuration
+        case .unexpectedStatus(let status) where (300..<400).contains(status): .configuration
         case .unexpectedStatus(let status) where (400..<500).contains(status) && status != 408: .refusal
         case .invalidArgument: .refusal  // the body could not be encoded: it never will be
         case .partialUpload(_, _, let then): then.map(kind(of:)) ?? .transient

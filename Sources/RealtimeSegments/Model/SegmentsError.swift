@@ -71,6 +71,8 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notFound: "not found (HTTP 404): check the base URL and project token"
         case .rateLimited(let delay): "rate limited (HTTP 429)\(Self.describe(retryAfter: delay))"
         case .serverError(let status, let delay): "server error (HTTP \(status))\(Self.describe(retryAfter: delay))"
+        case .unexpectedStatus(let status) where (300..<400).contains(status):
+            "redirected (HTTP \(status)): set the base URL to the address the server redirects to"
         case .unexpectedStatus(let status): "unexpected HTTP status \(status)"
         case .timeout: "request timed out"
         case .connectionFailed(let reason): "connection failed: \(reason)"
