@@ -247,7 +247,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
 
     private func logRedirect(of request: HTTPClientRequest, status: Int, to location: String?) {
         logger.error(
-            "Segments: \(request.method) \(request.url) was redirected (HTTP \(status)) to \(location ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
+            "Segments: \(request.method) \(request.url) was redirected (HTTP \(status)) to \(location?.escapingControlCharacters ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
     }
 
     /// Reads `body` whole, at most `maxBytes` of it, before `deadline`.

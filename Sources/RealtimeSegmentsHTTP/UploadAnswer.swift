@@ -84,7 +84,7 @@ enum UploadAnswer {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             text = (try? encoder.encode(reason)).map { String(decoding: $0, as: UTF8.self) } ?? "\(reason)"
         }
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+        return (text.count > 200 ? String(text.prefix(200)) + "…" : text).escapingControlCharacters
     }
 
     /// The start of a body, for an error message.

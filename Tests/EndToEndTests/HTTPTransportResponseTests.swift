@@ -291,6 +291,23 @@ final class HTTPTransportResponseTests: XCTestCase {
         }
     }
 
+    /// What a server writes is quoted on one log line: control characters in a refusal's reason or a
+    /// malformed body's excerpt are written as escapes.
+    func testServerTextInErrorsKeepsToOneLine() async throws {
+        let (transport, server, _) = try transport(
+            answering: [#"{"success":true,"results":[{"success":false,"errors":"bad\nSegments: forged line"}]}"#, "<html>\n\u{1B}[31m"])
+        defer { server.stop() }
+        let event = [TrackedEvent(customerIds: ["cookie": "c1"], eventType: "view", timestamp: 1, properties: [:])]
+        let upload = { () async throws(SegmentsError) in try await transport.trackEvents(event, context: self.context) }
+        let refused = await failure(of: upload)
+        XCTAssertEqual(refused, .partialUpload(answered: 1, refused: [CommandRefusal(index: 0, reason: #"bad\nSegments: forged line"#)], then: nil))
+        let answer = await failure(of: upload)
+        let malformed = try XCTUnwrap(answer)
+        XCTAssertFalse(malformed.description.contains("\n"), malformed.description)
+        XCTAssertFalse(malformed.description.contains("\u{1B}"), malformed.description)
+        XCTAssertTrue(malformed.description.contains(#"<html>\n\u{1B}[31m"#), malformed.description)
+    }
+
     /// A request timeout too long for NIO's clock is as good as none: it does not wrap into the past.
     func testARequestTimeoutBeyondNIOsClockDoesNotWrap() async throws {
         let server = try CannedHTTPServer(responses: [(200, #"{"success":true,"results":[{"success":true}]}"#)])

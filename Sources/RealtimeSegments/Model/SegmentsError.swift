@@ -61,8 +61,11 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// A sentence for logs and error messages.
-    public var description: String {
+    /// A sentence for logs and error messages, on one line: control characters in text a server
+    /// sent (a body's excerpt, a refusal's reason) are written as escapes.
+    public var description: String { unescapedDescription.escapingControlCharacters }
+
+    private var unescapedDescription: String {
         switch self {
         case .invalidArgument(let reason): "invalid argument: \(reason)"
         case .notStarted: "the segments client has not been started"

@@ -1,0 +1,23 @@
+extension String {
+    /// This text with its control characters written as escapes (`\n`, `\r`, `\t`, `\u{1B}`), and
+    /// the line and paragraph separators too: text a server sent stays on the one log line that
+    /// quotes it, and cannot forge a line of its own.
+    package var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: Self.needsEscape) else { return self }
+        var escaped = ""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where Self.needsEscape(scalar): escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
+}
