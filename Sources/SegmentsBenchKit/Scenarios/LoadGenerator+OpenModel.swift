@@ -38,7 +38,7 @@ extension LoadGenerator {
         let group = DispatchGroup()
         for generator in 0..<generators {
             let thread = Thread {
-                var random = SplitMix64(seed: seed &+ UInt64(generator) &* 0x9E37_79B9_7F4A_7C15)
+                var random = openModelRandom(seed: seed, generator: generator)
                 var outcome = OpenOutcome(latency: [], operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
                 var latency = (0..<streams.count).map { _ in
                     IntervalLatencyRecorder(
@@ -90,5 +90,18 @@ extension LoadGenerator {
             merged.maximumStartLag = max(merged.maximumStartLag, outcome.maximumStartLag)
         }
         return merged
+    }
+
+    /// Generator thread `generator`'s random source for a run seeded `seed`.
+    ///
+    /// Each thread's seed is a draw of a generator seeded `seed`, so the threads' sequences are
+    /// unrelated. (A seed of `seed + generator × γ`, γ being SplitMix64's own step, would start
+    /// each thread one step into the last one's sequence: two threads that drew at the same
+    /// moment once would then make the same choices for the rest of the run.)
+    static func openModelRandom(seed: UInt64, generator: Int) -> SplitMix64 {
+        var seeds = SplitMix64(seed: seed)
+        var drawn = seeds.next()
+        for _ in 0..<generator { drawn = seeds.next() }
+        return SplitMix64(seed: drawn)
     }
 }
