@@ -16,4 +16,25 @@ final class LoadGeneratorTests: XCTestCase {
         let outcome = LoadGenerator.run(producers: 1, seconds: 0.05, ratePerProducer: 10_000, fromScheduledStart: false) { _, _ in }
         XCTAssertEqual(outcome.operations, 500)
     }
+
+    /// A rate the operation cannot keep still performs every scheduled operation, but the run
+    /// takes longer than its schedule, and the outcome says how long: the rate achieved is the
+    /// operations over that time, not over the schedule.
+    func testARunBehindItsScheduleReportsTheTimeItTook() {
+        // 1,000/s for 0.1 s is 100 operations; each takes at least 2 ms, so at least 0.2 s.
+        let outcome = LoadGenerator.run(producers: 1, seconds: 0.1, ratePerProducer: 1_000) { _, _ in usleep(2_000) }
+        XCTAssertEqual(outcome.operations, 100)
+        XCTAssertGreaterThanOrEqual(outcome.elapsedSeconds, 0.2)
+        XCTAssertLessThanOrEqual(Double(outcome.operations) / outcome.elapsedSeconds, 500)
+    }
+
+    /// The same for the open model: arrivals that come late are still issued, and the time they
+    /// took is reported.
+    func testAnOpenRunBehindItsScheduleReportsTheTimeItTook() throws {
+        let stages = try LoadStages.parse("0.1s:1000,0.1s:1000")
+        let outcome = LoadGenerator.runOpen(generators: 1, streams: [stages], seed: 1) { _, _, _, _ in usleep(2_000) }
+        let operations = try XCTUnwrap(outcome.operations.first)
+        XCTAssertGreaterThan(operations, 50)
+        XCTAssertGreaterThanOrEqual(outcome.elapsedSeconds, Double(operations) * 0.002)
+    }
 }

@@ -12,6 +12,10 @@ extension LoadGenerator {
         /// The largest delay between an arrival's intended start and its operation's start (ns):
         /// how far the generators fell behind their schedule.
         public var maximumStartLag: UInt64
+        /// Seconds from the schedule's start until the last generator finished: the schedule's
+        /// length, or more when the generators fell behind it. Divide ``operations`` by this for
+        /// the rate achieved.
+        public var elapsedSeconds: Double
     }
 
     /// Open-model load: every stream is a Poisson arrival process whose rate follows its
@@ -39,7 +43,8 @@ extension LoadGenerator {
         for generator in 0..<generators {
             let thread = Thread {
                 var random = openModelRandom(seed: seed, generator: generator)
-                var outcome = OpenOutcome(latency: [], operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
+                var outcome = OpenOutcome(
+                    latency: [], operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0, elapsedSeconds: 0)
                 var latency = (0..<streams.count).map { _ in
                     IntervalLatencyRecorder(
                         origin: start, intervalNanoseconds: intervalNanoseconds, expectedIntervals: expectedIntervals)
@@ -71,6 +76,7 @@ extension LoadGenerator {
                     outcome.operations[stream] += 1
                 }
                 if peak <= 0 { sleep(untilMonotonic: start + UInt64(seconds * 1e9)) }
+                outcome.elapsedSeconds = Double(monotonicNanoseconds() &- start) / 1e9
                 outcome.latency = latency.map { $0.finish(startTime: startTime) }
                 results.withLock { $0.append(outcome) }
                 group.leave()
@@ -81,13 +87,14 @@ extension LoadGenerator {
         group.wait()
         var merged = OpenOutcome(
             latency: Array(repeating: LatencyRecorder(), count: streams.count),
-            operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0)
+            operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0, elapsedSeconds: seconds)
         for outcome in results.withLock({ $0 }) {
             for index in streams.indices {
                 merged.latency[index].merge(outcome.latency[index])
                 merged.operations[index] += outcome.operations[index]
             }
             merged.maximumStartLag = max(merged.maximumStartLag, outcome.maximumStartLag)
+            merged.elapsedSeconds = max(merged.elapsedSeconds, outcome.elapsedSeconds)
         }
         return merged
     }

@@ -11,6 +11,10 @@ public enum LoadGenerator {
         public var latency: LatencyRecorder
         public var operations: Int
         public var corrected: Bool
+        /// Seconds from the load's start until its last producer finished: `seconds`, or more when
+        /// a producer ran behind its schedule (a rate it could not keep) or its last call was slow.
+        /// Divide ``operations`` by this for the rate achieved.
+        public var elapsedSeconds: Double
     }
 
     /// Runs the load for `seconds`. `operation(producer, sequence)` must not throw for the run to count.
@@ -28,7 +32,7 @@ public enum LoadGenerator {
         operation: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
     ) -> Outcome {
         precondition(burst == 1 || (ratePerProducer != nil && !fromScheduledStart), "bursts are for call-alone latency at a rate")
-        let results = LockedBox<[(LatencyRecorder, Int)]>([])
+        let results = LockedBox<[(LatencyRecorder, Int, UInt64)]>([])
         let start = monotonicNanoseconds() + 5_000_000
         let end = start + UInt64(seconds * 1e9)
         let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
@@ -81,8 +85,9 @@ public enum LoadGenerator {
                         sequence += 1
                     }
                 }
+                let finishedAt = monotonicNanoseconds()
                 let finished = recorder.finish(startTime: startTime)
-                results.withLock { $0.append((finished, sequence)) }
+                results.withLock { $0.append((finished, sequence, finishedAt)) }
                 group.leave()
             }
             group.enter()
@@ -91,10 +96,14 @@ public enum LoadGenerator {
         group.wait()
         var merged = LatencyRecorder()
         var operations = 0
-        for (recorder, count) in results.withLock({ $0 }) {
+        var lastFinish = end
+        for (recorder, count, finishedAt) in results.withLock({ $0 }) {
             merged.merge(recorder)
             operations += count
+            lastFinish = max(lastFinish, finishedAt)
         }
-        return Outcome(latency: merged, operations: operations, corrected: ratePerProducer != nil && fromScheduledStart)
+        return Outcome(
+            latency: merged, operations: operations, corrected: ratePerProducer != nil && fromScheduledStart,
+            elapsedSeconds: Double(lastFinish - start) / 1e9)
     }
 }
