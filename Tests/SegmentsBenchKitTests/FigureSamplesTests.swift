@@ -32,6 +32,17 @@ final class FigureSamplesTests: XCTestCase {
         XCTAssertEqual(incomplete, ["s.p999Ns"])
     }
 
+    /// Values in different units are never compared as numbers: 1,000× fewer µs than ns is no
+    /// improvement.
+    func testAFigureWhoseUnitChangedBetweenBuildsIsAHarnessError() {
+        var samples = FigureSamples()
+        samples.add(report([("s.latency", 10_000, "ns")]), scenario: "s", side: .baseline)
+        samples.add(report([("s.latency", 10, "us")]), scenario: "s", side: .candidate)
+        XCTAssertThrowsError(try samples.validated()) { error in
+            XCTAssertEqual(error as? CompareError, .unitChanged(name: "s.latency", baseline: "ns", candidate: "us"))
+        }
+    }
+
     func testAFigureTheCandidateDroppedIsAHarnessError() {
         var samples = FigureSamples()
         samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)

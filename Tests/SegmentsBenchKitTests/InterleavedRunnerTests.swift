@@ -22,7 +22,9 @@ final class InterleavedRunnerTests: XCTestCase {
             timeout: 60)
     }
 
-    private func compare(_ baseline: BenchBinary, _ candidate: BenchBinary, repetitions: Int = 9) throws -> ComparisonReport {
+    private func compare(
+        _ baseline: BenchBinary, _ candidate: BenchBinary, repetitions: Int = 9, incomplete: [String] = []
+    ) throws -> ComparisonReport {
         let runner = InterleavedRunner(
             baseline: baseline, candidate: candidate,
             schedule: InterleavedSchedule(scenarios: ["fake"], repetitions: repetitions), quick: true,
@@ -32,7 +34,8 @@ final class InterleavedRunnerTests: XCTestCase {
         return ComparisonReport(
             baselineBinary: baseline.path, candidateBinary: candidate.path, scenarios: ["fake"], repetitions: repetitions,
             quick: true, policy: ComparisonPolicy(resamples: 2_000), thresholds: nil, thresholdFile: nil,
-            runs: outcome.records, wallSeconds: outcome.seconds, series: series, candidateOnlyFigures: candidateOnly)
+            runs: outcome.records, wallSeconds: outcome.seconds, series: series, candidateOnlyFigures: candidateOnly,
+            incompleteFigures: incomplete)
     }
 
     func testTheScenarioListComesFromTheBinary() throws {
@@ -73,6 +76,12 @@ final class InterleavedRunnerTests: XCTestCase {
         XCTAssertTrue(markdown.contains("**regressed**"))
     }
 
+    /// A figure some runs left out is not judged, and the Markdown says so as the console does.
+    func testTheMarkdownListsFiguresMeasuredInSomeRunsOnly() throws {
+        let report = try compare(try binary("a", latency: 100), try binary("b", latency: 100), incomplete: ["fake.p999Ns"])
+        XCTAssertTrue(ComparisonText(report).markdown().contains("Measured in some runs only (not compared): `fake.p999Ns`"))
+    }
+
     func testTheConsoleTextReadsLikeCriterion() throws {
         let text = ComparisonText(try compare(try binary("a", latency: 100), try binary("b", latency: 130))).console()
         let lines = text.split(separator: "\n").map(String.init)
@@ -89,8 +98,12 @@ final class InterleavedRunnerTests: XCTestCase {
         XCTAssertEqual(ComparisonText.number(0.41312), "0.4131")
         XCTAssertEqual(ComparisonText.number(-3), "-3")
         XCTAssertEqual(ComparisonText.percent(-0.0421), "-4.21%")
-        XCTAssertEqual(ComparisonText.pValue(0.00041), "0.0004")
-        XCTAssertEqual(ComparisonText.pValue(1.9e-13), "1.9e-13")
+        XCTAssertEqual(ComparisonText.pValue(0.00041, alpha: 0.01), "0.0004")
+        XCTAssertEqual(ComparisonText.pValue(1.9e-13, alpha: 0.01), "1.9e-13")
+        // Never rounded to the other side of alpha.
+        XCTAssertEqual(ComparisonText.pValue(0.00996, alpha: 0.01), "0.00996")
+        XCTAssertEqual(ComparisonText.pValue(0.0099996, alpha: 0.01), "0.0099996")
+        XCTAssertEqual(ComparisonText.pValue(0.01004, alpha: 0.01), "0.0100")
     }
 
     func testAFailingRunIsAHarnessErrorWithItsStandardError() throws {

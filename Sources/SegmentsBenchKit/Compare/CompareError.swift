@@ -13,6 +13,8 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
     case figureMissing(name: String, side: InterleavedSchedule.Side, runs: Int, expected: Int)
     /// The scenarios measured no wall-clock figure at all.
     case noWallClockFigures(scenarios: [String])
+    /// A figure's unit differs between the builds (values in different units are not comparable).
+    case unitChanged(name: String, baseline: String, candidate: String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,8 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
             "figure \(name) is a number in \(runs) of the \(expected) runs of build \(side.rawValue)"
         case .noWallClockFigures(let scenarios):
             "no wall-clock figure (a time or a rate) in \(scenarios.joined(separator: ", "))"
+        case .unitChanged(let name, let baseline, let candidate):
+            "figure \(name) is in \(baseline) in the baseline build and in \(candidate) in the candidate: not comparable"
         }
     }
 }

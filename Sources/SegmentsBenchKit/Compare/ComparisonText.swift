@@ -61,11 +61,14 @@ public struct ComparisonText: Sendable {
                 "\(Self.number(figure.baseline.estimate)) \(figure.unit)",
                 Self.interval(figure.candidate, unit: figure.unit),
                 Self.changeInterval(figure),
-                Self.pValue(figure.test.pValue),
+                Self.pValue(figure.test.pValue, alpha: figure.alpha),
                 Self.percent(figure.threshold.relative, signed: false),
                 figure.verdict == .regressed || figure.verdict == .improved ? "**\(figure.verdict.rawValue)**" : figure.verdict.rawValue,
             ]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
+        }
+        if !report.incompleteFigures.isEmpty {
+            lines += ["", "Measured in some runs only (not compared): \(report.incompleteFigures.map(MarkupEscaping.markdownCode).joined(separator: ", "))"]
         }
         if !report.candidateOnlyFigures.isEmpty {
             lines += ["", "New in the candidate (not compared): \(report.candidateOnlyFigures.map(MarkupEscaping.markdownCode).joined(separator: ", "))"]
@@ -106,12 +109,18 @@ public struct ComparisonText: Sendable {
 
     /// `p = 0.0004 < 0.01` (or `>=`).
     static func pText(_ figure: FigureComparison) -> String {
-        "p = \(pValue(figure.test.pValue)) \(figure.test.pValue < figure.alpha ? "<" : ">=") \(figure.alpha)"
+        "p = \(pValue(figure.test.pValue, alpha: figure.alpha)) \(figure.test.pValue < figure.alpha ? "<" : ">=") \(figure.alpha)"
     }
 
-    /// Four decimals, or scientific notation below 0.0001.
-    static func pValue(_ p: Double) -> String {
-        p > 0 && p < 0.0001 ? String(format: "%.1e", p) : String(format: "%.4f", p)
+    /// Four decimals, or scientific notation below 0.0001; more decimals where four would round
+    /// `p` to the other side of `alpha` (0.00996 is not printed as 0.0100 beside "< 0.01").
+    static func pValue(_ p: Double, alpha: Double) -> String {
+        if p > 0 && p < 0.0001 { return String(format: "%.1e", p) }
+        for decimals in 4...17 {
+            let text = String(format: "%.\(decimals)f", p)
+            if let printed = Double(text), (printed < alpha) == (p < alpha) { return text }
+        }
+        return "\(p)"
     }
 
     /// `+12.34%` (or `12.34%` unsigned).

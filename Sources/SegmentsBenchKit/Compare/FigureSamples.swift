@@ -12,6 +12,8 @@ public struct FigureSamples: Sendable {
         public var scenario: String
         /// Its unit (as the first report that had it says).
         public var unit: String
+        /// The unit the other build's reports gave it, where that differs from ``unit``.
+        var otherUnit: String?
         /// Which way is better.
         public var direction: WallClockFigure.Direction
         /// The baseline build's values, in run order.
@@ -45,6 +47,7 @@ public struct FigureSamples: Sendable {
                     position[figure.name] = series.count - 1
                     return series.count - 1
                 }()
+                if figure.unit != series[index].unit { series[index].otherUnit = figure.unit }
                 if side == .baseline {
                     series[index].baseline.append(figure.value)
                 } else {
@@ -59,14 +62,20 @@ public struct FigureSamples: Sendable {
     /// measured in some runs only (a percentile a run reports only when it has the samples for
     /// it: listed, not judged).
     ///
-    /// - Throws: ``CompareError/figureMissing(name:side:runs:expected:)`` for a figure one build
-    ///   measured in every run and the other in none (non-finite values count as missing);
+    /// - Throws: ``CompareError/unitChanged(name:baseline:candidate:)`` for a figure whose unit is not
+    ///   the same in every report; ``CompareError/figureMissing(name:side:runs:expected:)`` for a
+    ///   figure one build measured in every run and the other in none (non-finite values count as missing);
     ///   ``CompareError/noWallClockFigures(scenarios:)`` when nothing is left to compare.
     public func validated() throws -> (compared: [Series], candidateOnly: [String], incomplete: [String]) {
         var compared: [Series] = []
         var candidateOnly: [String] = []
         var incomplete: [String] = []
         for entry in series {
+            if let other = entry.otherUnit {
+                // `unit` came from the first report that had the figure, and the baseline runs first.
+                let (baseline, candidate) = entry.baseline.isEmpty ? (other, entry.unit) : (entry.unit, other)
+                throw CompareError.unitChanged(name: entry.name, baseline: baseline, candidate: candidate)
+            }
             let expected = runs[entry.scenario] ?? [:]
             if entry.baseline.isEmpty, entry.candidate.count == expected[.candidate, default: 0] {
                 candidateOnly.append(entry.name)
