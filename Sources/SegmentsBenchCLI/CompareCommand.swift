@@ -36,11 +36,25 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let thresholds: ThresholdFile?
         if let thresholdFile {
+            let loaded: ThresholdFile
             do {
-                thresholds = try ThresholdFile.load(from: URL(fileURLWithPath: thresholdFile))
+                loaded = try ThresholdFile.load(from: URL(fileURLWithPath: thresholdFile))
             } catch {
                 throw ValidationError("cannot read the threshold file \(thresholdFile): \(error)")
             }
+            // Noise calibrated for other runs is the wrong noise: quick and full runs differ, and the
+            // medians of fewer runs move more than thresholds calibrated for more allow.
+            if loaded.quick != runs.quick {
+                throw ValidationError(
+                    "\(thresholdFile) was calibrated \(loaded.quick ? "with" : "without") --quick, and this comparison runs "
+                        + "\(runs.quick ? "with" : "without") it: calibrate again as you compare")
+            }
+            if loaded.groupSize > runs.repetitions {
+                throw ValidationError(
+                    "\(thresholdFile) was calibrated for groups of \(loaded.groupSize) runs, more than --repetitions \(runs.repetitions): "
+                        + "compare with --repetitions \(loaded.groupSize) or more, or calibrate for \(runs.repetitions)")
+            }
+            thresholds = loaded
         } else {
             thresholds = nil
         }

@@ -173,6 +173,21 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertTrue(table.contains("1 baseline figures belong to scenarios that were not part of this run"), table)
     }
 
+    /// A threshold file calibrated for other runs would judge this comparison with the wrong noise.
+    func testCompareRefusesAThresholdFileCalibratedForOtherRuns() throws {
+        let file = scratch() + "/thresholds.json"
+        try ThresholdFile(binary: "b", scenarios: ["peers"], repetitions: 9, groupSize: 9, quick: false, quantile: 0.95, figures: [:])
+            .write(to: URL(fileURLWithPath: file))
+        let binaries = ["--baseline-binary", "/nonexistent/a", "--candidate-binary", "/nonexistent/b", "--out", scratch()]
+        let quick = try XCTUnwrap(failure(["compare", "--threshold-file", file, "--quick"] + binaries))
+        XCTAssertEqual(quick.status, 64, quick.message)
+        XCTAssertTrue(quick.message.contains("calibrated without --quick"), quick.message)
+        let fewer = try XCTUnwrap(failure(
+            ["compare", "--threshold-file", file, "--repetitions", "4", "--allow-few-repetitions"] + binaries))
+        XCTAssertEqual(fewer.status, 64, fewer.message)
+        XCTAssertTrue(fewer.message.contains("calibrated for groups of 9 runs"), fewer.message)
+    }
+
     private func scratch() -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-input-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
