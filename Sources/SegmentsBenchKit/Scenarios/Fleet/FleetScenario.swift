@@ -132,7 +132,6 @@ public struct FleetScenario: Scenario {
             for index in stride(from: slice, to: devices.count, by: 8) { devices[index].engine.stop() }
         }
 
-        let seconds = schedule.totalSeconds
         var latencies: [(metric: String, recorder: LatencyRecorder, definition: String)] = [
             ("change-to-callback", measurements.changeToCallback.withLock { $0 },
              "intended start of a tracked event or switch (the server's segments change then) → each callback's first delivery of that change (includes upload, the \(debounce) debounce and the fetch)"),
