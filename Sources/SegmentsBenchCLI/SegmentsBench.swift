@@ -330,14 +330,24 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var metrics: MetricsOptions
 
+    /// Refuses an unknown scenario and options it does not honour while parsing, so the usage
+    /// printed with the error is this command's.
+    func validate() throws {
+        try load.check(for: try found())
+    }
+
     func run() throws {
+        let found = try found()
+        let options = try load.benchOptions()
+        _ = try metrics.serving { try runAndReport([found], options: options, output: output, metrics: $0) }
+    }
+
+    private func found() throws -> any Scenario {
         let registry = SegmentsBenchCLI.registry
         guard let found = registry.named(scenario) else {
             throw ValidationError("unknown scenario '\(scenario)'; known: \(registry.names.joined(separator: ", "))")
         }
-        try load.check(for: found)
-        let options = try load.benchOptions()
-        _ = try metrics.serving { try runAndReport([found], options: options, output: output, metrics: $0) }
+        return found
     }
 }
 

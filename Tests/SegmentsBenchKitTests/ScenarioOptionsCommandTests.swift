@@ -67,6 +67,7 @@ final class ScenarioOptionsCommandTests: XCTestCase {
         let refused = try XCTUnwrap(failure(["run", "nope", "--out", scratch()]))
         XCTAssertEqual(refused.status, 64)
         XCTAssertTrue(refused.message.contains("unknown scenario 'nope'; known: stub"), refused.message)
+        XCTAssertTrue(refused.message.contains("See 'segments-bench run --help'"), "the run command's usage: \(refused.message)")
     }
 
     private func scratch() -> String {
