@@ -267,10 +267,18 @@ func reportDirectory(_ out: String) throws -> URL {
 }
 
 /// The registry's scenarios that can run with `options` (against its target, on its engine), in
-/// order; notes the others on standard error.
+/// order, without those whose tools this machine lacks when `skippingMissingTools`; notes the
+/// others on standard error.
 /// - Throws: a usage error when none can.
-func runnableSuite(options: BenchOptions) throws -> [any Scenario] {
-    let scenarios = SegmentsBenchCLI.registry.scenarios
+func runnableSuite(options: BenchOptions, skippingMissingTools: Bool = false) throws -> [any Scenario] {
+    var scenarios = SegmentsBenchCLI.registry.scenarios
+    if skippingMissingTools {
+        for scenario in scenarios {
+            guard let tool = scenario.missingTool else { continue }
+            FileHandle.standardError.write(Data("note: skipping \(scenario.name): it needs \(tool), which this machine lacks\n".utf8))
+        }
+        scenarios = scenarios.filter { $0.missingTool == nil }
+    }
     let runnable = scenarios.filter { $0.refusal(of: options) == nil }
     let skipped = scenarios.filter { $0.refusal(of: options) != nil }.map(\.name)
     var conditions: [String] = []
@@ -294,7 +302,7 @@ struct SuiteCommand: ParsableCommand {
 
     func run() throws {
         let options = try load.benchOptions()
-        let scenarios = try runnableSuite(options: options)
+        let scenarios = try runnableSuite(options: options, skippingMissingTools: true)
         try load.check(forSuite: scenarios)
         _ = try metrics.serving { try runAndReport(scenarios, options: options, output: output, metrics: $0) }
     }

@@ -188,6 +188,25 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertTrue(fewer.message.contains("calibrated for groups of 9 runs"), fewer.message)
     }
 
+    /// The default suite runs on a machine without a scenario's tool (skipping it with a note);
+    /// `run` and `ci` do not skip it, so a gate never passes on figures nobody measured.
+    func testTheSuiteSkipsAScenarioWhoseToolIsMissingAndCIDoesNot() throws {
+        let toolRuns = RunCounter()
+        let otherRuns = RunCounter()
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(CountingScenario(runs: toolRuns, name: "needs-tool", missingTool: "frob (apt-get install frob)"))
+        try registry.register(CountingScenario(runs: otherRuns))
+        XCTAssertNil(failure(["suite", "--out", scratch()], registry: registry).map { "\($0)" })
+        XCTAssertEqual(toolRuns.count, 0, "skipped by the suite")
+        XCTAssertEqual(otherRuns.count, 1)
+        _ = failure(["run", "needs-tool", "--out", scratch()], registry: registry)
+        XCTAssertEqual(toolRuns.count, 1, "run runs it")
+        let baseline = scratch() + "/baseline.json"
+        _ = failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: registry)
+        _ = failure(["ci", "--baseline", baseline, "--out", scratch()], registry: registry)
+        XCTAssertEqual(toolRuns.count, 3, "baseline update and ci run it")
+    }
+
     private func scratch() -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-input-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
@@ -222,6 +241,7 @@ private final class RunCounter: @unchecked Sendable {
 private struct CountingScenario: Scenario {
     let runs: RunCounter
     var name = "counting"
+    var missingTool: String?
     var simulates = "nothing"
     var measures = "nothing"
     var honouredOptions: Set<BenchOptionName> = []
@@ -229,7 +249,7 @@ private struct CountingScenario: Scenario {
     func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult {
         runs.increment()
         return ScenarioResult(scenario: name, summary: "counting", configuration: [:],
-                              figures: [Figure(name: "counting.ran", value: 1, unit: "count", summary: "it ran")],
+                              figures: [Figure(name: "\(name).ran", value: 1, unit: "count", summary: "it ran")],
                               allocationsMeasured: false)
     }
 }

@@ -23,6 +23,11 @@ public protocol Scenario: Sendable {
     /// ``BenchOptions/engine``) or drives no engine. A scenario that needs something is refused an
     /// engine other than `SegmentsClient` (the command line exits 64 naming it). Defaults to `nil`.
     var needsSegmentsClient: String? { get }
+    /// A tool the scenario runs that this machine lacks, in words with how to install it; `nil`
+    /// when it has everything (the default). The default suite skips such a scenario with a note;
+    /// `run`, `ci` and `baseline update` run it anyway, so it fails there (a gate does not pass
+    /// on figures nobody measured).
+    var missingTool: String? { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
     /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
     /// tasks need the cooperative pool free.
@@ -32,6 +37,7 @@ public protocol Scenario: Sendable {
 extension Scenario {
     public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
     public var needsSegmentsClient: String? { nil }
+    public var missingTool: String? { nil }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
     /// scenario that needs the mock, or an engine other than `SegmentsClient` given to one that
