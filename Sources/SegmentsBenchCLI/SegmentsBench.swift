@@ -95,7 +95,7 @@ struct LoadOptions: ParsableArguments {
     }
 
     private static func describe(_ range: ClosedRange<Double>) -> String {
-        range.lowerBound == 0 ? "0 to \(format(range.upperBound))" : "\(format(range.lowerBound)) to \(format(range.upperBound))"
+        "\(format(range.lowerBound)) to \(format(range.upperBound))"
     }
 
     private static func format(_ value: Double) -> String {
@@ -468,8 +468,9 @@ struct BaselineCommand: ParsableCommand {
         }
 
         /// Writes the baseline from the report given or run. Refuses a report in which a scenario
-        /// failed (a harness error), and one that lacks scenarios the baseline at `--to` gates, which
-        /// replacing it would stop gating (a usage error: write it elsewhere with `--to`).
+        /// failed (a harness error), and a report given (`--from`) that lacks scenarios the baseline
+        /// at `--to` gates, which replacing it would stop gating (a usage error: write it elsewhere
+        /// with `--to`).
         func run() throws {
             let report: BenchReport
             if let from {
@@ -491,8 +492,9 @@ struct BaselineCommand: ParsableCommand {
                     "no baseline is taken from a run in which \(failed.count == 1 ? "a scenario" : "scenarios") failed: \(failed.joined(separator: ", "))")
             }
             let destination = URL(fileURLWithPath: to)
-            if FileManager.default.fileExists(atPath: destination.path) {
-                let current = try Baseline.load(from: destination)
+            // A report given may be of a few scenarios; the suite run here is the whole of it, so
+            // what it no longer has is meant to go.
+            if from != nil, let current = try? Baseline.load(from: destination) {
                 let ran = Set(report.scenarios.map(\.scenario))
                 let dropped = Set(current.figures.keys.map { String($0.prefix { $0 != "." }) }).subtracting(ran).sorted()
                 if !dropped.isEmpty {

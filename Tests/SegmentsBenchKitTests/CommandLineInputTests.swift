@@ -156,6 +156,11 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertEqual(try Baseline.load(from: URL(fileURLWithPath: baseline)).figures.keys.sorted(), ["alpha.count", "beta.count"])
         let elsewhere = scratch() + "/alpha-baseline.json"
         XCTAssertNil(failure(["baseline", "update", "--from", alphaOnly + "/report.json", "--to", elsewhere], registry: registry).map { "\($0)" })
+        // Running the suite writes the whole suite's baseline: a scenario no longer in it goes.
+        var fewer = ScenarioRegistry(builtIns: false)
+        try fewer.register(GatedScenario(name: "alpha"))
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: fewer).map { "\($0)" })
+        XCTAssertEqual(try Baseline.load(from: URL(fileURLWithPath: baseline)).figures.keys.sorted(), ["alpha.count"])
     }
 
     func testTheGateSaysHowManyFiguresItCheckedNotHowManyTheBaselineHolds() throws {
