@@ -246,8 +246,10 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     }
 
     private func logRedirect(of request: HTTPClientRequest, status: Int, to location: String?) {
+        // Without the query, which names the customer (`?cookie=`).
+        let url = request.url.prefix { $0 != "?" }
         logger.error(
-            "Segments: \(request.method) \(request.url) was redirected (HTTP \(status)) to \(location?.escapingControlCharacters ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
+            "Segments: \(request.method) \(url) was redirected (HTTP \(status)) to \(location?.escapingControlCharacters ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
     }
 
     /// Reads `body` whole, at most `maxBytes` of it, before `deadline`.
