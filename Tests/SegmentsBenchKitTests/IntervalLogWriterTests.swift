@@ -37,6 +37,28 @@ final class IntervalLogWriterTests: XCTestCase {
         XCTAssertNil(try IntervalLogWriter(tags: []).render([LatencyIntervals(startTime: 0, intervalSeconds: 1, histograms: [])], defaultHost: "h"))
     }
 
+    /// A phase that ends partway through its last interval ran for part of it: that interval's
+    /// rate is its count over the part, not over a whole interval.
+    func testTheLastIntervalsRateIsOverTheTimeItWasOpen() throws {
+        let full = histogram((1...100).map { UInt64($0) * 1_000 })
+        let partial = histogram((1...25).map { UInt64($0) * 1_000 })
+        let intervals = LatencyIntervals(startTime: 0, intervalSeconds: 1, histograms: [full, partial], lastIntervalSeconds: 0.25)
+        XCTAssertEqual(IntervalTimeline(intervals).points.map(\.operationsPerSecond), [100, 100])
+        let reread = try JSONDecoder().decode(LatencyIntervals.self, from: JSONEncoder().encode(intervals))
+        XCTAssertEqual(reread.lastIntervalSeconds, 0.25)
+    }
+
+    /// A recorder finished partway through an interval says how much of it had passed.
+    func testARecorderFinishedPartwayRecordsHowLongItsLastIntervalWasOpen() throws {
+        let origin = monotonicNanoseconds()
+        var recorder = IntervalLatencyRecorder(origin: origin, intervalNanoseconds: 3_600_000_000_000, expectedIntervals: 1)
+        recorder.record(1_000, at: origin + 1)
+        let finished = try XCTUnwrap(recorder.finish(startTime: 0).intervals)
+        let open = try XCTUnwrap(finished.lastIntervalSeconds)
+        XCTAssertGreaterThan(open, 0)
+        XCTAssertLessThan(open, 3_600, "an hour has not passed")
+    }
+
     func testTimelinePointsRespectThePercentileSupportRule() {
         let busy = histogram((1...200).map { UInt64($0) * 1_000 })
         let quiet = histogram([5_000])

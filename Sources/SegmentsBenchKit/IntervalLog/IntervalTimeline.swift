@@ -24,7 +24,7 @@ public struct IntervalTimeline: Sendable {
             let count = histogram.totalCount
             return Point(
                 time: Double(index) * intervals.intervalSeconds,
-                operationsPerSecond: Double(count) / intervals.intervalSeconds,
+                operationsPerSecond: Double(count) / intervals.seconds(ofInterval: index),
                 p50: count > 0 ? histogram.valueAtPercentile(50) : nil,
                 p99: count >= minimumForP99 ? histogram.valueAtPercentile(99) : nil)
         }

@@ -17,13 +17,27 @@ public struct LatencyIntervals: Codable, Sendable {
     public var intervalSeconds: Double
     /// One histogram per interval, in time order.
     public var histograms: [Histogram<UInt64>]
+    /// How long the last interval was open, in seconds, when the recording ended partway through
+    /// it; `nil` for a whole interval. A rate over that interval divides by this.
+    public var lastIntervalSeconds: Double?
 
     /// Creates a series of intervals.
-    public init(host: String? = nil, startTime: Double, intervalSeconds: Double, histograms: [Histogram<UInt64>]) {
+    public init(
+        host: String? = nil, startTime: Double, intervalSeconds: Double, histograms: [Histogram<UInt64>],
+        lastIntervalSeconds: Double? = nil
+    ) {
         self.host = host
         self.startTime = startTime
         self.intervalSeconds = intervalSeconds
         self.histograms = histograms
+        self.lastIntervalSeconds = lastIntervalSeconds
+    }
+
+    /// The length of interval `index` in seconds: ``lastIntervalSeconds`` for the last one when
+    /// set, else ``intervalSeconds``.
+    public func seconds(ofInterval index: Int) -> Double {
+        guard index == histograms.count - 1, let last = lastIntervalSeconds, last > 0 else { return intervalSeconds }
+        return min(last, intervalSeconds)
     }
 
     /// Every interval added together: the whole run's histogram.
@@ -38,6 +52,12 @@ public struct LatencyIntervals: Codable, Sendable {
     @discardableResult
     public mutating func add(_ other: LatencyIntervals) -> Bool {
         guard other.startTime == startTime, other.intervalSeconds == intervalSeconds, other.host == host else { return false }
+        // The combined last interval is open as long as the longer of the two kept it open.
+        if other.histograms.count > histograms.count {
+            lastIntervalSeconds = other.lastIntervalSeconds
+        } else if other.histograms.count == histograms.count {
+            lastIntervalSeconds = lastIntervalSeconds.flatMap { mine in other.lastIntervalSeconds.map { max(mine, $0) } }
+        }
         for (index, histogram) in other.histograms.enumerated() {
             if index < histograms.count {
                 histograms[index].add(histogram)
@@ -49,7 +69,7 @@ public struct LatencyIntervals: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case host, startTime, intervalSeconds, histograms
+        case host, startTime, intervalSeconds, histograms, lastIntervalSeconds
     }
 
     /// Decodes intervals; each histogram must be a V2 histogram with ``LatencyRecorder``'s layout.
@@ -71,6 +91,7 @@ public struct LatencyIntervals: Codable, Sendable {
             }
         }
         self.histograms = histograms
+        lastIntervalSeconds = try container.decodeIfPresent(Double.self, forKey: .lastIntervalSeconds)
     }
 
     /// Encodes the intervals, each histogram compressed.
@@ -80,5 +101,6 @@ public struct LatencyIntervals: Codable, Sendable {
         try container.encode(startTime, forKey: .startTime)
         try container.encode(intervalSeconds, forKey: .intervalSeconds)
         try container.encode(try histograms.map(HistogramEncoding.base64), forKey: .histograms)
+        try container.encodeIfPresent(lastIntervalSeconds, forKey: .lastIntervalSeconds)
     }
 }

@@ -83,7 +83,13 @@ public struct IntervalLatencyRecorder: Sendable {
             histograms[slot.index] = slot.recorder.histogram
             total.merge(slot.recorder)
         }
-        let intervals = LatencyIntervals(startTime: startTime, intervalSeconds: Double(intervalNanoseconds) / 1e9, histograms: histograms)
+        // Finished now, so the last interval was open from its start until now (or whole, once
+        // its end has passed: records after the load, say).
+        let lastStart = origin &+ UInt64(max(count - 1, 0)) &* intervalNanoseconds
+        let open = monotonicNanoseconds() &- lastStart
+        let intervals = LatencyIntervals(
+            startTime: startTime, intervalSeconds: Double(intervalNanoseconds) / 1e9, histograms: histograms,
+            lastIntervalSeconds: count > 0 && open < intervalNanoseconds ? Double(open) / 1e9 : nil)
         return LatencyRecorder(histogram: total.histogram, intervals: intervals)
     }
 
