@@ -273,11 +273,11 @@ func reportDirectory(_ out: String) throws -> URL {
 func runnableSuite(options: BenchOptions, skippingMissingTools: Bool = false) throws -> [any Scenario] {
     var scenarios = SegmentsBenchCLI.registry.scenarios
     if skippingMissingTools {
-        for scenario in scenarios {
-            guard let tool = scenario.missingTool else { continue }
+        scenarios = scenarios.filter { scenario in
+            guard let tool = scenario.missingTool else { return true }
             FileHandle.standardError.write(Data("note: skipping \(scenario.name): it needs \(tool), which this machine lacks\n".utf8))
+            return false
         }
-        scenarios = scenarios.filter { $0.missingTool == nil }
     }
     let runnable = scenarios.filter { $0.refusal(of: options) == nil }
     let skipped = scenarios.filter { $0.refusal(of: options) != nil }.map(\.name)
@@ -401,7 +401,7 @@ func describe(_ error: any Error) -> String {
     if let error = error as? CocoaError {
         // The underlying POSIX error says what went wrong ("Not a directory"); Foundation's own
         // text for some codes is empty.
-        if let underlying = error.underlying as? POSIXError { return "\(String(cString: strerror(underlying.code.rawValue)))" }
+        if let underlying = error.underlying as? POSIXError { return String(cString: strerror(underlying.code.rawValue)) }
         return error.localizedDescription
     }
     return String(describing: error)

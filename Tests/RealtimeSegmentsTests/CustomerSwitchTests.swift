@@ -173,16 +173,6 @@ final class CustomerSwitchTests: XCTestCase {
         XCTAssertEqual(events["after, on thread 3"], ["cookie": anonymousCookie, "registered": "jane"])
     }
 
-    /// Runs `work` on a new thread and returns once it has returned.
-    private func onAnotherThread(_ work: @escaping @Sendable () -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            work()
-            done.signal()
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-    }
-
     /// What remains after `stop()`: a fetch that completes later is refused (the engine has
     /// ended) and reaches no callback, and waiting for idle ends. The fetch's task resumes on the
     /// engine's executor, which can no longer run it on the engine thread: its step runs on a

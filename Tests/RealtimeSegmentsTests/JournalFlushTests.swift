@@ -33,12 +33,9 @@ final class JournalFlushTests: XCTestCase {
         let fixture = journaled()
         fixture.client.start()
         let client = fixture.client
-        let tracked = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
+        onAnotherThread {
             for index in 0..<3_000 { try? client.trackEvent(eventType: "e\(index)") }
-            tracked.signal()
         }
-        XCTAssertEqual(tracked.wait(timeout: .now() + 10), .success)
         try await fixture.client.flushJournal()
         XCTAssertGreaterThanOrEqual(fixture.client.journalStatistics.itemsWritten, 3_000)
     }

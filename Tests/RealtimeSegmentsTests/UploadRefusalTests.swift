@@ -82,16 +82,23 @@ final class UploadRefusalTests: XCTestCase {
             fixture.logs.count(prefix: "Segments: The server refused 1 tracked events for good (invalid event_type)"), 1)
     }
 
+    /// A started fixture whose every upload fails with `error`, three events tracked and 20 minutes
+    /// of retry time run out.
+    private func uploadsFailing(with error: SegmentsError, stateDirectory: URL? = nil) throws -> Fixture {
+        let fixture = Fixture(stateDirectory: stateDirectory)
+        fixture.transport.failNext(.trackEvents, with: error, count: 1_000)
+        fixture.client.start()
+        fixture.settle()
+        for type in ["a", "b", "c"] { try fixture.client.trackEvent(eventType: type) }
+        fixture.settle()
+        for _ in 0..<20 { fixture.advance(.seconds(60)) }
+        return fixture
+    }
+
     func testAWrongKeyStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
         let directory = temporaryDirectory()
         do {
-            let fixture = Fixture(stateDirectory: directory)
-            fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
-            fixture.client.start()
-            fixture.settle()
-            for type in ["a", "b", "c"] { try fixture.client.trackEvent(eventType: type) }
-            fixture.settle()
-            for _ in 0..<20 { fixture.advance(.seconds(60)) }
+            let fixture = try uploadsFailing(with: .unauthorized(status: 401), stateDirectory: directory)
             XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not retried with the same key")
             XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
             fixture.client.stop()
@@ -104,13 +111,7 @@ final class UploadRefusalTests: XCTestCase {
     }
 
     func testARedirectStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
-        let fixture = Fixture()
-        fixture.transport.failNext(.trackEvents, with: .unexpectedStatus(301), count: 1_000)
-        fixture.client.start()
-        fixture.settle()
-        for type in ["a", "b", "c"] { try fixture.client.trackEvent(eventType: type) }
-        fixture.settle()
-        for _ in 0..<20 { fixture.advance(.seconds(60)) }
+        let fixture = try uploadsFailing(with: .unexpectedStatus(301))
         XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not sent again to the address that redirects")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: redirected (HTTP 301)"), 1)
         XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 0, "nothing set aside")

@@ -6,12 +6,10 @@ extension String {
         guard unicodeScalars.contains(where: Self.needsEscape) else { return self }
         var escaped = ""
         for scalar in unicodeScalars {
-            switch scalar {
-            case "\n": escaped += "\\n"
-            case "\r": escaped += "\\r"
-            case "\t": escaped += "\\t"
-            case _ where Self.needsEscape(scalar): escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: escaped.unicodeScalars.append(scalar)
+            if Self.needsEscape(scalar) {
+                escaped += scalar.escaped(asASCII: true)
+            } else {
+                escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped

@@ -12,8 +12,13 @@ public struct FigureSamples: Sendable {
         public var scenario: String
         /// Its unit (as the first report that had it says).
         public var unit: String
-        /// The unit the other build's reports gave it, where that differs from ``unit``.
-        var otherUnit: String?
+        /// A unit other than ``unit`` that a report gave it, and the build of that report.
+        var otherUnit: UnitSeen?
+
+        struct UnitSeen: Sendable, Hashable {
+            var side: InterleavedSchedule.Side
+            var unit: String
+        }
         /// Which way is better.
         public var direction: WallClockFigure.Direction
         /// The baseline build's values, in run order.
@@ -47,7 +52,7 @@ public struct FigureSamples: Sendable {
                     position[figure.name] = series.count - 1
                     return series.count - 1
                 }()
-                if figure.unit != series[index].unit { series[index].otherUnit = figure.unit }
+                if figure.unit != series[index].unit { series[index].otherUnit = .init(side: side, unit: figure.unit) }
                 if side == .baseline {
                     series[index].baseline.append(figure.value)
                 } else {
@@ -72,8 +77,7 @@ public struct FigureSamples: Sendable {
         var incomplete: [String] = []
         for entry in series {
             if let other = entry.otherUnit {
-                // `unit` came from the first report that had the figure, and the baseline runs first.
-                let (baseline, candidate) = entry.baseline.isEmpty ? (other, entry.unit) : (entry.unit, other)
+                let (baseline, candidate) = other.side == .baseline ? (other.unit, entry.unit) : (entry.unit, other.unit)
                 throw CompareError.unitChanged(name: entry.name, baseline: baseline, candidate: candidate)
             }
             let expected = runs[entry.scenario] ?? [:]

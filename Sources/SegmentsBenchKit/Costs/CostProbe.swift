@@ -71,6 +71,15 @@ public struct CostProbe: Sendable {
         ["/usr/bin/valgrind", "/usr/local/bin/valgrind"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// The tool ``measure(_:)`` needs that this machine lacks, with how to install it; `nil` when
+    /// it has valgrind and binutils' `objcopy`.
+    static var missingTool: String? {
+        if valgrind == nil { return "valgrind (apt-get install valgrind)" }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let hasObjcopy = path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/objcopy") }
+        return hasObjcopy ? nil : "objcopy (apt-get install binutils)"
+    }
+
     /// The cost of one operation of `region`.
     public func measure(_ region: CostRegion) throws -> Cost {
         let n = region.iterations

@@ -18,16 +18,7 @@ public struct CostsScenario: Scenario {
     /// build varies by a few tenths per check at most (see ``CostRegion/instructionRule``).
     public static let countRule = GateRule.lowerIsBetter(relative: 0, absolute: 0.5)
 
-    public var missingTool: String? {
-        if CostProbe.valgrind == nil { return "valgrind (apt-get install valgrind)" }
-        if !Self.onPath("objcopy") { return "objcopy (apt-get install binutils)" }
-        return nil
-    }
-
-    private static func onPath(_ tool: String) -> Bool {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)") }
-    }
+    public var missingTool: String? { CostProbe.missingTool }
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let work = FileManager.default.temporaryDirectory

@@ -107,8 +107,7 @@ extension LoadGenerator {
     /// moment once would then make the same choices for the rest of the run.)
     static func openModelRandom(seed: UInt64, generator: Int) -> SplitMix64 {
         var seeds = SplitMix64(seed: seed)
-        var drawn = seeds.next()
-        for _ in 0..<generator { drawn = seeds.next() }
-        return SplitMix64(seed: drawn)
+        for _ in 0..<generator { _ = seeds.next() }
+        return SplitMix64(seed: seeds.next())
     }
 }
