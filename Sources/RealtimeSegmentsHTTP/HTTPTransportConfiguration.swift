@@ -3,8 +3,9 @@ import RealtimeSegments
 
 /// Settings of ``HTTPSegmentsTransport``.
 public struct HTTPTransportConfiguration: Sendable {
-    /// The API base URL, for example `https://api.exponea.com` (a trailing `/` is ignored).
-    public var baseURL: URL
+    /// The API base URL, for example `https://api.exponea.com` (a trailing `/` is ignored). Set
+    /// with ``setBaseURL(_:)``, which validates it.
+    public private(set) var baseURL: URL
     /// Deadline of one request, from sending it to the last byte of the response (default 10 s).
     /// One of 0 or less is replaced by the default when the transport is created, with a
     /// `Segments:` warning on its logger.
@@ -45,6 +46,15 @@ public struct HTTPTransportConfiguration: Sendable {
     public init(baseURL: URL, qualifiedSegmentsHost: URL?) throws(SegmentsError) {
         try self.init(baseURL: baseURL)
         try setQualifiedSegmentsHost(qualifiedSegmentsHost)
+    }
+
+    /// Sends every segments API request to `url` from now on.
+    ///
+    /// - Throws: `SegmentsError.invalidArgument(_:)` for a URL ``init(baseURL:)`` refuses; the
+    ///   configuration is then unchanged.
+    public mutating func setBaseURL(_ url: URL) throws(SegmentsError) {
+        try Self.validate(url, name: "baseURL")
+        baseURL = url
     }
 
     /// Sends qualified-segments requests to `host` (`nil`: to ``baseURL``).

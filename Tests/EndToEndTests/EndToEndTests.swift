@@ -139,4 +139,19 @@ final class EndToEndTests: XCTestCase {
         }
         XCTAssertNoThrow(try HTTPTransportConfiguration(baseURL: "http://example.com:65535/api/"))
     }
+
+    /// A URL set after creation is held to the same rules: the port AsyncHTTPClient cannot
+    /// represent trapped at the first request when `baseURL` was a plain property.
+    func testABadBaseURLSetLaterIsAConfigurationErrorAndChangesNothing() throws {
+        var configuration = try HTTPTransportConfiguration(baseURL: "https://api.example.com")
+        for url in ["http://example.com:99999", "ftp://example.com", "http://example.com/?x=1"] {
+            XCTAssertThrowsError(try configuration.setBaseURL(URL(string: url)!), url) { error in
+                guard case .invalidArgument(let reason) = error as? SegmentsError else { return XCTFail("\(url): \(error)") }
+                XCTAssertTrue(reason.contains("baseURL"), reason)
+            }
+        }
+        XCTAssertEqual(configuration.baseURL.absoluteString, "https://api.example.com")
+        try configuration.setBaseURL(URL(string: "http://127.0.0.1:8080/")!)
+        XCTAssertEqual(configuration.baseURL.absoluteString, "http://127.0.0.1:8080/")
+    }
 }
