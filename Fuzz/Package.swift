@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // libFuzzer targets for every decoder of untrusted bytes. A package of its own: its executable has
 // no `main` (libFuzzer's is linked in) and every module is built with sanitizers, so the root
 // package's builds never see it. Built and run by `Fuzz/run`; see Fuzz/README.md.

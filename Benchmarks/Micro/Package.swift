@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 // Micro benchmarks of the engine's hot paths (ordo-one/benchmark). A package of its own so that the
 // root package's `swift test` and sanitizer builds never build the benchmark tool or the malloc
 // interposer. Run from this directory: `swift package benchmark`.
