@@ -16,6 +16,7 @@ public final class ManualClock: SegmentsClock, SteppedClock {
         var now: SegmentsInstant
         var wallClock: Double
         var sleepers: [(deadline: SegmentsInstant, wakeup: EngineWakeup)] = []
+        var sleepsAlreadyDue = 0
     }
 
     private let state: Locked<State>
@@ -51,12 +52,20 @@ public final class ManualClock: SegmentsClock, SteppedClock {
         for wakeup in due { wakeup.signal() }
     }
 
+    /// How many times an engine asked to sleep until a deadline that had already passed (each
+    /// returned at once). An engine with nothing due asks for none: a count that keeps growing while
+    /// the clock stands still is an engine turning without rest.
+    package var sleepsAlreadyDue: Int { state.withLock { $0.sleepsAlreadyDue } }
+
     /// The engine's sleep on this clock: returns once ``advance(by:)`` reaches `deadline` (at once
     /// if it has passed), or when `wakeup` is signalled; without a deadline, only when signalled.
     package func sleep(until deadline: SegmentsInstant?, wakeup: EngineWakeup) {
         if let deadline {
             let alreadyDue = state.withLock { state in
-                if deadline <= state.now { return true }
+                if deadline <= state.now {
+                    state.sleepsAlreadyDue += 1
+                    return true
+                }
                 state.sleepers.append((deadline, wakeup))
                 return false
             }

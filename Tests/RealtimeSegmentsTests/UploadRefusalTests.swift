@@ -110,6 +110,26 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["a", "b", "c"])
     }
 
+    /// A transient failure set a retry time; the retry met a wrong key and stopped uploads. The
+    /// retry time, passed, must not stay the engine's next deadline: it turned without rest.
+    func testUploadsStoppedAfterARetryLeaveTheEngineAtRest() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .timeout)
+        fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
+        fixture.client.start()
+        fixture.settle()
+        try fixture.client.trackEvent(eventType: "a")
+        fixture.settle()
+        for _ in 0..<5 { fixture.advance(.seconds(60)) }
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
+        let before = fixture.clock.sleepsAlreadyDue
+        // The clock stands still: an engine at rest asks for no sleep at all meanwhile. (The wait
+        // only gives a turning engine time to show itself; a resting one passes whatever it is.)
+        Thread.sleep(forTimeInterval: 0.05)
+        fixture.settle()
+        XCTAssertEqual(fixture.clock.sleepsAlreadyDue - before, 0, "sleeps asked for a passed deadline")
+    }
+
     func testARedirectStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
         let fixture = try uploadsFailing(with: .unexpectedStatus(301))
         XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not sent again to the address that redirects")

@@ -245,7 +245,8 @@ final class EngineOwner {
             guard let candidate else { return }
             deadline = deadline.map { min($0, candidate) } ?? candidate
         }
-        consider(uploadSchedule.deadline(queueWaits: !uploads.isEmpty && !uploads.isInFlight))
+        // Stopped uploads wait for nothing: a retry time set before they stopped has passed for good.
+        consider(uploadSchedule.deadline(queueWaits: !uploads.isEmpty && !uploads.isInFlight && uploads.pausedBy == nil))
         consider(persister.answeredUploadsRewriteAt)
         consider(journal?.syncDue)
         return deadline
