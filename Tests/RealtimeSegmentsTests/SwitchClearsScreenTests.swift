@@ -81,4 +81,73 @@ final class SwitchClearsScreenTests: XCTestCase {
         second.advance(.seconds(5))
         XCTAssertEqual(second.recorder.segments(tag: "d"), [[segment(1)], []], "the previous customer's segments stayed on screen")
     }
+
+    // MARK: A delivery cut off by a switch
+
+    /// A discovery callback that holds its delivery on the `blockedCall`-th call (until `proceed`),
+    /// registered ahead of the recorder's `d`, so a switch can land while a delivery is under way.
+    private func holdingDelivery(
+        _ fixture: Fixture, onCall blockedCall: Int
+    ) -> (entered: DispatchSemaphore, proceed: DispatchSemaphore) {
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let calls = Locked(0)
+        fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
+            if calls.withLock({ $0 += 1; return $0 }) == blockedCall {
+                entered.signal()
+                proceed.wait()
+            }
+        })
+        _ = fixture.register(.discovery, tag: "d")
+        return (entered, proceed)
+    }
+
+    /// The first customer's discovery empties, and a switch cuts that `[]` off before `d` gets it:
+    /// `d` still shows [1]. The next customer has no discovery, so only a category whose delivery
+    /// was cut off being delivered again clears it.
+    func testAnEmptyListCutOffByASwitchIsDeliveredByTheNextCustomersCheck() throws {
+        let fixture = Fixture()
+        fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
+        let (entered, proceed) = holdingDelivery(fixture, onCall: 2)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+
+        fixture.transport.setSegments(response([.content: [3]]), forCookie: fixture.cookie)
+        try fixture.client.trackEvent(eventType: "view")  // its upload requests a check
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the [] delivery started")
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        proceed.signal()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "the [] was cut off")
+
+        fixture.advance(.seconds(5))  // jane's check: content only
+        XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [], "the previous customer's [1] stayed on screen")
+    }
+
+    /// jane's delivery is cut off by a switch to bob, and the app switches back to jane before
+    /// any check: jane's next check finds her data unchanged against the state last fetched for
+    /// her, which her callbacks never received.
+    func testACustomersDeliveryCutOffBySwitchesAwayAndBackIsDeliveredByHerNextCheck() throws {
+        let fixture = Fixture()
+        fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
+        let (entered, proceed) = holdingDelivery(fixture, onCall: 2)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+
+        fixture.transport.setSegments(response([.discovery: [2]]), forCookie: fixture.cookie)
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "jane's delivery started")
+        try fixture.client.identifyCustomer(customerIds: ["registered": "bob"])
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        proceed.signal()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "jane's [2] was cut off")
+
+        fixture.advance(.seconds(5))  // jane's check: the same [2]
+        XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(2)], "jane's callbacks kept the first customer's [1]")
+    }
 }

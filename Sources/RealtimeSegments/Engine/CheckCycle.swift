@@ -187,8 +187,13 @@ final class CheckCycle {
     private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
         counters.checkTimeline?.mark(.applying)
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
-        let changed = LastKnownState.changedCategories(
+        var changed = LastKnownState.changedCategories(
             from: lastKnown, to: next, shown: shownCategories, using: &comparer)
+        // A delivery a switch cut off left its callbacks with what they had before it, whatever
+        // the state says they were given: delivered again, as changed.
+        for category in delivery.categoriesCutOff(before: snapshot.generation) where !changed.contains(category) {
+            changed.append(category)
+        }
         for category in changed {
             if response[category].isEmpty {
                 shownCategories.remove(category)

@@ -24,6 +24,9 @@ final class DeliveryExecutor {
         var notifyAll: Bool
         /// The customer generation the data belongs to.
         var generation: UInt64
+        /// Numbers the deliveries of one executor in the order the engine made them (from 1); set
+        /// by ``deliver(_:)``.
+        var sequence: UInt64 = 0
         /// Whether a delivery thread stamps ``CheckTimeline/Stage/deliveryStarted`` when it starts
         /// this job (a check's first delivery, when ``SegmentsConfiguration/checkTimeline`` is set).
         /// A flag, not the timeline: a reference in every job would be retained with it.
@@ -36,11 +39,25 @@ final class DeliveryExecutor {
     private let mode: DeliveryMode
     private let logger: Logger
     private let counters: EngineCounters
-    /// Each category's queue, made on its first delivery. Searched in order: an app has a handful
+    /// One category's lane and what the engine last sent down it.
+    struct Entry {
+        let category: SegmentCategory
+        let lane: DeliveryLane
+        /// The last delivery to every callback (`notifyAll`) scheduled on the lane, and the
+        /// customer generation it was for.
+        var lastFullDelivery: (sequence: UInt64, generation: UInt64)?
+
+        var queue: DispatchQueue { lane.queue }
+        var handOff: DeliveryHandOff? { lane.handOff }
+    }
+
+    /// Each category's lane, made on its first delivery. Searched in order: an app has a handful
     /// of categories, and comparing them costs less than hashing one. Engine thread only, by calls
     /// that never overlap: its run-time exclusivity check, paid on every delivery, is turned off.
-    @exclusivity(unchecked) private(set) var queues: [(category: SegmentCategory, queue: DispatchQueue, handOff: DeliveryHandOff?)] = []
+    @exclusivity(unchecked) private(set) var queues: [Entry] = []
     private let spinWindow: Duration
+    /// The last ``Job/sequence`` given out. Engine thread only.
+    private var lastSequence: UInt64 = 0
 
     init(
         registry: CallbackRegistry, identity: IdentityCell, channels: EngineChannels, mode: DeliveryMode,
@@ -57,13 +74,17 @@ final class DeliveryExecutor {
 
     /// Schedules `job` on its category's queue, or hands it to that queue's block if one is still
     /// in its spin window (``DeliveryHandOff``).
-    func deliver(_ job: Job) {
-        let (queue, handOff) = queue(for: job.category)
+    func deliver(_ job: consuming Job) {
+        let index = entryIndex(for: job.category)
+        lastSequence += 1
+        job.sequence = lastSequence
+        if job.notifyAll { queues[index].lastFullDelivery = (job.sequence, job.generation) }
+        let lane = queues[index].lane
         channels.beginWork()
-        if let handOff, handOff.offer(job) {
+        if let handOff = lane.handOff, handOff.offer(job) {
             counters.deliveriesHandedOff.wrappingIncrement(ordering: .relaxed)
         } else {
-            schedule(job, on: queue, handOff: handOff)
+            schedule(job, on: lane)
         }
         if mode == .parallel, Self.splits(registry.snapshot().subscribers(of: job.category)?.count ?? 0) {
             // The helpers wake now rather than when the delivery starts (see `DeliveryHelpers`):
@@ -80,32 +101,54 @@ final class DeliveryExecutor {
     func prepareForCheck() {
         guard spinWindow > .zero else { return }
         for category in registry.snapshot().categories {
-            let (queue, handOff) = queue(for: category)
-            if let handOff, handOff.prepare() { schedule(nil, on: queue, handOff: handOff) }
+            let lane = queues[entryIndex(for: category)].lane
+            if let handOff = lane.handOff, handOff.prepare() { schedule(nil, on: lane) }
         }
     }
 
-    /// Schedules a block on `queue` that runs `job` (if any), then, while `handOff` hands it more,
-    /// those: `nil` is a block from ``prepareForCheck()``, which starts by spinning for one.
-    private func schedule(_ job: Job?, on queue: DispatchQueue, handOff: DeliveryHandOff?) {
+    /// The categories whose last delivery to every callback was made for another customer
+    /// generation than `generation` and has not run to its end for it: a switch cut it off (or
+    /// will, before its next callback), so its callbacks may still show what they had before it.
+    /// Each is returned once; the check that asks delivers it again. Engine thread only.
+    func categoriesCutOff(before generation: UInt64) -> [SegmentCategory] {
+        var cutOff: [SegmentCategory] = []
+        for index in queues.indices {
+            guard let last = queues[index].lastFullDelivery, last.generation != generation else { continue }
+            if queues[index].lane.completedFullDelivery.load(ordering: .acquiring) < last.sequence {
+                cutOff.append(queues[index].category)
+            }
+            queues[index].lastFullDelivery = nil
+        }
+        return cutOff
+    }
+
+    /// Schedules a block on `lane`'s queue that runs `job` (if any), then, while the lane's
+    /// hand-off hands it more, those: `nil` is a block from ``prepareForCheck()``, which starts by
+    /// spinning for one.
+    private func schedule(_ job: Job?, on lane: DeliveryLane) {
         let registry = registry
         let identity = identity
         let channels = channels
         let mode = mode
         let logger = logger
         let counters = counters
-        queue.async {
-            handOff?.blockStarted()
-            var next: Job? = job ?? handOff?.awaitNext()
+        lane.queue.async {
+            lane.handOff?.blockStarted()
+            var next: Job? = job ?? lane.handOff?.awaitNext()
             while let current = next.take() {
                 if current.stampsStart { counters.checkTimeline?.mark(.deliveryStarted) }
+                let full = current.notifyAll ? (sequence: current.sequence, generation: current.generation) : nil
                 // Consumed: the delivery's payload is let go when it is over, not kept through
                 // the spin window and freed (its last reference, once the engine has moved on)
                 // when the next delivery arrives, ahead of that delivery's first callback.
                 Self.perform(
                     consume current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
+                // Ran to its end for its customer: no switch cut it off (`categoriesCutOff`).
+                if let full, identity.generation == full.generation {
+                    lane.completedFullDelivery.store(full.sequence, ordering: .releasing)
+                }
                 channels.endWork()
-                next = handOff?.awaitNext()
+                next = lane.handOff?.awaitNext()
             }
         }
     }
@@ -132,14 +175,16 @@ final class DeliveryExecutor {
         #endif
     }
 
-    private func queue(for category: SegmentCategory) -> (queue: DispatchQueue, handOff: DeliveryHandOff?) {
-        for entry in queues where entry.category == category {
-            return (entry.queue, entry.handOff)
+    /// The index of `category`'s entry in ``queues``, made if it has none.
+    private func entryIndex(for category: SegmentCategory) -> Int {
+        for index in queues.indices where queues[index].category == category {
+            return index
         }
-        let queue = DispatchQueue(label: "RealtimeSegments.delivery.\(category.name)", qos: .utility)
-        let handOff = spinWindow > .zero ? DeliveryHandOff(window: spinWindow, counters: counters) : nil
-        queues.append((category, queue, handOff))
-        return (queue, handOff)
+        let lane = DeliveryLane(
+            queue: DispatchQueue(label: "RealtimeSegments.delivery.\(category.name)", qos: .utility),
+            handOff: spinWindow > .zero ? DeliveryHandOff(window: spinWindow, counters: counters) : nil)
+        queues.append(Entry(category: category, lane: lane))
+        return queues.count - 1
     }
 
     /// One delivery on the category's queue, with its counters and log line. Takes the job over and
