@@ -16,8 +16,8 @@ final class JournalFlushTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func journaled(_ durability: JournalConfiguration.Durability = .everyCommit) -> Fixture {
-        Fixture(stateDirectory: directory) { $0.journal = JournalConfiguration(durability: durability) }
+    private func journaled(_ durability: JournalConfiguration.Durability = .everyCommit, maxBytes: Int = 64 << 20) -> Fixture {
+        Fixture(stateDirectory: directory) { $0.journal = JournalConfiguration(durability: durability, maxBytes: maxBytes) }
     }
 
     func testFlushJournalReturnsOnlyOnceEverythingTrackedBeforeItIsWritten() async throws {
@@ -75,6 +75,28 @@ final class JournalFlushTests: XCTestCase {
         fixture.advance(.seconds(1))
         XCTAssertEqual(fixture.client.journalStatistics.fsyncs, start + 2, "the interval's end syncs the rest")
         XCTAssertEqual(fixture.client.journalStatistics.writes, 3)
+    }
+
+    /// A segment file closed because it is full is synced as it closes: a sync covers only the
+    /// file being written, so a file closed with writes the interval had not synced yet was never
+    /// synced, and `flushJournal()` returned without its events on disk.
+    func testAFileClosedWithinTheIntervalIsSyncedAsItCloses() async throws {
+        // 4 KiB cap: 1 KiB segments, so each of these events fills one.
+        let fixture = journaled(.interval(milliseconds: 1_000), maxBytes: 4_096)
+        fixture.transport.failNext(.trackEvents, with: .timeout, count: 100)
+        fixture.client.start()
+        let padding = JSONValue.string(String(repeating: "x", count: 1_100))
+        try fixture.client.trackEvent(eventType: "a", properties: ["padding": padding])  // file 1, synced: the first commit
+        fixture.settle()
+        let start = fixture.client.journalStatistics.fsyncs
+        try fixture.client.trackEvent(eventType: "b", properties: ["padding": padding])  // file 2, within the interval
+        fixture.settle()
+        try fixture.client.trackEvent(eventType: "c", properties: ["padding": padding])  // file 3: file 2 closes
+        fixture.settle()
+        try await fixture.client.flushJournal()
+        // Files 2 and 3 each sync the directory as they are made; then file 2 as it closes, and
+        // file 3 for flushJournal.
+        XCTAssertEqual(fixture.client.journalStatistics.fsyncs - start, 4)
     }
 
     func testFlushJournalWithNothingTrackedReturns() async throws {

@@ -66,7 +66,7 @@ final class EventJournal {
         self.logger = logger
         self.counters = counters
         self.closed = recovery.segments
-        self.nextIndex = (recovery.segments.map(\.index).max() ?? 0) + 1
+        self.nextIndex = recovery.highestIndex + 1
         self.nextSequence = recovery.lastSequence + 1
         self.queued = Deque(recovery.entries.map(\.sequence))
         self.acknowledgedThrough = recovery.acknowledgedThrough
@@ -133,6 +133,8 @@ final class EventJournal {
             return
         }
         if let file = current, file.bytes >= segmentBytes {
+            // A sync covers only the file being written: this one's last writes get theirs now.
+            if file.needsSync { sync(at: now) }
             closeCurrent()
             deleteAnswered()
         }
@@ -256,10 +258,12 @@ final class EventJournal {
         deleteAnswered()
     }
 
-    /// Deletes the closed segment files whose items were all answered.
+    /// Deletes the closed segment files whose items were all answered, oldest first, up to the
+    /// first that holds an unanswered one. A newer file without items (an acknowledgement mark
+    /// alone) stays with it: the mark is what spares the older file's answered items at replay.
     private func deleteAnswered() {
-        closed.removeAll { segment in
-            guard segment.lastSequence <= acknowledgedThrough else { return false }
+        let answered = closed.prefix { $0.lastSequence <= acknowledgedThrough }.count
+        for segment in closed.prefix(answered) {
             do {
                 try FileManager.default.removeItem(at: segment.url)
             } catch {
@@ -267,8 +271,8 @@ final class EventJournal {
                     logger.warning("Segments: Event journal file \(segment.url.lastPathComponent) could not be deleted: \(error)")
                 }
             }
-            return true
         }
+        closed.removeFirst(answered)
     }
 
     private func markMemoryOnly(from sequence: UInt64, count: Int) {

@@ -11,6 +11,14 @@ enum JournalRecord: Equatable, Sendable {
     /// Every item numbered up to `through` has been answered (accepted or set aside).
     case acknowledged(through: UInt64)
 
+    /// The item's sequence number, or the last one a mark acknowledges.
+    var number: UInt64 {
+        switch self {
+        case .item(let sequence, _): sequence
+        case .acknowledged(let through): through
+        }
+    }
+
     static let headerSize = 8
     /// Larger lengths are read as damage, never allocated.
     static let maxBodySize = 64 << 20

@@ -26,6 +26,9 @@ struct JournalRecovery: Sendable {
     var segments: [Segment] = []
     /// The highest sequence number any record used (items and acknowledgements).
     var lastSequence: UInt64 = 0
+    /// The highest index among the segment files' names, read or not: the journal's next file
+    /// takes a higher one, so a file that could not be read is never opened (and emptied) again.
+    var highestIndex: UInt64 = 0
     var acknowledgedThrough: UInt64 = 0
 
     /// The journal's directory inside the state directory.
@@ -52,6 +55,12 @@ struct JournalRecovery: Sendable {
         let indexed = names.compactMap { name in JournalSegmentFile.index(ofName: name).map { ($0, name) } }.sorted { $0.0 < $1.0 }
         var items: [Entry] = []
         for (index, name) in indexed {
+            guard index <= JournalSegmentFile.largestNumber else {
+                logger.warning(
+                    "Segments: Event journal file \(name) is not one this journal wrote (its number is out of range); left in place, not replayed")
+                continue
+            }
+            recovery.highestIndex = max(recovery.highestIndex, index)
             let url = directory.appendingPathComponent(name)
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 logger.error("Segments: Event journal file \(url.path) cannot be read; its events are not replayed")
@@ -69,6 +78,11 @@ struct JournalRecovery: Sendable {
                             "Segments: Event journal file \(name) has a damaged tail at byte \(offset) (\(reason)); its last \(bytes.count - offset) bytes are skipped")
                         return
                     case .record(let record, let next):
+                        if record.number > JournalSegmentFile.largestNumber {
+                            logger.warning(
+                                "Segments: Event journal file \(name) has a damaged tail at byte \(offset) (a record numbered \(record.number), out of range); its last \(bytes.count - offset) bytes are skipped")
+                            return
+                        }
                         offset = next
                         switch record {
                         case .item(let sequence, let item):

@@ -77,6 +77,11 @@ final class JournalSegmentFile {
         return "events-" + String(repeating: "0", count: max(0, 20 - digits.count)) + digits + ".journal"
     }
 
+    /// The largest file index and record sequence number the journal uses. Counted up from 1 by
+    /// one per file or item, it is never reached; a number above it was not written by the
+    /// journal, and counting on from it would overflow.
+    static let largestNumber: UInt64 = 1 << 62
+
     /// The index in a segment file's name, `nil` for any other name.
     static func index(ofName name: String) -> UInt64? {
         guard name.hasPrefix("events-"), name.hasSuffix(".journal") else { return nil }
