@@ -57,7 +57,9 @@ public final class SegmentsClient: Sendable {
     private let counters: EngineCounters
     private let lifecycle = AtomicCell<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
-    private let engineFinished = DispatchSemaphore(value: 0)
+    /// Entered while an engine runs (or ``start()`` is about to run one): every ``stop(timeout:)``
+    /// waits on it, however many callers there are.
+    private let engineRunning = DispatchGroup()
     /// The ``SegmentChanges`` not ended yet; stopping the client ends them.
     let openChanges = OpenSegmentChanges()
 
@@ -165,15 +167,19 @@ public final class SegmentsClient: Sendable {
             return
         }
         initial.customerIds = identity.load().customerIds
+        // Entered before the client counts as started, so that a stop() that sees it started
+        // finds the engine to wait for.
+        engineRunning.enter()
         guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .sequentiallyConsistent).exchanged
         else {
+            engineRunning.leave()
             configuration.logger.debug("Segments: start() ignored: the client was stopped")
             return
         }
         let owner = OwnerBox(
             configuration: configuration, channels: channels, identity: identity, registry: registry,
             pullCache: pullCache, counters: counters, initial: initial)
-        let finished = engineFinished
+        let running = engineRunning
         let channels = channels
         let logger = configuration.logger
         if let member = channels.groupMember {
@@ -183,7 +189,7 @@ public final class SegmentsClient: Sendable {
                 member: member, channels: channels, logger: logger, makeOwner: { owner.makeOwner() },
                 finished: {
                     channels.closeRing(logger: logger)
-                    finished.signal()
+                    running.leave()
                 }))
             return
         }
@@ -194,7 +200,7 @@ public final class SegmentsClient: Sendable {
             // Items that calls racing stop() put in the ring after the engine's last look.
             channels.closeRing(logger: logger)
             counters.engineThreadEnding()
-            finished.signal()
+            running.leave()
         }
     }
 
@@ -203,22 +209,26 @@ public final class SegmentsClient: Sendable {
     /// upload buffered events, and persists what could not be sent and every reporting segments
     /// change (if a state directory is set).
     /// Blocks until the engine thread has ended or `timeout` passed, then ends every
-    /// ``SegmentChanges`` sequence. The client cannot be restarted.
+    /// ``SegmentChanges`` sequence; so does every later or concurrent call. The client cannot be
+    /// restarted.
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted; one
     /// whose call was still running when the engine ended is dropped with a `Segments:` error.
     public func stop(timeout: Duration = .seconds(30)) {
         defer { openChanges.endAll() }
         reporting.flush()
         let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
-        guard previous == .started else {
+        switch previous {
+        case .created:
             // No engine ever ran: answer what reaches the inbox from now on (`waitUntilIdle`'s
             // barrier among them) as an ended engine would.
-            if previous == .created { channels.closeInbox() }
-            return
+            channels.closeInbox()
+        case .started:
+            identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
+            channels.post(.stop)
+        case .stopped:
+            break  // another call stopped it: wait for the same engine
         }
-        identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
-        channels.post(.stop)
-        if engineFinished.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
+        if engineRunning.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
             configuration.logger.warning("Segments: stop() timed out waiting for the final upload")
             return
         }
