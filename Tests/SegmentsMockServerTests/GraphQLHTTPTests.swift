@@ -186,6 +186,38 @@ final class GraphQLHTTPTests: XCTestCase {
         XCTAssertEqual(answer.status, 400)
     }
 
+    /// GraphQLSwift's parser recurses once per level of a selection set: 20,000 levels in 40 KB
+    /// crashed the server process.
+    func testAQueryNestedTooDeepIs400AndTheServerAnswersOn() async throws {
+        let deep = "{" + String(repeating: "a{", count: 20_000) + "b" + String(repeating: "}", count: 20_001)
+        let (refused, next) = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
+            (try await session.sendGraphQL(graphQLBody(deep)), try await session.sendGraphQL(qualifiedQueryBody("u1", [Fixtures.viewer.id])))
+        }
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(jsonObject(refused.body)?["error"] as? String, "query nested deeper than 32 levels")
+        XCTAssertEqual(next.status, 200)
+    }
+
+    /// A list literal nested 64 deep in an argument: GraphQLSwift prints it for its validation
+    /// message at a cost that doubles with each level, and the request was never answered.
+    func testAnArgumentNestedTooDeepIs400AtOnce() async throws {
+        let deep = "query { customer(vuid: " + String(repeating: "[", count: 64) + "1" + String(repeating: "]", count: 64)
+            + ") { __typename } }"
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
+            try await session.sendGraphQL(graphQLBody(deep), timeout: .seconds(10))
+        }
+        XCTAssertEqual(answer.status, 400)
+    }
+
+    func testAQueryOverTheSizeLimitIs400() async throws {
+        let long = "query { " + String(repeating: "__typename ", count: 7_000) + "}"
+        let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
+            try await session.sendGraphQL(graphQLBody(long))
+        }
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertEqual(jsonObject(answer.body)?["error"] as? String, "query longer than 65536 bytes")
+    }
+
     func testBodyWithoutQueryIs400() async throws {
         let answer = try await withMockServer(backend: Fixtures.backendWithViewer()) { session in
             try await session.sendGraphQL(#"{"variables":{}}"#)

@@ -29,10 +29,59 @@ struct GraphQLRequestBody: Sendable, Decodable {
         operationName = try container.decodeIfPresent(String.self, forKey: .operationName)
     }
 
-    /// Decodes a request body; a body that is not JSON or lacks a string `query` is rejected with
-    /// a reason (the server's 400).
+    /// The longest `query` accepted, in UTF-8 bytes; the SDK's is a few hundred.
+    static let maxQueryBytes = 1 << 16
+    /// The deepest nesting of `{`, `[` and `(` accepted in `query`; the SDK's query nests 5 deep.
+    /// GraphQLSwift parses a selection set by recursion, and prints a nested argument for its
+    /// validation messages at a cost that doubles with each level, so deeper ones are refused
+    /// before they reach it.
+    static let maxQueryDepth = 32
+
+    /// Decodes a request body; a body that is not JSON, lacks a string `query`, or whose query is
+    /// longer than ``maxQueryBytes`` or nested deeper than ``maxQueryDepth`` is rejected with a
+    /// reason (the server's 400).
     static func decode(_ body: Data) throws(RequestValidation.Rejection) -> GraphQLRequestBody {
         guard !body.isEmpty else { throw RequestValidation.Rejection(reason: "empty body") }
+        let request = try decodeJSON(body)
+        guard request.query.utf8.count <= maxQueryBytes else {
+            throw RequestValidation.Rejection(reason: "query longer than \(maxQueryBytes) bytes")
+        }
+        guard nestingDepth(of: request.query) <= maxQueryDepth else {
+            throw RequestValidation.Rejection(reason: "query nested deeper than \(maxQueryDepth) levels")
+        }
+        return request
+    }
+
+    /// How deep `{`, `[` and `(` nest in `query`, outside string literals.
+    static func nestingDepth(of query: String) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in query.utf8 {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return deepest
+    }
+
+    private static func decodeJSON(_ body: Data) throws(RequestValidation.Rejection) -> GraphQLRequestBody {
         do {
             return try JSONDecoder().decodeUntrusted(GraphQLRequestBody.self, from: body)
         } catch DecodingError.keyNotFound(let key, _) {
