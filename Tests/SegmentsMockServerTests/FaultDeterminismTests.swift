@@ -31,6 +31,21 @@ final class FaultDeterminismTests: XCTestCase {
         XCTAssertTrue(first.contains(nil) && first.contains(.timeout) && first.contains(.rateLimited()))
     }
 
+    /// A rate that is not a number counts as 0: it used to make every kind after it never happen.
+    func testARateThatIsNotANumberCountsAsZeroAndTheOtherKindsStillHappen() async {
+        let transport = MockSegmentsTransport(
+            backend: SegmentsBackend(),
+            faults: FaultPlan(seed: 1, profiles: [.fetchSegments: FaultProfile(errorRate: 1, errorStatuses: [500], hangRate: .nan)]))
+        for _ in 0..<20 {
+            do {
+                _ = try await transport.fetchSegments(cookie: "c1", context: Fixtures.context)
+                XCTFail("expected the error every time")
+            } catch {
+                XCTAssertEqual(error, .serverError(status: 500))
+            }
+        }
+    }
+
     func testDifferentSeedsGiveDifferentFaults() async {
         let first = await outcomes(seed: 42)
         let second = await outcomes(seed: 43)

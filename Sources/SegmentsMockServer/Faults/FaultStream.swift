@@ -27,7 +27,8 @@ struct FaultStream: Sendable, Hashable {
         let outcome: FaultDecision.Outcome
         var threshold = 0.0
         func hits(_ rate: Double) -> Bool {
-            threshold += min(max(rate, 0), 1)
+            // NaN compares false with everything, so `max` would let it through: counted as 0.
+            threshold += rate.isNaN ? 0 : min(max(rate, 0), 1)
             return outcomeDraw < threshold
         }
         if hits(profile.hangRate) {
