@@ -82,6 +82,49 @@ final class SwitchClearsScreenTests: XCTestCase {
         XCTAssertEqual(second.recorder.segments(tag: "d"), [[segment(1)], []], "the previous customer's segments stayed on screen")
     }
 
+    /// The first check for the new customer fails (offline): the previous customer's segments
+    /// are cleared all the same, within the debounce window, and the new customer's arrive with
+    /// the first check that succeeds.
+    func testWhenTheFirstCheckAfterASwitchFailsThePreviousCustomersSegmentsAreClearedAnyway() throws {
+        for switchKind in ["anonymize", "identify"] {
+            let fixture = fixtureShowingTheFirstCustomer()
+            fixture.transport.setResponder { _ in response([.content: [3]]) }  // every later customer's
+            fixture.transport.failNext(.fetchSegments, with: .timeout, count: 2)
+            if switchKind == "anonymize" {
+                fixture.client.anonymize()
+            } else {
+                try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+            }
+            fixture.settle()
+            fixture.advance(.seconds(5))
+            XCTAssertEqual(fixture.client.statistics.checksFailed, 1, switchKind)
+            XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "\(switchKind): discovery cleared")
+            XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], []], "\(switchKind): content cleared")
+
+            try fixture.client.trackEvent(eventType: "view")  // another check; it fails too
+            fixture.settle()
+            fixture.advance(.seconds(5))
+            XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], []], "\(switchKind): cleared once")
+            try fixture.client.trackEvent(eventType: "view")
+            fixture.settle()
+            fixture.advance(.seconds(5))
+            XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], [], [segment(3)]], "\(switchKind): the new customer's")
+            XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "\(switchKind)")
+        }
+    }
+
+    /// A failed check for the customer whose segments are on screen changes nothing: offline, the
+    /// app keeps showing its own customer's segments.
+    func testAFailedCheckForTheSameCustomerLeavesItsSegmentsOnScreen() throws {
+        let fixture = fixtureShowingTheFirstCustomer()
+        fixture.transport.failNext(.fetchSegments, with: .timeout)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.client.statistics.checksFailed, 1)
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+    }
+
     // MARK: A delivery cut off by a switch
 
     /// A discovery callback that holds its delivery on the `blockedCall`-th call (until `proceed`),

@@ -171,16 +171,42 @@ final class CheckCycle {
         case .failure(.link(let error)):
             counters.checksFailed.wrappingIncrement(ordering: .relaxed)
             logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
+            clearPreviousCustomer(for: outcome.identity)
             return false
         case .failure(.fetch(let error)):
             counters.checksFailed.wrappingIncrement(ordering: .relaxed)
             logger.error("\(SegmentsLogMessage.fetchFailed(error))")
+            clearPreviousCustomer(for: outcome.identity)
             return false
         case .success(let response):
             counters.checksSucceeded.wrappingIncrement(ordering: .relaxed)
             apply(response, for: outcome.identity)
             return true
         }
+    }
+
+    /// A check for `snapshot`'s customer failed: the categories whose callbacks may still show
+    /// another customer's segments (given non-empty segments of another customer, or cut off by a
+    /// switch) are delivered `[]`, so a switch clears the screen within one debounce window even
+    /// offline (SPEC §3 trigger 5, §4). The last known state is then forgotten: the next check
+    /// that succeeds delivers every category it finds.
+    private func clearPreviousCustomer(for snapshot: IdentitySnapshot) {
+        var stale = lastKnown?.customerIds == snapshot.customerIds ? [] : Array(shownCategories)
+        for category in delivery.categoriesCutOff(before: snapshot.generation) where !stale.contains(category) {
+            stale.append(category)
+        }
+        guard !stale.isEmpty else { return }
+        lastKnown = nil
+        let registrations = registry.snapshot()
+        var scheduled = 0
+        for category in registrations.categories where stale.contains(category) {
+            delivery.deliver(.init(category: category, segments: [], notifyAll: true, generation: snapshot.generation))
+            delivered[category] = []
+            scheduled += 1
+        }
+        shownCategories.subtract(stale)
+        if scheduled > 0 { delivery.yieldToDeliveries() }
+        logger.debug("Segments: Check failed after a customer switch: cleared \(scheduled) categories of the previous customer")
     }
 
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
