@@ -61,6 +61,22 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertEqual(server.accepted.trackedEvents.last?.eventType, "after")
     }
 
+    /// A crash in the middle of an append leaves a last line without its newline; the next
+    /// append must start a line of its own, or its first entry joins the torn one and is lost.
+    func testAnEntrySetAsideAfterATornLastLineIsKept() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = DeadLetterFile(directory: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(#"{"reason":"torn"#.utf8).write(to: file.fileURL)
+        let event = TrackedEvent(customerIds: ["cookie": "c"], eventType: "bad", timestamp: 1_700_000_000, properties: [:])
+        _ = try file.append([DeadLetterFile.Entry(reason: "refused", setAsideAt: 1_700_000_000, item: .event(event))])
+        XCTAssertEqual(file.entries().map(\.reason), ["refused"])
+        _ = try file.append([DeadLetterFile.Entry(reason: "again", setAsideAt: 1_700_000_001, item: .event(event))])
+        XCTAssertEqual(file.entries().map(\.reason), ["refused", "again"])
+        XCTAssertFalse(try String(contentsOf: file.fileURL, encoding: .utf8).contains("\n\n"), "no empty lines")
+    }
+
     func testACommandRefusedInABatchAnswerIsSetAsideAndTheOthersAreNotSentAgain() throws {
         let directory = temporaryDirectory()
         let server = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)

@@ -22,7 +22,9 @@ struct DeadLetterFile: Sendable {
     /// written as `null`.
     func append(_ entries: [Entry]) throws -> [String] {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lines = Data()
+        // A crash during an append can leave the last line without its newline: these lines
+        // start one of their own, or the first would be read as part of the torn one.
+        var lines = endsInTornLine ? Data([UInt8(ascii: "\n")]) : Data()
         var replaced: [String] = []
         for entry in entries {
             let (data, paths) = try NonFiniteNumbers.encode(entry)
@@ -32,6 +34,14 @@ struct DeadLetterFile: Sendable {
         }
         try DurableFile.append(lines, to: fileURL)
         return replaced
+    }
+
+    /// Whether the file's last byte is not a newline.
+    private var endsInTornLine: Bool {
+        guard let handle = try? FileHandle(forReadingFrom: fileURL) else { return false }
+        defer { try? handle.close() }
+        guard let end = try? handle.seekToEnd(), end > 0, (try? handle.seek(toOffset: end - 1)) != nil else { return false }
+        return (try? handle.read(upToCount: 1)) != Data([UInt8(ascii: "\n")])
     }
 
     /// Every entry in the file, in the order they were set aside (for tests and tools); a line that
