@@ -83,6 +83,23 @@ final class JournalHostileFilesTests: XCTestCase {
         XCTAssertEqual(again.transport.trackedEvents.map(\.eventType), ["kept", "newer"])
     }
 
+    /// The journal writes whatever properties an event has, but reads back only what its
+    /// nesting limit allows: such a record, intact, is skipped alone, not taken for the damaged
+    /// tail of its file with everything after it.
+    func testAnIntactRecordThatCannotBeReadIsSkippedAndTheRestOfItsFileReplayed() async throws {
+        var deep = JSONValue.number(1)
+        for _ in 0..<1_001 { deep = .array([deep]) }
+        let nested = UploadItem.event(TrackedEvent(
+            customerIds: ["cookie": "c"], eventType: "nested", timestamp: 1_700_000_000, properties: ["deep": deep]))
+        let bytes = record(.item(sequence: 1, nested)) + record(.item(sequence: 2, event("after")))
+        FileManager.default.createFile(atPath: segmentFile(1).path, contents: Data(bytes))
+        let fixture = journaled()
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["after"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a record at byte 0 that cannot be read"), 1)
+    }
+
     /// A segment file that cannot be read keeps its name: the journal's next file takes another,
     /// where it used to open (and truncate) the same one.
     func testAnUnreadableSegmentFileKeepsItsNameAndTheJournalWritesPastIt() async throws {

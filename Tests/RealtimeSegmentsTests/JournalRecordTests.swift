@@ -108,6 +108,7 @@ final class JournalRecordTests: XCTestCase {
                 switch JournalRecord.decode(bytes, at: offset) {
                 case .end: return (records, nil)
                 case .damaged(let reason): return (records, reason)
+                case .unreadable(let reason, _): return (records, reason)
                 case .record(let record, let next):
                     records.append(record)
                     offset = next

@@ -55,6 +55,9 @@ enum JournalRecord: Equatable, Sendable {
         case end
         /// Not a whole, intact record: a torn write, or damage; nothing after it can be trusted.
         case damaged(String)
+        /// A whole, intact item record whose upload cannot be read (say, properties nested deeper
+        /// than the reader allows), and the offset of what follows it.
+        case unreadable(String, next: Int)
     }
 
     /// Reads the record at `offset` of `bytes`.
@@ -77,8 +80,12 @@ enum JournalRecord: Equatable, Sendable {
             let sequence = try reader.integer(UInt64.self)
             switch kind {
             case itemKind:
-                let item = try JournalItemCodec.decode(UnsafeRawBufferPointer(rebasing: body[reader.offset...]))
-                return .record(.item(sequence: sequence, item), next: next)
+                do {
+                    let item = try JournalItemCodec.decode(UnsafeRawBufferPointer(rebasing: body[reader.offset...]))
+                    return .record(.item(sequence: sequence, item), next: next)
+                } catch {
+                    return .unreadable("\(error)", next: next)
+                }
             case acknowledgementKind where length == 9:
                 return .record(.acknowledged(through: sequence), next: next)
             default:

@@ -77,6 +77,10 @@ struct JournalRecovery: Sendable {
                         logger.warning(
                             "Segments: Event journal file \(name) has a damaged tail at byte \(offset) (\(reason)); its last \(bytes.count - offset) bytes are skipped")
                         return
+                    case .unreadable(let reason, let next):
+                        logger.error(
+                            "Segments: Event journal file \(name) has a record at byte \(offset) that cannot be read (\(reason)); that upload is skipped, the rest of the file is replayed")
+                        offset = next
                     case .record(let record, let next):
                         if record.number > JournalSegmentFile.largestNumber {
                             logger.warning(
