@@ -124,6 +124,25 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertTrue(errors[0].hasPrefix("Segments: Ignoring corrupt reporting segments file \(corrupt.path): "), errors[0])
     }
 
+    /// A file skipped at restore (of a newer version, say, after a downgrade) is moved aside, not
+    /// replaced by the visitor's next setter: what it held stays on disk.
+    func testAFileSkippedAtRestoreIsKeptAsideNotOverwrittenByTheNextSetter() throws {
+        let skipped = reportingDirectory.appendingPathComponent("visitor-v.json")
+        let newer = Data(#"{"version":2,"visitorId":"v","segments":{"country":"DE"}}"#.utf8)
+        try FileManager.default.createDirectory(at: reportingDirectory, withIntermediateDirectories: true)
+        try newer.write(to: skipped)
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        try fixture.client.reportingVisitor(visitorId: "v").setDefaultSegments(["browser": "x"])
+        fixture.client.reporting.flush()
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        let kept = names.filter { $0.hasPrefix("visitor-v.json.skipped-") }
+        XCTAssertEqual(kept.count, 1, "\(names)")
+        XCTAssertEqual(try kept.first.map { try Data(contentsOf: reportingDirectory.appendingPathComponent($0)) }, newer)
+        let errors = fixture.logs.all.filter { $0.level == .error }.map(\.message)
+        XCTAssertTrue(errors.first?.hasSuffix("; kept as \(kept.first ?? "")") ?? false, "\(errors)")
+    }
+
     /// Nesting that `JSONDecoder` traps on (513 `[`, the last one ending the file) is a corrupt
     /// file like any other: logged and skipped, not a crash at start.
     func testAFileNestedTooDeepIsLoggedAndIgnoredNotACrash() throws {

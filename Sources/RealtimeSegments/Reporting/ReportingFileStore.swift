@@ -53,8 +53,8 @@ struct ReportingFileStore: Sendable {
         directory.appendingPathComponent(".visitor-\(escapedName).tmp")
     }
 
-    /// Every persisted visitor, and the lines to log about the others: corrupt files are skipped
-    /// with a `Segments:` error, leftover temporary files are deleted. Logs nothing itself: its
+    /// Every persisted visitor, and the lines to log about the others: corrupt files (and those of
+    /// another version) are skipped with a `Segments:` error and moved aside, leftover temporary files are deleted. Logs nothing itself: its
     /// caller holds a lock (see ``LogLine``).
     func loadAll() -> (entries: [(visitorId: String, segments: ReportingSegments)], lines: [LogLine]) {
         var lines: [LogLine] = []
@@ -84,15 +84,30 @@ struct ReportingFileStore: Sendable {
             do {
                 let record = try decoder.decodeUntrusted(Record.self, from: Data(contentsOf: url))
                 guard record.version == Record.currentVersion else {
-                    lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version)"))
+                    lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version); \(Self.moveAside(url))"))
                     continue
                 }
                 loaded.append((record.visitorId, record.segments))
             } catch {
-                lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error)"))
+                lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error); \(Self.moveAside(url))"))
             }
         }
         return (loaded, lines)
+    }
+
+    /// Moves a file skipped at restore out of the way, to `<name>.skipped-<time>-<pid>` beside it
+    /// (a name restore does not read): the visitor's next change would otherwise replace it, and
+    /// with it what a newer version of the library, or a person, could still read. Returns the end
+    /// of the log line that says where it went.
+    private static func moveAside(_ url: URL) -> String {
+        let kept = url.deletingLastPathComponent().appendingPathComponent(
+            "\(url.lastPathComponent).skipped-\(Int(Date().timeIntervalSince1970))-\(ProcessInfo.processInfo.processIdentifier)")
+        do {
+            try FileManager.default.moveItem(at: url, to: kept)
+            return "kept as \(kept.lastPathComponent)"
+        } catch {
+            return "could not move it aside (\(error)), so the visitor's next change replaces it"
+        }
     }
 
     /// Replaces the file of every visitor in `entries`, then syncs the directory once. A failed
