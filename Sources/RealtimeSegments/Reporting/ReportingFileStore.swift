@@ -54,8 +54,8 @@ struct ReportingFileStore: Sendable {
     }
 
     /// Every persisted visitor, and the lines to log about the others: corrupt files (and those of
-    /// another version) are skipped with a `Segments:` error and moved aside, leftover temporary files are deleted. Logs nothing itself: its
-    /// caller holds a lock (see ``LogLine``).
+    /// another version) are skipped with a `Segments:` error and moved aside, leftover temporary
+    /// files are deleted. Logs nothing itself: its caller holds a lock (see ``LogLine``).
     func loadAll() -> (entries: [(visitorId: String, segments: ReportingSegments)], lines: [LogLine]) {
         var lines: [LogLine] = []
         let names: [String]
