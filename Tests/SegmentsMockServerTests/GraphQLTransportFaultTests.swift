@@ -39,8 +39,9 @@ final class GraphQLTransportFaultTests: XCTestCase {
         XCTAssertEqual(faulty.faultCounts[.qualifiedSegments, .malformed], 9)
     }
 
-    func testTruncatedBodyIsADecodeError() async {
-        await assertThrows(.fetchSegmentsFailed("decode error")) {
+    /// As `HTTPSegmentsTransport` reports the same fault: the body never fully arrives.
+    func testTruncatedBodyIsANetworkErrorAsOverHTTP() async {
+        await assertThrows(.fetchSegmentsFailed("network error")) {
             try await transport(FaultProfile(truncatedRate: 1)).fetchQualifiedSegments(query, apiKey: "mock-key")
         }
     }

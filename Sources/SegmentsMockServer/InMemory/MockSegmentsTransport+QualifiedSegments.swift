@@ -19,9 +19,10 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
     ///   `SegmentsError.fetchSegmentsFailed(_:)` with its `classification`;
     /// - no project has `apiKey` → `fetchSegmentsFailed("403")`, as the server's 403;
     /// - error fault → `fetchSegmentsFailed("<status>")`, for example `"503"` or `"429"`;
-    /// - malformed or truncated body fault → `fetchSegmentsFailed("decode error")` (the faulty
-    ///   body is produced and decoded, not assumed);
-    /// - reset or hang fault → `fetchSegmentsFailed("network error")`, a hang after the profile's
+    /// - malformed body fault → `fetchSegmentsFailed("decode error")` (the faulty body is produced
+    ///   and decoded, not assumed);
+    /// - truncated body, reset or hang fault → `fetchSegmentsFailed("network error")` (over HTTP a
+    ///   body cut short never fully arrives), a hang after the profile's
     ///   `maxHang`. Cancelling the calling task during a latency or hang sleep also ends the call
     ///   with `"network error"` (the client gave up). A failed call never touches the model.
     public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
@@ -38,10 +39,7 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
         case .malformed(let variant):
             return try QualifiedSegmentsWire.decodeResponse(
                 status: 200, body: WireResponseBodies.malformed(for: .qualifiedSegments, variant: variant))
-        case .truncated:
-            let body = WireResponseBodies.emptyQualifiedSegments
-            return try QualifiedSegmentsWire.decodeResponse(status: 200, body: body.prefix(max(1, body.count / 2)))
-        case .reset:
+        case .truncated, .reset:
             throw Self.networkError
         }
         guard let project = backend.project(apiKey: apiKey) else { throw .fetchSegmentsFailed("403") }
