@@ -114,32 +114,6 @@ final class JournalHostileFilesTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal paused"), 0)
     }
 
-    /// Accepts the uploads of events of one type; every other upload times out.
-    private final class AcceptingOne: SegmentsTransport {
-        let accepted = InMemorySegmentsTransport()
-        let type: String
-        init(_ type: String) { self.type = type }
-
-        func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
-            guard events.allSatisfy({ $0.eventType == type }) else { throw .timeout }
-            try await accepted.trackEvents(events, context: context)
-        }
-
-        func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
-            throw .timeout
-        }
-
-        func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
-            async throws(SegmentsError)
-        {
-            try await accepted.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
-        }
-
-        func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
-            try await accepted.fetchSegments(cookie: cookie, context: context)
-        }
-    }
-
     /// The mark of what the server answered can be the only record of a segment file. Deleted
     /// while an older file still held unanswered items, the answered ones were sent again.
     func testAMarkInAFileOfItsOwnOutlivesTheOlderFileItAnswersFor() async throws {
@@ -147,7 +121,9 @@ final class JournalHostileFilesTests: XCTestCase {
         let journal = JournalConfiguration(maxBytes: 4_096)
         let padding = JSONValue.string(String(repeating: "x", count: 400))
         do {
-            let server = AcceptingOne("e0")
+            let server = AdmittingTransport { events throws(SegmentsError) in
+                guard events.allSatisfy({ $0.eventType == "e0" }) else { throw .timeout }
+            }
             let first = journaled(journal) {
                 $0.transport = server
                 $0.flushingMode = .manual

@@ -243,54 +243,40 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["last"])
     }
 
-    /// Uploads that wait in `trackEvents` until ``release()``.
-    private final class HeldUploads: SegmentsTransport {
-        let accepted = InMemorySegmentsTransport()
+    /// Holds the uploads that pass it until ``release()``.
+    private final class UploadGate: Sendable {
         let entered = DispatchSemaphore(value: 0)
-        private let gate = Locked<(released: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+        private let state = Locked<(released: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        var isReleased: Bool { state.withLock { $0.released } }
 
         func release() {
-            for waiter in gate.withLock({ state in
+            let waiting = state.withLock { state in
                 state.released = true
                 defer { state.waiting.removeAll() }
                 return state.waiting
-            }) { waiter.resume() }
+            }
+            for waiter in waiting { waiter.resume() }
         }
 
-        var isReleased: Bool { gate.withLock { $0.released } }
-
-        func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        func pass() async {
             entered.signal()
             await withCheckedContinuation { continuation in
-                let resumeNow = gate.withLock { state in
+                let resumeNow = state.withLock { state in
                     if state.released { return true }
                     state.waiting.append(continuation)
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
-            try await accepted.trackEvents(events, context: context)
-        }
-
-        func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
-            try await accepted.identifyCustomer(update, context: context)
-        }
-
-        func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
-            async throws(SegmentsError)
-        {
-            try await accepted.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
-        }
-
-        func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
-            try await accepted.fetchSegments(cookie: cookie, context: context)
         }
     }
 
     /// Every `stop()` blocks until the engine has ended, not only the first: an app that exits
     /// once its own call returns must find the final upload over.
     func testASecondStopWaitsForTheEngineAsTheFirstDoes() throws {
-        let server = HeldUploads()
+        let gate = UploadGate()
+        let server = AdmittingTransport { _ in await gate.pass() }
         let fixture = Fixture {
             $0.transport = server
             $0.flushingMode = .manual
@@ -302,17 +288,17 @@ final class PersistenceTests: XCTestCase {
             fixture.client.stop()
             firstReturned.signal()
         }.start()
-        XCTAssertEqual(server.entered.wait(timeout: .now() + 10), .success, "the final upload started")
+        XCTAssertEqual(gate.entered.wait(timeout: .now() + 10), .success, "the final upload started")
         let secondSawReleased = Locked<Bool?>(nil)
         let secondReturned = DispatchSemaphore(value: 0)
         Thread {
             fixture.client.stop()
-            secondSawReleased.withLock { $0 = server.isReleased }
+            secondSawReleased.withLock { $0 = gate.isReleased }
             secondReturned.signal()
         }.start()
         // Time for a second stop() that does not wait to show itself; one that waits passes whatever it is.
         Thread.sleep(forTimeInterval: 0.1)
-        server.release()
+        gate.release()
         XCTAssertEqual(secondReturned.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(firstReturned.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(secondSawReleased.withLock { $0 }, true, "the second stop() returned while the final upload was still out")

@@ -7,36 +7,13 @@ import XCTest
 /// `Retry-After`), a refusal is found and set aside without blocking the events behind it, and a
 /// wrong key stops uploads without dropping anything.
 final class UploadRefusalTests: XCTestCase {
-    /// A server that refuses, with a 400 for the whole request, any upload carrying an event of
-    /// type "bad" (as a real server refuses a request with one invalid command), and accepts the rest.
-    private final class RefusingTransport: SegmentsTransport {
-        let accepted = InMemorySegmentsTransport()
-        let attempts = Locked<[[String]]>([])
-
-        func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
-            attempts.withLock { $0.append(events.map(\.eventType)) }
-            if events.contains(where: { $0.eventType == "bad" }) { throw .unexpectedStatus(400) }
-            try await accepted.trackEvents(events, context: context)
-        }
-
-        func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
-            try await accepted.identifyCustomer(update, context: context)
-        }
-
-        func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
-            async throws(SegmentsError)
-        {
-            try await accepted.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
-        }
-
-        func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
-            try await accepted.fetchSegments(cookie: cookie, context: context)
-        }
-    }
-
     func testARefusedBatchIsSplitUntilTheRefusedEventIsSetAsideAndTheRestArrivesOnce() throws {
         let directory = temporaryDirectory()
-        let server = RefusingTransport()
+        // Refuses, with a 400 for the whole request, any upload carrying an event of type "bad" (as a
+        // real server refuses a request with one invalid command), and accepts the rest.
+        let server = AdmittingTransport { events throws(SegmentsError) in
+            if events.contains(where: { $0.eventType == "bad" }) { throw .unexpectedStatus(400) }
+        }
         let fixture = Fixture(stateDirectory: directory) { $0.transport = server; $0.maxUploadBatchSize = 8 }
         fixture.client.start()
         fixture.settle()

@@ -23,7 +23,17 @@ package enum JSONNestingLimit {
     }
 
     private static func isExceeded(byUTF8 bytes: some Collection<UInt8>) -> Bool {
+        depth(ofUTF8: bytes, stoppingAbove: maximumDepth) > maximumDepth
+    }
+
+    /// How deep `[` and `{` (and `(` with `countingParentheses`, as in a GraphQL document) nest in
+    /// `bytes`, outside `"` strings with backslash escapes; it stops counting once past `limit`.
+    /// One linear pass; any thread.
+    package static func depth(
+        ofUTF8 bytes: some Collection<UInt8>, countingParentheses: Bool = false, stoppingAbove limit: Int
+    ) -> Int {
         var depth = 0
+        var deepest = 0
         var inString = false
         var escaped = false
         for byte in bytes {
@@ -42,14 +52,21 @@ package enum JSONNestingLimit {
                 inString = true
             case UInt8(ascii: "["), UInt8(ascii: "{"):
                 depth += 1
-                if depth > maximumDepth { return true }
+            case UInt8(ascii: "(") where countingParentheses:
+                depth += 1
             case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth = max(depth - 1, 0)
+            case UInt8(ascii: ")") where countingParentheses:
                 depth = max(depth - 1, 0)
             default:
                 break
             }
+            if depth > deepest {
+                deepest = depth
+                if deepest > limit { return deepest }
+            }
         }
-        return false
+        return deepest
     }
 
     /// `data` as UTF-8 when `JSONDecoder` would read it as UTF-16 or UTF-32 (a byte order mark, or

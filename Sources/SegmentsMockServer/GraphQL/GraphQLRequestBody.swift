@@ -1,5 +1,6 @@
 import Foundation
 import GraphQL
+import RealtimeSegments
 
 /// The body of a GraphQL-over-HTTP POST: `{"query": "...", "variables": {...}, "operationName": "..."}`.
 /// `variables` and `operationName` may be missing or `null`; unknown members are ignored.
@@ -46,39 +47,12 @@ struct GraphQLRequestBody: Sendable, Decodable {
         guard request.query.utf8.count <= maxQueryBytes else {
             throw RequestValidation.Rejection(reason: "query longer than \(maxQueryBytes) bytes")
         }
-        guard nestingDepth(of: request.query) <= maxQueryDepth else {
+        guard JSONNestingLimit.depth(ofUTF8: request.query.utf8, countingParentheses: true, stoppingAbove: maxQueryDepth)
+            <= maxQueryDepth
+        else {
             throw RequestValidation.Rejection(reason: "query nested deeper than \(maxQueryDepth) levels")
         }
         return request
-    }
-
-    /// How deep `{`, `[` and `(` nest in `query`, outside string literals.
-    static func nestingDepth(of query: String) -> Int {
-        var depth = 0
-        var deepest = 0
-        var inString = false
-        var escaped = false
-        for byte in query.utf8 {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""): inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "("):
-                depth += 1
-                deepest = max(deepest, depth)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: ")"): depth = max(0, depth - 1)
-            default: break
-            }
-        }
-        return deepest
     }
 
     private static func decodeJSON(_ body: Data) throws(RequestValidation.Rejection) -> GraphQLRequestBody {
