@@ -50,8 +50,9 @@ public struct HTTPTransportConfiguration: Sendable {
 
     /// Sends every segments API request to `url` from now on.
     ///
-    /// - Throws: `SegmentsError.invalidArgument(_:)` for a URL ``init(baseURL:)`` refuses; the
-    ///   configuration is then unchanged.
+    /// - Throws: `SegmentsError.invalidArgument(_:)` for a URL the initializers refuse (not `http`
+    ///   or `https`, no host, a port outside 1 to 65535, a query or fragment); the configuration is
+    ///   then unchanged.
     public mutating func setBaseURL(_ url: URL) throws(SegmentsError) {
         try Self.validate(url, name: "baseURL")
         baseURL = url
