@@ -12,7 +12,7 @@ import RealtimeSegments
 /// - Failures are scripted per endpoint with ``failNext(_:with:count:)``.
 /// - ``holdFetches()`` makes fetches wait until ``releaseHeldFetches(keepHolding:)``, to put a
 ///   fetch "in flight" at a chosen moment (customer-switch races); ``heldFetchCount`` tells how
-///   many are waiting.
+///   many are waiting. ``holdUploads()`` does the same for uploads (events and customer updates).
 /// - A request whose project token differs from ``expectedProjectToken`` (when set) fails with
 ///   `SegmentsError.unauthorized(status:)` 401, as the real server does.
 /// - Qualified segments (`QualifiedSegmentsTransport`) come from
@@ -65,6 +65,7 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         var responder: (@Sendable (String) -> SegmentsResponse)?
         var failures: [Endpoint: [SegmentsError]] = [:]
         var fetchGate = HoldGate()
+        var uploadGate = HoldGate()
         var fetchedCookies: [String] = []
         var linkCalls: [LinkCall] = []
         var trackedEvents: [TrackedEvent] = []
@@ -119,6 +120,16 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
     /// Number of fetches currently waiting.
     public var heldFetchCount: Int { state.withLock { $0.fetchGate.held.count } }
 
+    /// From now on, uploads (``trackEvents(_:context:)``, ``identifyCustomer(_:context:)``) wait
+    /// until ``releaseHeldUploads(keepHolding:)``, before they are accepted or fail.
+    public func holdUploads() { state.withLock { $0.uploadGate.holding = true } }
+
+    /// Lets every waiting upload continue; new uploads are held only if `keepHolding`.
+    public func releaseHeldUploads(keepHolding: Bool = false) { release(\.uploadGate, keepHolding: keepHolding) }
+
+    /// Number of uploads currently waiting.
+    public var heldUploadCount: Int { state.withLock { $0.uploadGate.held.count } }
+
     /// Sets the qualified segments of `userId` (the names returned when asked about them).
     public func setQualifiedSegments(_ segments: [String], forUser userId: String) {
         state.withLock { $0.qualifiedByUser[userId] = segments }
@@ -167,8 +178,10 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
 
     // MARK: SegmentsTransport
 
-    /// Records `events` (``trackedEvents``), or fails with a scripted error or a wrong token.
+    /// Records `events` (``trackedEvents``), or fails with a scripted error or a wrong token; waits
+    /// first while uploads are held.
     public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        await passIfHolding(\.uploadGate)
         try state.withLock { state throws(SegmentsError) in
             try Self.admit(&state, .trackEvents, context, expectedProjectToken)
             state.trackedEvents.append(contentsOf: events)
@@ -176,8 +189,10 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         }
     }
 
-    /// Records `update` (``customerUpdates``), or fails with a scripted error or a wrong token.
+    /// Records `update` (``customerUpdates``), or fails with a scripted error or a wrong token;
+    /// waits first while uploads are held.
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        await passIfHolding(\.uploadGate)
         try state.withLock { state throws(SegmentsError) in
             try Self.admit(&state, .identifyCustomer, context, expectedProjectToken)
             state.customerUpdates.append(update)
@@ -265,6 +280,11 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
             }
             if resumeNow { continuation.resume() }
         }
+    }
+
+    /// Waits at `gate` only while it holds: a look under the lock, and no suspension otherwise.
+    private func passIfHolding(_ gate: WritableKeyPath<State, HoldGate>) async {
+        if state.withLock({ $0[keyPath: gate].holding }) { await pass(gate) }
     }
 
     /// Lets every call waiting at `gate` continue; new ones are held only if `keepHolding`.

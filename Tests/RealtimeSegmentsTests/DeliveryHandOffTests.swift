@@ -90,13 +90,13 @@ final class DeliveryHandOffTests: XCTestCase {
         for category in [SegmentCategory.discovery, .content] {
             executor.deliver(DeliveryExecutor.Job(category: category, segments: [], notifyAll: true, generation: 1))
         }
-        waitUntil { executor.queues.allSatisfy { $0.handOff?.isSpinning == true } }
-        XCTAssertEqual(executor.queues.map { $0.handOff?.isSpinning }, [true, true], "both blocks spin after their delivery")
+        waitUntil { executor.queues.allSatisfy { $0.lane.handOff?.isSpinning == true } }
+        XCTAssertEqual(executor.queues.map { $0.lane.handOff?.isSpinning }, [true, true], "both blocks spin after their delivery")
         executor.stop()
         for entry in executor.queues {
             let drained = DispatchSemaphore(value: 0)
             Thread {
-                entry.queue.sync {}
+                entry.lane.queue.sync {}
                 drained.signal()
             }.start()
             XCTAssertEqual(drained.wait(timeout: .now() + 10), .success, "\(entry.category)'s block went on spinning")
@@ -110,7 +110,7 @@ final class DeliveryHandOffTests: XCTestCase {
         let counters = EngineCounters()
         let executor = makeExecutor(counters: counters)
         defer { executor.stop() }
-        let spinning = { executor.queues.first?.handOff?.isSpinning == true }
+        let spinning = { executor.queues.first?.lane.handOff?.isSpinning == true }
         executor.deliver(DeliveryExecutor.Job(category: .discovery, segments: [], notifyAll: true, generation: 1))
         waitUntil(spinning)
         XCTAssertTrue(spinning(), "the block spins after its first delivery")
@@ -137,7 +137,7 @@ final class DeliveryHandOffTests: XCTestCase {
         registry.add(SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in })
         let executor = makeExecutor(counters: counters, registry: registry)
         defer { executor.stop() }
-        let spinning = { executor.queues.first?.handOff?.isSpinning == true }
+        let spinning = { executor.queues.first?.lane.handOff?.isSpinning == true }
         executor.prepareForCheck()
         waitUntil(spinning)
         XCTAssertEqual(executor.queues.map(\.category), [.discovery], "the category with callbacks, and only it, is readied")

@@ -4,7 +4,8 @@ import RealtimeSegmentsTesting
 import XCTest
 
 /// The event journal across process deaths: replay in order, acknowledged uploads not sent again,
-/// a torn tail skipped, and the disk cap's policy (memory only, nothing lost).
+/// a torn tail skipped, the disk cap's policy (memory only, nothing lost), and a journal directory
+/// damaged or tampered with.
 final class JournalReplayTests: XCTestCase {
     private var directory: URL!
 
@@ -23,8 +24,45 @@ final class JournalReplayTests: XCTestCase {
         return names.filter { JournalSegmentFile.index(ofName: $0) != nil }.sorted().map { journalDirectory.appendingPathComponent($0) }
     }
 
-    private func journaled(_ journal: JournalConfiguration = JournalConfiguration()) -> Fixture {
-        Fixture(stateDirectory: directory) { $0.journal = journal }
+    private func journaled(
+        _ journal: JournalConfiguration = JournalConfiguration(), configure: (inout SegmentsConfiguration) -> Void = { _ in }
+    ) -> Fixture {
+        Fixture(stateDirectory: directory) {
+            $0.journal = journal
+            configure(&$0)
+        }
+    }
+
+    private func segmentFile(_ index: UInt64) -> URL {
+        journalDirectory.appendingPathComponent(JournalSegmentFile.name(index: index))
+    }
+
+    /// Writes a file named `name` into the journal's directory, making the directory first.
+    private func writeJournalFile(_ name: String, _ bytes: [UInt8]) throws {
+        try FileManager.default.createDirectory(at: journalDirectory, withIntermediateDirectories: true)
+        try Data(bytes).write(to: journalDirectory.appendingPathComponent(name))
+    }
+
+    private func record(_ record: JournalRecord) -> [UInt8] {
+        var bytes: [UInt8] = []
+        record.append(to: &bytes)
+        return bytes
+    }
+
+    private func event(_ type: String) -> UploadItem {
+        .event(TrackedEvent(customerIds: ["cookie": "c"], eventType: type, timestamp: 1_700_000_000, properties: [:]))
+    }
+
+    /// Journals an event through `fixture` and uploads it; fails the test if the journal could not
+    /// take it.
+    private func trackAndFlush(_ fixture: Fixture, _ type: String, file: StaticString = #filePath, line: UInt = #line) async {
+        do {
+            try fixture.client.trackEvent(eventType: type)
+            try await fixture.client.flushJournal()
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+        }
+        fixture.settle()
     }
 
     /// A process that dies before its uploads are acknowledged: this client's uploads all fail
@@ -178,5 +216,100 @@ final class JournalReplayTests: XCTestCase {
         let fixture = Fixture { $0.journal = JournalConfiguration() }
         XCTAssertNil(fixture.client.configuration.journal)
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: configuration journal is ignored"), 1)
+    }
+
+    // MARK: What a start finds after accidents or tampering
+
+    // Names and records at the end of the number range, a segment file that cannot be read, a
+    // record that cannot be read, and marks of what the server answered that must outlive the
+    // files they answer for.
+
+    func testASegmentFileNamedForTheLastIndexIsLeftAloneAndTheJournalWorks() async throws {
+        let name = "events-18446744073709551615.journal"
+        try writeJournalFile(name, [])
+        let fixture = journaled()
+        fixture.client.start()
+        await trackAndFlush(fixture, "a")
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(name) is not one this journal wrote"), 1)
+    }
+
+    func testARecordNumberedAtTheEndOfTheRangeIsADamagedTailNotACrash() async throws {
+        let bytes = record(.item(sequence: 1, event("kept"))) + record(.item(sequence: .max, event("forged")))
+        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+        let fixture = journaled()
+        fixture.client.start()
+        await trackAndFlush(fixture, "new")
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["kept", "new"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a damaged tail"), 1)
+
+        fixture.client.stop()
+        try FileManager.default.removeItem(at: journalDirectory)
+        let acknowledged = record(.item(sequence: 1, event("kept"))) + record(.acknowledged(through: .max))
+        try writeJournalFile(segmentFile(1).lastPathComponent, acknowledged)
+        let again = journaled()
+        again.client.start()
+        await trackAndFlush(again, "newer")
+        XCTAssertEqual(again.transport.trackedEvents.map(\.eventType), ["kept", "newer"])
+    }
+
+    /// The journal writes whatever properties an event has, but reads back only what its
+    /// nesting limit allows: such a record, intact, is skipped alone, not taken for the damaged
+    /// tail of its file with everything after it.
+    func testAnIntactRecordThatCannotBeReadIsSkippedAndTheRestOfItsFileReplayed() async throws {
+        var deep = JSONValue.number(1)
+        for _ in 0..<1_001 { deep = .array([deep]) }
+        let nested = UploadItem.event(TrackedEvent(
+            customerIds: ["cookie": "c"], eventType: "nested", timestamp: 1_700_000_000, properties: ["deep": deep]))
+        let bytes = record(.item(sequence: 1, nested)) + record(.item(sequence: 2, event("after")))
+        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+        let fixture = journaled()
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["after"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a record at byte 0 that cannot be read"), 1)
+    }
+
+    /// A segment file that cannot be read keeps its name: the journal's next file takes another,
+    /// where it used to open (and truncate) the same one.
+    func testAnUnreadableSegmentFileKeepsItsNameAndTheJournalWritesPastIt() async throws {
+        try writeJournalFile(segmentFile(1).lastPathComponent, record(.item(sequence: 1, event("old"))))
+        try FileManager.default.createDirectory(at: segmentFile(2), withIntermediateDirectories: false)  // unreadable as a file
+        let fixture = journaled()
+        fixture.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "new")
+        try await fixture.client.flushJournal()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: segmentFile(3).path), "the journal wrote past the unreadable name")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal paused"), 0)
+    }
+
+    /// The mark of what the server answered can be the only record of a segment file. Deleted
+    /// while an older file still held unanswered items, the answered ones were sent again.
+    func testAMarkInAFileOfItsOwnOutlivesTheOlderFileItAnswersFor() async throws {
+        // 4 KiB cap: 1 KiB segments. The three events fill the first; the mark for e0 starts the next.
+        let journal = JournalConfiguration(maxBytes: 4_096)
+        let padding = JSONValue.string(String(repeating: "x", count: 400))
+        do {
+            let server = AdmittingTransport { events throws(SegmentsError) in
+                guard events.allSatisfy({ $0.eventType == "e0" }) else { throw .timeout }
+            }
+            let first = journaled(journal) {
+                $0.transport = server
+                $0.flushingMode = .manual
+                $0.maxUploadBatchSize = 1
+            }
+            first.client.start()
+            for type in ["e0", "e1", "e2"] { try first.client.trackEvent(eventType: type, properties: ["padding": padding]) }
+            try await first.client.flushJournal()
+            first.client.flush()  // e0 is accepted; e1 times out and waits for a retry the still clock never reaches
+            first.settle()
+            XCTAssertEqual(server.accepted.trackedEvents.map(\.eventType), ["e0"])
+            first.client.stop(timeout: .seconds(5))
+        }
+        let second = journaled(journal)
+        second.client.start()
+        second.settle()
+        XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["e1", "e2"], "e0 was answered before the restart")
     }
 }

@@ -243,44 +243,11 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["last"])
     }
 
-    /// Holds the uploads that pass it until ``release()``.
-    private final class UploadGate: Sendable {
-        let entered = DispatchSemaphore(value: 0)
-        private let state = Locked<(released: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-        var isReleased: Bool { state.withLock { $0.released } }
-
-        func release() {
-            let waiting = state.withLock { state in
-                state.released = true
-                defer { state.waiting.removeAll() }
-                return state.waiting
-            }
-            for waiter in waiting { waiter.resume() }
-        }
-
-        func pass() async {
-            entered.signal()
-            await withCheckedContinuation { continuation in
-                let resumeNow = state.withLock { state in
-                    if state.released { return true }
-                    state.waiting.append(continuation)
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        }
-    }
-
     /// Every `stop()` blocks until the engine has ended, not only the first: an app that exits
     /// once its own call returns must find the final upload over.
     func testASecondStopWaitsForTheEngineAsTheFirstDoes() throws {
-        let gate = UploadGate()
-        let server = AdmittingTransport { _ in await gate.pass() }
-        let fixture = Fixture {
-            $0.transport = server
-            $0.flushingMode = .manual
-        }
+        let fixture = Fixture { $0.flushingMode = .manual }
+        fixture.transport.holdUploads()
         fixture.client.start()
         try fixture.client.trackEvent(eventType: "last")
         let firstReturned = DispatchSemaphore(value: 0)
@@ -288,20 +255,22 @@ final class PersistenceTests: XCTestCase {
             fixture.client.stop()
             firstReturned.signal()
         }.start()
-        XCTAssertEqual(gate.entered.wait(timeout: .now() + 10), .success, "the final upload started")
+        waitUntil { fixture.transport.heldUploadCount == 1 }  // the final upload started
+        let released = Locked(false)
         let secondSawReleased = Locked<Bool?>(nil)
         let secondReturned = DispatchSemaphore(value: 0)
         Thread {
             fixture.client.stop()
-            secondSawReleased.withLock { $0 = gate.isReleased }
+            secondSawReleased.withLock { $0 = released.withLock { $0 } }
             secondReturned.signal()
         }.start()
         // Time for a second stop() that does not wait to show itself; one that waits passes whatever it is.
         Thread.sleep(forTimeInterval: 0.1)
-        gate.release()
+        released.withLock { $0 = true }
+        fixture.transport.releaseHeldUploads()
         XCTAssertEqual(secondReturned.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(firstReturned.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(secondSawReleased.withLock { $0 }, true, "the second stop() returned while the final upload was still out")
-        XCTAssertEqual(server.accepted.trackedEvents.map(\.eventType), ["last"])
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["last"])
     }
 }

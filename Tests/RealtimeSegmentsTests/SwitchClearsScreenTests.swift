@@ -127,33 +127,35 @@ final class SwitchClearsScreenTests: XCTestCase {
 
     // MARK: A delivery cut off by a switch
 
-    /// A discovery callback that holds its delivery on the `blockedCall`-th call (until `proceed`),
-    /// registered ahead of the recorder's `d`, so a switch can land while a delivery is under way.
-    private func holdingDelivery(
-        _ fixture: Fixture, onCall blockedCall: Int
-    ) -> (entered: DispatchSemaphore, proceed: DispatchSemaphore) {
+    /// A client whose first customer has discovery [1], shown to `d`, and a discovery callback
+    /// registered ahead of `d` that holds the next delivery in its first callback until `proceed`
+    /// (signalling `entered`), so a switch can land while that delivery is under way.
+    private func fixtureHoldingTheNextDiscoveryDelivery(
+        file: StaticString = #filePath, line: UInt = #line
+    ) -> (fixture: Fixture, entered: DispatchSemaphore, proceed: DispatchSemaphore) {
+        let fixture = Fixture()
+        fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
         let entered = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let calls = Locked(0)
         fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
-            if calls.withLock({ $0 += 1; return $0 }) == blockedCall {
+            // The first call is the initial check's delivery; the second is the one held.
+            if calls.withLock({ $0 += 1; return $0 }) == 2 {
                 entered.signal()
                 proceed.wait()
             }
         })
         _ = fixture.register(.discovery, tag: "d")
-        return (entered, proceed)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], file: file, line: line)
+        return (fixture, entered, proceed)
     }
 
     /// The first customer's discovery empties, and a switch cuts that `[]` off before `d` gets it:
     /// `d` still shows [1]. The next customer has no discovery, so only a category whose delivery
     /// was cut off being delivered again clears it.
     func testAnEmptyListCutOffByASwitchIsDeliveredByTheNextCustomersCheck() throws {
-        let fixture = Fixture()
-        fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
-        let (entered, proceed) = holdingDelivery(fixture, onCall: 2)
-        fixture.startAndRunInitialCheck()
-        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+        let (fixture, entered, proceed) = fixtureHoldingTheNextDiscoveryDelivery()
 
         fixture.transport.setSegments(response([.content: [3]]), forCookie: fixture.cookie)
         try fixture.client.trackEvent(eventType: "view")  // its upload requests a check
@@ -173,11 +175,7 @@ final class SwitchClearsScreenTests: XCTestCase {
     /// any check: jane's next check finds her data unchanged against the state last fetched for
     /// her, which her callbacks never received.
     func testACustomersDeliveryCutOffBySwitchesAwayAndBackIsDeliveredByHerNextCheck() throws {
-        let fixture = Fixture()
-        fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
-        let (entered, proceed) = holdingDelivery(fixture, onCall: 2)
-        fixture.startAndRunInitialCheck()
-        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]])
+        let (fixture, entered, proceed) = fixtureHoldingTheNextDiscoveryDelivery()
 
         fixture.transport.setSegments(response([.discovery: [2]]), forCookie: fixture.cookie)
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])

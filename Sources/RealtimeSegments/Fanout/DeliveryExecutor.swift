@@ -46,9 +46,6 @@ final class DeliveryExecutor {
         /// The last delivery to every callback (`notifyAll`) scheduled on the lane, and the
         /// customer generation it was for.
         var lastFullDelivery: (sequence: UInt64, generation: UInt64)?
-
-        var queue: DispatchQueue { lane.queue }
-        var handOff: DeliveryHandOff? { lane.handOff }
     }
 
     /// Each category's lane, made on its first delivery. Searched in order: an app has a handful
@@ -156,7 +153,7 @@ final class DeliveryExecutor {
     /// The engine stopped: no category's block spins for a next delivery after this
     /// (``DeliveryHandOff/close()``). Deliveries already scheduled still run.
     func stop() {
-        for entry in queues { entry.handOff?.close() }
+        for entry in queues { entry.lane.handOff?.close() }
     }
 
     /// Lets the delivery threads just woken by ``deliver(_:)`` have this core first (engine

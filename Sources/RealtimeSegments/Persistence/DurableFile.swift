@@ -38,6 +38,16 @@ enum DurableFile {
         close(descriptor)
     }
 
+    /// Renames `url` to `<its name>.<label>-<seconds since 1970>-<process id>` beside it and returns
+    /// where it went: a file that could not be loaded is kept for a person, or a newer version of
+    /// the library, instead of being replaced by the next save.
+    static func moveAside(_ url: URL, label: String) throws -> URL {
+        let kept = url.deletingLastPathComponent().appendingPathComponent(
+            "\(url.lastPathComponent).\(label)-\(Int(Date().timeIntervalSince1970))-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.moveItem(at: url, to: kept)
+        return kept
+    }
+
     /// Appends `data` to `target` (created if missing) and fsyncs it. A crash can leave only a
     /// prefix of `data` at the end of the file, never damage what was there before.
     static func append(_ data: Data, to target: URL) throws {

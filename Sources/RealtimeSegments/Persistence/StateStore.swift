@@ -44,10 +44,7 @@ struct StateStore: Sendable {
     /// whatever it held that a newer version of the library, or a person, could still read (unsent
     /// events among them).
     func setAside() throws -> URL {
-        let kept = directory.appendingPathComponent(
-            "segments-state.json.corrupt-\(Int(Date().timeIntervalSince1970))-\(ProcessInfo.processInfo.processIdentifier)")
-        try FileManager.default.moveItem(at: fileURL, to: kept)
-        return kept
+        try DurableFile.moveAside(fileURL, label: "corrupt")
     }
 
     /// Writes `state` atomically. Returns where numbers JSON cannot carry were written as `null`

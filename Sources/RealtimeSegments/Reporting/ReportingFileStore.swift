@@ -100,11 +100,8 @@ struct ReportingFileStore: Sendable {
     /// with it what a newer version of the library, or a person, could still read. Returns the end
     /// of the log line that says where it went.
     private static func moveAside(_ url: URL) -> String {
-        let kept = url.deletingLastPathComponent().appendingPathComponent(
-            "\(url.lastPathComponent).skipped-\(Int(Date().timeIntervalSince1970))-\(ProcessInfo.processInfo.processIdentifier)")
         do {
-            try FileManager.default.moveItem(at: url, to: kept)
-            return "kept as \(kept.lastPathComponent)"
+            return "kept as \(try DurableFile.moveAside(url, label: "skipped").lastPathComponent)"
         } catch {
             return "could not move it aside (\(error)), so the visitor's next change replaces it"
         }

@@ -3,8 +3,9 @@
 /// For each request the mock draws one outcome: a hang with probability ``hangRate``, else a reset
 /// with ``resetRate``, else a truncated body with ``truncatedRate``, else a malformed body with
 /// ``malformedRate``, else an error status with ``errorRate``, else the normal answer. Rates are
-/// clamped to `0...1` (NaN counts as 0); when they add up to more than 1, the kinds earlier in that order win.
-/// Independently, every answer except a hang is delayed by a draw from ``latency``.
+/// clamped to `0...1` (NaN counts as 0); when they add up to more than 1, the kinds earlier in
+/// that order win. Independently, every answer except a hang is delayed by a draw from
+/// ``latency``.
 public struct FaultProfile: Sendable, Hashable {
     /// Probability that the request is answered with one of ``errorStatuses`` (JSON error body).
     public var errorRate: Double

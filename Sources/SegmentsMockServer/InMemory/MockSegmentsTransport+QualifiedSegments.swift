@@ -22,9 +22,9 @@ extension MockSegmentsTransport: QualifiedSegmentsTransport {
     /// - malformed body fault → `fetchSegmentsFailed("decode error")` (the faulty body is produced
     ///   and decoded, not assumed);
     /// - truncated body, reset or hang fault → `fetchSegmentsFailed("network error")` (over HTTP a
-    ///   body cut short never fully arrives), a hang after the profile's
-    ///   `maxHang`. Cancelling the calling task during a latency or hang sleep also ends the call
-    ///   with `"network error"` (the client gave up). A failed call never touches the model.
+    ///   body cut short never fully arrives), a hang after the profile's `maxHang`. Cancelling
+    ///   the calling task during a latency or hang sleep also ends the call with
+    ///   `"network error"` (the client gave up). A failed call never touches the model.
     public func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError)
         -> [String]
     {
