@@ -281,6 +281,65 @@ final class ListenerTests: XCTestCase {
         XCTAssertEqual(fixture.client.segmentation.callbackCount, 0)
         XCTAssertTrue(fixture.logs.contains("Segments: Callback ignored: the category name is empty"))
     }
+
+    /// stop() from inside a callback returns (no self-deadlock) and later callbacks of that delivery
+    /// are not invoked.
+    func testStopFromInsideACallbackReturnsAndStopsTheDelivery() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let client = fixture.client
+        let returned = DispatchSemaphore(value: 0)
+        client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in
+            client.stop(timeout: .seconds(20))
+            returned.signal()
+        })
+        _ = fixture.register(.discovery, tag: "after")
+        client.start()
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(returned.wait(timeout: .now() + 10), .success, "stop() returned inside the callback")
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.count(tag: "after"), 0)
+    }
+
+    /// A first-load callback removed by an earlier callback of a first-load-only delivery is not
+    /// served, and its first load is released.
+    func testRemovingAPendingFirstLoadFromInsideAFirstLoadDeliverySkipsIt() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.startAndRunInitialCheck()
+        _ = fixture.register(.discovery, tag: "known")
+        fixture.advance(.seconds(5))
+        let manager = fixture.client.segmentation
+        let victim = fixture.recorder.callback(.discovery, firstLoad: true, tag: "victim")
+        let remover = SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in
+            manager.removeCallback(callbackData: victim)
+        }
+        manager.addCallbacks([remover, victim])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.count(tag: "victim"), 0)
+        XCTAssertEqual(manager.registry.pendingFirstLoads, 0)
+    }
+
+    /// getSegments from inside a callback returns what that callback was given.
+    func testGetSegmentsInsideACallbackReturnsTheDeliveredList() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1, 2]])
+        let client = fixture.client
+        let seen = Locked<[[Segment]]>([])
+        client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { given in
+            client.getSegments(category: .discovery) { pulled in
+                seen.withLock { $0.append(given); $0.append(pulled) }
+            }
+        })
+        fixture.startAndRunInitialCheck()
+        fixture.settle()
+        let values = seen.withLock { $0 }
+        XCTAssertEqual(values.count, 2)
+        XCTAssertEqual(values.first, values.last)
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "served from the cache")
+    }
 }
 
 /// Batch registration.

@@ -194,6 +194,30 @@ final class SegmentSetComparerTests: XCTestCase {
         XCTAssertGreaterThan(toldApart, 800)
         XCTAssertNil(SegmentSetComparer.signature([vip]))
     }
+
+    /// Diff edge cases: duplicates on either side, one side empty, ids that differ only in case.
+    func testDiffEdgeCases() {
+        var comparer = SegmentSetComparer()
+        let a = segment(1), b = segment(2)
+        XCTAssertTrue(comparer.holdTheSameSet([a, a, b], [b, a, b]))
+        XCTAssertTrue(comparer.holdTheSameSet([a], [a, a]))
+        XCTAssertFalse(comparer.holdTheSameSet([], [a]))
+        XCTAssertFalse(comparer.holdTheSameSet([a], []))
+        XCTAssertTrue(comparer.holdTheSameSet([], []))
+        let hex = segment(0xABCDEF)
+        let upper = Segment(id: hex.id.uppercased(), segmentationId: hex.segmentationId.uppercased())
+        XCTAssertNotEqual(upper.id, hex.id)
+        XCTAssertFalse(comparer.holdTheSameSet([hex], [upper]), "ids are strings: case matters")
+        XCTAssertFalse(comparer.holdTheSameSet([upper], [hex]), "ids are strings: case matters")
+        let composed = Segment(id: "caf\u{E9}", segmentationId: "s"), decomposed = Segment(id: "cafe\u{301}", segmentationId: "s")
+        XCTAssertEqual(comparer.holdTheSameSet([composed], [decomposed]), composed == decomposed, "agrees with ==")
+        let empty = Segment(id: "", segmentationId: "")
+        XCTAssertTrue(comparer.holdTheSameSet([empty, a], [a, empty, empty]))
+        XCTAssertFalse(comparer.holdTheSameSet([empty], [Segment(id: "", segmentationId: "x")]))
+        let huge = Segment(id: String(repeating: "f", count: 100_000), segmentationId: "s")
+        XCTAssertTrue(comparer.holdTheSameSet([huge, a], [a, huge]))
+        XCTAssertFalse(comparer.holdTheSameSet([huge], [Segment(id: String(repeating: "f", count: 99_999), segmentationId: "s")]))
+    }
 }
 
 /// The word-at-a-time hex parse against a per-character reference, on every byte value in every

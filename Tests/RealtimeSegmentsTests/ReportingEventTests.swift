@@ -1,6 +1,7 @@
 import Foundation
 @testable import RealtimeSegments
 import RealtimeSegmentsTesting
+import Synchronization
 import XCTest
 
 /// SPEC §10: every setter call publishes exactly one event with the visitor's full new segments.
@@ -72,5 +73,30 @@ final class ReportingEventTests: XCTestCase {
             XCTAssertEqual(settled.wait(timeout: .now() + 10), .success, "waitUntilIdle did not return")
         }
         XCTAssertEqual(log.all.count, 1)
+    }
+
+    /// The same through the public reporting API.
+    func testAReportingSubscriberDoesNotReceiveAnEventOfAChangeMadeBeforeItSubscribed() throws {
+        let fixture = Fixture()
+        let reporting = fixture.client.reporting
+        let visitor = try fixture.client.reportingVisitor(visitorId: "v-1")
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let blocked = Atomic<Bool>(false)
+        reporting.subscribe { _ in
+            if !blocked.exchange(true, ordering: .relaxed) {
+                entered.signal()
+                release.wait()
+            }
+        }
+        visitor.setDefaultSegments(["country": "DE"])
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        visitor.setDefaultSegments(["country": "FR"])  // before the second subscription
+        let late = Locked<[String?]>([])
+        reporting.subscribe { event in late.withLock { $0.append(event.segments.country) } }
+        visitor.setDefaultSegments(["country": "IT"])
+        release.signal()
+        reporting.waitForDeliveries()
+        XCTAssertEqual(late.withLock { $0 }, ["IT"], "FR was set before the subscription")
     }
 }

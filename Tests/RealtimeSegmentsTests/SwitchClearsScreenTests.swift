@@ -1,5 +1,6 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
+import Synchronization
 import XCTest
 
 /// SPEC §3 trigger 5 and §4 (issue 30, item 8): after `anonymize()` or a switch to another
@@ -190,5 +191,73 @@ final class SwitchClearsScreenTests: XCTestCase {
 
         fixture.advance(.seconds(5))  // jane's check: the same [2]
         XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(2)], "jane's callbacks kept the first customer's [1]")
+    }
+
+    /// SPEC §4: after a switch, a category counts as changed iff the new response has it, or its
+    /// callbacks were last given non-empty data. Here the only callback was given `[]` (the
+    /// category was empty) and, from inside that call, identifies another customer whose response
+    /// lacks the category: the category did not change, so the callback must not be notified
+    /// again. Nor was any delivery cut short: every callback of it ran.
+    func testASwitchMadeFromTheLastCallbackIsNotTakenForACutOffDelivery() throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = SegmentsResponse(categories: [.discovery: []])
+        let client = fixture.client
+        let calls = Locked<[[Segment]]>([])
+        client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
+            let first = calls.withLock { calls -> Bool in
+                calls.append(segments)
+                return calls.count == 1
+            }
+            if first { try? client.identifyCustomer(customerIds: ["registered": "jane"]) }
+        })
+        fixture.startAndRunInitialCheck()
+        fixture.settle()
+        XCTAssertEqual(calls.withLock { $0 }, [[]])
+        // Jane has content only.
+        fixture.transport.defaultResponse = response([.content: [3]])
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "the identify's check ran")
+        XCTAssertEqual(calls.withLock { $0 }, [[]], "discovery was [] and is absent now: unchanged, not notified again")
+        XCTAssertEqual(client.statistics.staleDeliveriesDropped, 0, "no delivery was cut short")
+        XCTAssertFalse(
+            fixture.logs.contains("Segments: New data are ignored because were loaded for different customer"),
+            "nothing was ignored")
+    }
+
+    /// The cut-off rule in parallel delivery (the shares path of `DeliveryExecutor`): a switch that
+    /// stops a share before its next callback leaves that delivery cut off, and the next check
+    /// delivers the category again.
+    func testAnEmptyListCutOffByASwitchInParallelDeliveryIsDeliveredByTheNextCheck() throws {
+        let fixture = Fixture { $0.deliveryMode = .parallel }
+        fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let armed = Atomic<Bool>(false)
+        let last = Locked<[Segment]?>(nil)
+        var callbacks: [SegmentCallbackData] = []
+        for index in 0..<(2 * DeliveryExecutor.parallelShare) {
+            callbacks.append(SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { segments in
+                if index == 0, armed.exchange(false, ordering: .relaxed) {
+                    entered.signal()
+                    proceed.wait()
+                }
+                if index == 1 { last.withLock { $0 = segments } }
+            })
+        }
+        fixture.client.segmentation.addCallbacks(callbacks)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(last.withLock { $0 }, [segment(1)])
+        armed.store(true, ordering: .relaxed)
+        fixture.transport.setSegments(response([.content: [3]]), forCookie: fixture.cookie)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        proceed.signal()
+        fixture.settle()
+        XCTAssertEqual(last.withLock { $0 }, [segment(1)], "the [] was cut off before callback 1")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(last.withLock { $0 }, [], "delivered again by jane's check")
     }
 }

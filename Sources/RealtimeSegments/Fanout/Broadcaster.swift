@@ -93,14 +93,17 @@ final class Broadcaster<Payload: Sendable>: Sendable {
 
     /// Delivers `payload` to every subscriber, asynchronously, after every earlier publish.
     func publish(_ payload: Payload) {
-        let current = current
         let removalEpoch = removalEpoch
+        // The subscribers of this moment, not of when the block runs: one that subscribes after
+        // this call returns does not receive it. The epoch is read first (as in
+        // `DeliveryExecutor.runDelivery`): a removal that lands after it is seen as a moved epoch.
+        let epoch = removalEpoch.load(ordering: .acquiring)
+        let subscriptions = current.load(ordering: .acquiring).subscriptions
         let endWork = endWork
         beginWork()
         queue.async {
             defer { endWork() }
-            let epoch = removalEpoch.load(ordering: .acquiring)
-            for subscription in current.load(ordering: .acquiring).subscriptions {
+            for subscription in subscriptions {
                 if removalEpoch.load(ordering: .acquiring) != epoch, !subscription.isActive { continue }
                 subscription.handler(payload)
             }

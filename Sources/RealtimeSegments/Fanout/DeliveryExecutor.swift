@@ -138,10 +138,11 @@ final class DeliveryExecutor {
                 // Consumed: the delivery's payload is let go when it is over, not kept through
                 // the spin window and freed (its last reference, once the engine has moved on)
                 // when the next delivery arrives, ahead of that delivery's first callback.
-                Self.perform(
+                let ranToItsEnd = Self.perform(
                     consume current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
-                // Ran to its end for its customer: no switch cut it off (`categoriesCutOff`).
-                if let full, identity.generation == full.generation {
+                // Ran to its end for its customer: no switch cut it off (`categoriesCutOff`). A
+                // switch after the last callback (made by that callback, say) cut nothing off.
+                if let full, ranToItsEnd {
                     lane.completedFullDelivery.store(full.sequence, ordering: .releasing)
                 }
                 channels.endWork()
@@ -185,19 +186,20 @@ final class DeliveryExecutor {
     }
 
     /// One delivery on the category's queue, with its counters and log line. Takes the job over and
-    /// lets it go before returning.
+    /// lets it go before returning. Returns `false` if a customer switch stopped it before a callback.
     private static func perform(
         _ job: consuming Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode, logger: Logger,
         counters: EngineCounters
-    ) {
-        let notified = runDelivery(job, registry: registry, identity: identity, mode: mode)
+    ) -> Bool {
+        let (notified, stopped) = runDelivery(job, registry: registry, identity: identity, mode: mode)
         counters.callbacksNotified.wrappingIncrement(by: notified, ordering: .relaxed)
-        if identity.generation != job.generation {
+        if stopped {
             counters.staleDeliveriesDropped.wrappingIncrement(ordering: .relaxed)
             logger.debug("\(SegmentsLogMessage.newDataIgnoredDifferentCustomer)", metadata: ["category": "\(job.category)"])
         } else {
             logger.trace("Segments: Notified \(notified) callbacks of category \(job.category)")
         }
+        return !stopped
     }
 
     /// One category's delivery for one check on the calling thread (the body of the block that
@@ -207,19 +209,19 @@ final class DeliveryExecutor {
     @inline(never)
     static func runDelivery(
         _ job: Job, registry: CallbackRegistry, identity: IdentityCell, mode: DeliveryMode
-    ) -> Int {
+    ) -> (notified: Int, stopped: Bool) {
         // Order matters. The removal epoch is read before the snapshot: a removal that lands in
         // between is then seen as a moved epoch, and the loop checks each registration. The
         // first-load count is read after it: a registration in the snapshot was counted before
         // it was published.
         let removalEpoch = registry.removalEpoch
-        guard let subscribers = registry.snapshot().subscribers(of: job.category) else { return 0 }
+        guard let subscribers = registry.snapshot().subscribers(of: job.category) else { return (0, false) }
         let context = LoopContext(
             job: job, registry: registry, identity: identity, removalEpoch: removalEpoch,
             holdsRemoved: subscribers.hasRemoved, firstLoadsPending: registry.pendingFirstLoads > 0)
         switch mode {
         case .ordered:
-            return run(context, subscribers, 0..<subscribers.count).notified
+            return run(context, subscribers, 0..<subscribers.count)
         case .parallel:
             return runParallel(context, subscribers)
         }
@@ -315,21 +317,23 @@ final class DeliveryExecutor {
     /// a slow callback leaves the unclaimed shares to the others. A callback that blocks holds
     /// back only the rest of its own share. When the helpers are busy with another category's
     /// delivery, this one runs on the calling thread alone.
-    private static func runParallel(_ context: LoopContext, _ subscribers: SubscriberRun) -> Int {
+    private static func runParallel(_ context: LoopContext, _ subscribers: SubscriberRun) -> (notified: Int, stopped: Bool) {
         let helpers = DeliveryHelpers.shared
         let count = subscribers.count
         guard helpers.count > 0, splits(count) else {
-            return run(context, subscribers, 0..<count).notified
+            return run(context, subscribers, 0..<count)
         }
         let shares = (count + parallelShare - 1) / parallelShare
         // The claims and the total live on this thread's stack: `DeliveryHelpers.run` returns only
         // after every thread that took the work is done with them.
-        return withUnsafeTemporaryAllocation(of: UnsafeAtomic<UInt64>.Storage.self, capacity: 2) { storage in
+        return withUnsafeTemporaryAllocation(of: UnsafeAtomic<UInt64>.Storage.self, capacity: 3) { storage in
             let base = storage.baseAddress!
             let claims = ShareClaims(shares: shares, storage: base)
             (base + 1).initialize(to: .init(0))
-            defer { base.deinitialize(count: 2) }
+            (base + 2).initialize(to: .init(0))
+            defer { base.deinitialize(count: 3) }
             let total = UnsafeAtomic<UInt64>(at: base + 1)
+            let stops = UnsafeAtomic<UInt64>(at: base + 2)
             let work: @Sendable () -> Void = {
                 let end = ShareClaims.End.forCurrentCPU()
                 var notified = 0
@@ -338,12 +342,15 @@ final class DeliveryExecutor {
                     let (ran, switched) = run(context, subscribers, start..<min(start + parallelShare, count))
                     notified += ran
                     // A customer switch: the other threads see it before their next callback.
-                    if switched { break }
+                    if switched {
+                        stops.wrappingIncrement(ordering: .relaxed)
+                        break
+                    }
                 }
                 total.wrappingIncrement(by: UInt64(notified), ordering: .relaxed)
             }
             if !helpers.run(work) { work() }
-            return Int(total.load(ordering: .acquiring))
+            return (Int(total.load(ordering: .acquiring)), stops.load(ordering: .acquiring) > 0)
         }
     }
 }
@@ -368,6 +375,6 @@ public final class SynchronousDelivery: Sendable {
     @_spi(Benchmarks)
     public func deliver(_ segments: [Segment], to category: SegmentCategory) -> Int {
         let job = DeliveryExecutor.Job(category: category, segments: segments, notifyAll: true, generation: identity.generation)
-        return DeliveryExecutor.runDelivery(job, registry: registry, identity: identity, mode: .ordered)
+        return DeliveryExecutor.runDelivery(job, registry: registry, identity: identity, mode: .ordered).notified
     }
 }
