@@ -109,6 +109,34 @@ final class GateCheckTests: XCTestCase {
         XCTAssertEqual(loaded.figures, baseline.figures)
         try? FileManager.default.removeItem(at: url)
     }
+
+    /// Every comparison with NaN is false, so a NaN (or infinite) baseline value would pass any
+    /// current value: it is refused as invalid instead.
+    func testANonFiniteBaselineValueIsRefused() throws {
+        let json = """
+            {"figures": {"tracking-storm.allocsPerEvent": {"value": "NaN", "unit": "allocs/op",
+              "gate": {"lowerIsBetter": {"relative": 0.05, "absolute": 0.5}}}}}
+            """
+        let baseline = try Baseline.decode(Data(json.utf8))
+        let current = report([Figure(name: "tracking-storm.allocsPerEvent", value: 1_000, unit: "allocs/op", gate: .allocations, summary: "")])
+        let check = GateCheck(report: current, baseline: baseline)
+        XCTAssertFalse(check.passed, check.verdictLine)
+        XCTAssertEqual(check.rows.first?.verdict, .invalid)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+    }
+
+    /// A figure whose unit changed (per check → per callback, µs → ns) does not compare with its
+    /// baseline value: neither an improvement nor a regression, a harness error that asks for a
+    /// new baseline.
+    func testAFigureInAnotherUnitThanItsBaselineIsRefused() {
+        let before = report([Figure(name: "tracking-storm.allocsPerEvent", value: 400, unit: "allocs/check", gate: .allocations, summary: "")])
+        let after = report([Figure(name: "tracking-storm.allocsPerEvent", value: 0.8, unit: "allocs/op", gate: .allocations, summary: "")])
+        let check = GateCheck(report: after, baseline: Baseline(from: before))
+        XCTAssertEqual(check.rows.first?.verdict, .invalid)
+        XCTAssertFalse(check.passed)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+        XCTAssertTrue(check.harnessErrors.contains { $0.contains("allocs/op now, allocs/check in the baseline") }, "\(check.harnessErrors)")
+    }
 }
 
 extension GateCheckTests {

@@ -70,4 +70,14 @@ final class IntervalLogWriterTests: XCTestCase {
         XCTAssertEqual(timeline.points[1].p50, quiet.valueAtPercentile(50))
         XCTAssertNil(timeline.points[2].p50)
     }
+
+    /// The last interval of a phase is often partial: its line gives its own length, so a reader
+    /// that computes rates from the log does not understate it.
+    func testAPartialLastIntervalGetsItsOwnLength() throws {
+        let intervals = LatencyIntervals(
+            startTime: 1_700_000_000, intervalSeconds: 1, histograms: [histogram([1_000]), histogram([1_000])], lastIntervalSeconds: 0.25)
+        let text = try XCTUnwrap(IntervalLogWriter(tags: []).render([intervals], defaultHost: "h"))
+        let last = try XCTUnwrap(text.split(separator: "\n").last)
+        XCTAssertTrue(last.hasPrefix("Tag=host:h,1.000,0.250,"), String(last.prefix(40)))
+    }
 }

@@ -1,4 +1,6 @@
-import SegmentsBenchKit
+import Foundation
+@testable import SegmentsBenchKit
+import Synchronization
 import XCTest
 
 /// The load generator's schedules: how many operations a paced run performs does not depend on how
@@ -36,5 +38,46 @@ final class LoadGeneratorTests: XCTestCase {
         let operations = try XCTUnwrap(outcome.operations.first)
         XCTAssertGreaterThan(operations, 50)
         XCTAssertGreaterThanOrEqual(outcome.elapsedSeconds, Double(operations) * 0.002)
+    }
+
+    /// A flat-out sample is the call alone, not the call plus the recording of the sample before
+    /// it. The clock's time passes only where the test says: 10 µs inside each call, 1 µs at each
+    /// read, and 1 ms in the generator's own work after a call's end is read (where it records).
+    func testAFlatOutSampleIsTheCallAloneNotTheRecordingBeforeIt() {
+        let clock = DrivenClock()
+        let outcome = LoadGenerator.run(
+            producers: 1, seconds: 0.05, ratePerProducer: nil, fromScheduledStart: true, burst: 1, clock: { clock.read() }
+        ) { _, _ in clock.call() }
+        let latency = outcome.latency.summary("call", definition: "")
+        XCTAssertGreaterThan(outcome.operations, 10)
+        XCTAssertLessThan(latency.max, 100_000, "p50 \(latency.p50) ns: the 1 ms after each call's end was counted in the next call")
+    }
+}
+
+/// A clock whose time moves only as ``LoadGeneratorTests`` says: 1 µs per read, 10 µs per call, and
+/// 1 ms of other work after the first read that follows a call, before whatever comes next.
+private final class DrivenClock: Sendable {
+    private struct State {
+        var now: UInt64 = 1_000_000_000
+        var readsSinceCall = 0
+    }
+
+    private let state = Mutex(State())
+
+    func read() -> UInt64 {
+        state.withLock { state in
+            state.readsSinceCall += 1
+            if state.readsSinceCall == 2 { state.now += 1_000_000 }
+            state.now += 1_000
+            return state.now
+        }
+    }
+
+    func call() {
+        state.withLock { state in
+            if state.readsSinceCall == 1 { state.now += 1_000_000 }
+            state.now += 10_000
+            state.readsSinceCall = 0
+        }
     }
 }

@@ -40,3 +40,15 @@ final class MachineInfoTests: XCTestCase {
         XCTAssertEqual(MachineInfo.cpuDescription(fromCPUInfo: ""), "unknown")
     }
 }
+
+/// How the harness starts jemalloc for exact allocation counts.
+final class JemallocRuntimeTests: XCTestCase {
+    /// A `MALLOC_CONF` of the caller's own is kept, with the thread caches turned off after it
+    /// (jemalloc reads the options in order): only setting it when unset left them on.
+    func testTheThreadCachesAreTurnedOffAfterTheCallersOwnOptions() {
+        XCTAssertEqual(JemallocRuntime.mallocConfiguration(adding: nil), "tcache:false")
+        XCTAssertEqual(JemallocRuntime.mallocConfiguration(adding: ""), "tcache:false")
+        XCTAssertEqual(JemallocRuntime.mallocConfiguration(adding: "narenas:2"), "narenas:2,tcache:false")
+        XCTAssertEqual(JemallocRuntime.mallocConfiguration(adding: "tcache:true"), "tcache:true,tcache:false")
+    }
+}

@@ -119,4 +119,49 @@ final class ReportMergeTests: XCTestCase {
             guard case .unreadable? = $0 as? MergeError else { return XCTFail("\($0)") }
         }
     }
+
+    /// A gated count is a per-host figure judged against a one-host baseline (requests per burst,
+    /// an average): merged hosts keep the worst host's value, not the sum.
+    func testAGatedCountIsNotSummedOverHosts() throws {
+        let perBurst = { (value: Double) in
+            Figure(name: "storm.requestsPerBurst", value: value, unit: "count", gate: .lowerIsBetter(relative: 0, absolute: 0),
+                   summary: "requests per burst")
+        }
+        let a = report(host: "a", latency: LatencyRecorder(), figures: [perBurst(1)])
+        let b = report(host: "b", latency: LatencyRecorder(), figures: [perBurst(1)])
+        let merged = try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")
+        XCTAssertEqual(merged.scenarios.first?.figure("storm.requestsPerBurst")?.value, 1)
+        let check = GateCheck(report: merged, baseline: Baseline(from: a))
+        XCTAssertTrue(check.passed, check.renderTable())
+    }
+
+    /// An ungated figure records no direction: the merged value is the highest host's, and the note
+    /// says so rather than calling it the worst.
+    func testAnUngatedFigureIsNotCalledTheWorstHostsValue() throws {
+        let speedup = { (value: Double) in Figure(name: "storm.speedup", value: value, unit: "ratio", summary: "speedup") }
+        let merged = try ReportMerge.merge([
+            (host: "fast", report: report(host: "fast", latency: LatencyRecorder(), figures: [speedup(3)])),
+            (host: "slow", report: report(host: "slow", latency: LatencyRecorder(), figures: [speedup(1.5)])),
+        ], command: "merge")
+        let scenario = try XCTUnwrap(merged.scenarios.first)
+        let note = try XCTUnwrap(scenario.notes.first { $0.hasPrefix("`storm.speedup` per host") })
+        XCTAssertEqual(scenario.figure("storm.speedup")?.value, 3)
+        XCTAssertFalse(note.contains("the worst host's value"), note)
+        XCTAssertTrue(note.contains("the highest host's value"), note)
+    }
+
+    /// A latency read without its recorded buckets (a report written before they were kept) cannot
+    /// be added exactly: merge refuses it instead of reporting 0 samples.
+    func testALatencyWithoutRecordedBucketsIsRefused() throws {
+        let json = """
+            {"name": "call", "definition": "d", "count": 1000, "p50": 500, "p90": 800, "p99": 900,
+             "p999": 950, "max": 1000, "mean": 510, "coordinatedOmissionCorrected": false}
+            """
+        let latency = try ReportWriter.makeJSONDecoder().decode(LatencySummary.self, from: Data(json.utf8))
+        var a = report(host: "a", latency: LatencyRecorder(), figures: [])
+        a.scenarios[0].latencies = [latency]
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: a)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .histogramMissing(host: "a", scenario: "storm", latency: "call"))
+        }
+    }
 }

@@ -374,4 +374,39 @@ final class ReportWriterTests: XCTestCase {
         try ReportWriter(directory: nested).write(SyntheticReport.report())
         XCTAssertTrue(FileManager.default.fileExists(atPath: nested.appendingPathComponent("index.html").path))
     }
+
+    /// A report with one scenario holding only `latency`.
+    private func report(with latency: LatencySummary) -> BenchReport {
+        BenchReport(
+            machine: SyntheticReport.machine, gitRevision: "test", startedAt: Date(timeIntervalSince1970: 1_700_000_000),
+            command: "test",
+            scenarios: [ScenarioResult(scenario: "soak", summary: "s", configuration: [:], figures: [], latencies: [latency],
+                                       allocationsMeasured: true)])
+    }
+
+    /// A latency with no samples has no p50, max or mean: the summary and the page show a dash,
+    /// never a measured-looking 0 ns.
+    func testAnEmptyLatencyShowsNoValues() throws {
+        let empty = LatencyRecorder().summary("fetch round trip", definition: "transport fetch call, start to return")
+        try ReportWriter(directory: directory).write(report(with: empty))
+        let summary = try read("summary.md")
+        let row = try XCTUnwrap(summary.split(separator: "\n").first { $0.hasPrefix("| fetch round trip") })
+        XCTAssertEqual(String(row), "| fetch round trip | 0 | — | — | — | — | — | — |")
+        XCTAssertTrue(summary.contains("(mean —;"), "the mean of no samples")
+        XCTAssertFalse(try read("index.html").contains(">0 ns<"))
+    }
+
+    /// Phases over 300 s keep one histogram per 2 s or more: the summary and the page say how long
+    /// an interval is, not "per second".
+    func testIntervalLogsOfLongPhasesSayTheirIntervalLength() throws {
+        var recorder = LatencyRecorder()
+        recorder.record(1_000)
+        XCTAssertEqual(IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: 600), 2_000_000_000)
+        let intervals = LatencyIntervals(startTime: 1_700_000_000, intervalSeconds: 2, histograms: [recorder.histogram])
+        let latency = LatencySummary(name: "trackEvent call", definition: "d", histogram: recorder.histogram, intervals: [intervals])
+        try ReportWriter(directory: directory).write(report(with: latency))
+        let line = try XCTUnwrap(try read("summary.md").split(separator: "\n").first { $0.contains("**trackEvent call**") })
+        XCTAssertTrue(line.contains("; per 2 s ["), String(line))
+        XCTAssertFalse(try read("index.html").contains("one histogram per second"))
+    }
 }

@@ -103,6 +103,7 @@ public struct GateCheck: Sendable {
     /// Compares `report` with `baseline`.
     public init(report: BenchReport, baseline: Baseline) {
         var rows: [Row] = []
+        var unitChanges: [String] = []
         let current = Dictionary(report.figures.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         let scenariosWithoutAllocations = Set(report.scenarios.filter { !$0.allocationsMeasured }.map(\.scenario))
         for (name, entry) in baseline.figures.sorted(by: { $0.key < $1.key }) {
@@ -116,6 +117,13 @@ public struct GateCheck: Sendable {
                                 rule: Self.describe(entry.gate), verdict: verdict))
                 continue
             }
+            if !entry.unit.isEmpty, figure.unit != entry.unit {
+                // Another unit (µs → ns, per check → per callback): the values do not compare.
+                unitChanges.append("figure \(name) is in \(figure.unit) now, \(entry.unit) in the baseline: update the baseline")
+                rows.append(Row(name: name, unit: figure.unit, baseline: entry.value, current: figure.value, limit: nil,
+                                rule: Self.describe(entry.gate), verdict: .invalid))
+                continue
+            }
             rows.append(Self.judge(name: name, unit: entry.unit, baseline: entry.value, current: figure.value, rule: entry.gate))
         }
         for figure in report.figures where figure.gate != nil && baseline.figures[figure.name] == nil {
@@ -127,7 +135,7 @@ public struct GateCheck: Sendable {
             }
         }
         self.rows = rows
-        harnessErrors = Self.harnessErrors(in: report)
+        harnessErrors = Self.harnessErrors(in: report) + unitChanges
         warnings = BaselineDrift.warnings(report: report, baseline: baseline)
         self.baseline = BaselineInfo(
             gitRevision: baseline.gitRevision, createdAt: baseline.createdAt, command: baseline.command,
@@ -167,8 +175,9 @@ public struct GateCheck: Sendable {
     }
 
     static func judge(name: String, unit: String, baseline: Double?, current: Double, rule: GateRule) -> Row {
-        // Every comparison with NaN is false: without this, NaN would pass every rule.
-        guard current.isFinite else {
+        // Every comparison with NaN is false: without this, NaN would pass every rule. The same
+        // holds for a baseline that is NaN (or infinite: every value is within its limit).
+        guard current.isFinite, baseline?.isFinite ?? true else {
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: nil, rule: describe(rule), verdict: .invalid)
         }
         switch rule {

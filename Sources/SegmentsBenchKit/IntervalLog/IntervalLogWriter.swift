@@ -37,7 +37,7 @@ public struct IntervalLogWriter: Sendable {
             for (index, histogram) in intervals.histograms.enumerated() {
                 let start = intervals.startTime + Double(index) * intervals.intervalSeconds
                 let fields = [
-                    Self.seconds(start - base), Self.seconds(intervals.intervalSeconds),
+                    Self.seconds(start - base), Self.seconds(intervals.seconds(ofInterval: index)),
                     Self.seconds(Double(histogram.totalCount == 0 ? 0 : histogram.max) / 1_000_000),
                     try HistogramEncoding.base64(histogram),
                 ]

@@ -20,20 +20,26 @@ public enum AllocationProbe {
         public var threadAllocatedBytes: UInt64
     }
 
-    /// `true` when jemalloc is this process's allocator.
-    public static var isAvailable: Bool { rs_jemalloc_available() != 0 }
+    /// `true` when jemalloc is this process's allocator, whatever its options.
+    public static let isLoaded: Bool = rs_jemalloc_available() != 0
 
-    /// `true` when thread caches are off, so call counts are exact.
-    public static var countsAreExact: Bool {
-        guard isAvailable else { return false }
+    /// `true` when jemalloc is this process's allocator with its thread caches off, so call counts
+    /// are exact.
+    public static let countsAreExact: Bool = {
+        guard isLoaded else { return false }
         var enabled = false
         var size = MemoryLayout<Bool>.size
         return "opt.tcache".withCString { rs_mallctl($0, &enabled, &size, nil, 0) } == 0 && !enabled
-    }
+    }()
+
+    /// `true` when allocation counts can be taken: jemalloc with exact counts. With its thread
+    /// caches on, cache hits would go uncounted, so that reads as unavailable, never as fewer
+    /// allocations.
+    public static var isAvailable: Bool { countsAreExact }
 
     /// jemalloc's version string, or `nil`.
     public static var jemallocVersion: String? {
-        guard isAvailable else { return nil }
+        guard isLoaded else { return nil }
         var pointer: UnsafePointer<CChar>?
         var size = MemoryLayout<UnsafePointer<CChar>?>.size
         guard "version".withCString({ rs_mallctl($0, &pointer, &size, nil, 0) }) == 0, let pointer else { return nil }
@@ -85,5 +91,5 @@ public enum AllocationProbe {
 
     /// What a report says when counts are missing.
     public static let unavailableNote =
-        "Allocation counts unavailable: jemalloc is not installed. Install it with `apt-get install -y libjemalloc-dev` (or libjemalloc2) and run again; segments-bench preloads it by itself."
+        "Allocation counts unavailable: jemalloc is not installed, or runs with its thread caches on. Install it with `apt-get install -y libjemalloc-dev` (or libjemalloc2) and run again; segments-bench preloads it by itself."
 }

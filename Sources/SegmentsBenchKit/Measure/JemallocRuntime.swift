@@ -1,9 +1,10 @@
 import Foundation
 
 /// Starts the harness on jemalloc when the library is installed: if jemalloc is not yet the
-/// allocator, the process re-executes itself once with `LD_PRELOAD` set to the library and
-/// `MALLOC_CONF=tcache:false` (exact call counts). Nothing happens when it is already loaded, when
-/// the library is absent, or when `SEGMENTS_BENCH_NO_JEMALLOC=1`.
+/// allocator, or is but with its thread caches on, the process re-executes itself once with
+/// `LD_PRELOAD` set to the library and `tcache:false` added to `MALLOC_CONF` (exact call counts).
+/// Nothing happens when counts are already exact, when the library is absent, or when
+/// `SEGMENTS_BENCH_NO_JEMALLOC=1`.
 public enum JemallocRuntime {
     /// Where Debian and other distributions put the runtime library.
     static let candidates = [
@@ -19,13 +20,19 @@ public enum JemallocRuntime {
     public static func preloadIfAvailable() {
         #if os(Linux)
         let environment = ProcessInfo.processInfo.environment
-        guard !AllocationProbe.isAvailable, environment["SEGMENTS_BENCH_NO_JEMALLOC"] != "1",
-            environment["SEGMENTS_BENCH_REEXEC"] == nil,
-            let library = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) })
-        else { return }
-        let preload = [environment["LD_PRELOAD"], library].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
-        setenv("LD_PRELOAD", preload, 1)
-        setenv("MALLOC_CONF", "tcache:false", 0)
+        guard environment["SEGMENTS_BENCH_NO_JEMALLOC"] != "1", environment["SEGMENTS_BENCH_REEXEC"] == nil else { return }
+        if AllocationProbe.isLoaded {
+            // Already jemalloc (preloaded by the caller): counts are exact only with the thread
+            // caches off, so run again with them off unless they already are.
+            guard !AllocationProbe.countsAreExact else { return }
+        } else {
+            guard let library = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }) else { return }
+            let preload = [environment["LD_PRELOAD"], library].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
+            setenv("LD_PRELOAD", preload, 1)
+        }
+        // Appended, not only set when unset: a MALLOC_CONF of the caller's own (any option) would
+        // otherwise leave the thread caches on and every allocation count short.
+        setenv("MALLOC_CONF", mallocConfiguration(adding: environment["MALLOC_CONF"]), 1)
         setenv("SEGMENTS_BENCH_REEXEC", "1", 1)
         let arguments = CommandLine.arguments
         var cArguments = arguments.map { strdup($0) } + [nil]
@@ -33,5 +40,11 @@ public enum JemallocRuntime {
         // execv only returns on failure: carry on without allocation counts.
         for pointer in cArguments { free(pointer) }
         #endif
+    }
+
+    /// The caller's `MALLOC_CONF` with the thread caches turned off after it (jemalloc reads the
+    /// options in order, so the last one wins).
+    static func mallocConfiguration(adding existing: String?) -> String {
+        [existing, "tcache:false"].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ",")
     }
 }

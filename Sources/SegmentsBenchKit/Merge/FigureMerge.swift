@@ -23,7 +23,9 @@ enum FigureMerge {
         case .atMost: return .limit
         default: break
         }
-        if figure.unit == "count" || figure.unit.hasSuffix("/s") { return .sum }
+        // A sum over hosts is N times a single host's value: never for a figure gated against a
+        // (single-host) baseline.
+        if figure.gate == nil, figure.unit == "count" || figure.unit.hasSuffix("/s") { return .sum }
         return .worst
     }
 
@@ -63,7 +65,9 @@ enum FigureMerge {
         case .correctness: "any host off its expected value fails"
         case .limit: "the highest host's value"
         case .sum: "the sum"
-        case .worst: "the worst host's value, never an average"
+        case .worst: merged.gate == nil
+            ? "the highest host's value, never an average (not gated: which way is worse is not recorded)"
+            : "the worst host's value, never an average"
         }
         return (merged, "`\(merged.name)` per host: \(perHost); spread (max − min) \(ReportFormat.value(spread, unit: merged.unit)); merged: \(how).")
     }

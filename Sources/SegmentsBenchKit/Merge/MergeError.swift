@@ -4,11 +4,16 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
     case noReports
     /// A report could not be read (its path and the reason).
     case unreadable(path: String, reason: String)
+    /// A latency's count is not that of its histogram (a report written before the recorded
+    /// buckets were kept): it cannot be added exactly.
+    case histogramMissing(host: String, scenario: String, latency: String)
 
     public var description: String {
         switch self {
         case .noReports: "Segments: merge needs at least one report directory"
         case let .unreadable(path, reason): "Segments: merge: cannot read \(path): \(reason)"
+        case let .histogramMissing(host, scenario, latency):
+            "Segments: merge: \(host)'s \(scenario) latency '\(latency)' has no recorded buckets to add (report written before they were kept)"
         }
     }
 }

@@ -45,6 +45,13 @@ public enum ReportMerge {
     /// - Throws: ``MergeError/noReports`` for none.
     public static func merge(_ inputs: [Input], command: String) throws -> BenchReport {
         guard let first = inputs.first else { throw MergeError.noReports }
+        for input in inputs {
+            for scenario in input.report.scenarios {
+                for latency in scenario.latencies where latency.histogram.totalCount != latency.count {
+                    throw MergeError.histogramMissing(host: input.host, scenario: scenario.scenario, latency: latency.name)
+                }
+            }
+        }
         let reports = inputs.map(\.report)
         var scenarioNames: [String] = []
         for report in reports {

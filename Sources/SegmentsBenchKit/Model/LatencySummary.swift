@@ -128,8 +128,10 @@ public struct LatencySummary: Codable, Sendable {
     /// The percentiles reported everywhere, in order, with the fewest samples each needs; `value`
     /// is `nil` where ``count`` is below that.
     public var percentiles: [(label: String, value: UInt64?, minimumCount: UInt64)] {
-        [("p50", p50, 1), ("p90", p90, Self.minimumCount(forPercentile: 90)), ("p99", p99, Self.minimumCount(forPercentile: 99)),
-         ("p99.9", p999, Self.minimumCount(forPercentile: 99.9)), ("p99.99", p9999, Self.minimumCount(forPercentile: 99.99)),
-         ("max", max, 1)]
+        // No samples: no p50 and no max either (the histogram's 0 is not a measured value).
+        let empty = count == 0
+        return [("p50", empty ? nil : p50, 1), ("p90", p90, Self.minimumCount(forPercentile: 90)),
+                ("p99", p99, Self.minimumCount(forPercentile: 99)), ("p99.9", p999, Self.minimumCount(forPercentile: 99.9)),
+                ("p99.99", p9999, Self.minimumCount(forPercentile: 99.99)), ("max", empty ? nil : max, 1)]
     }
 }

@@ -123,7 +123,7 @@ struct HTMLIndex {
                 let values = latency.percentiles.map { "<td class=\"num\">\(e(ReportFormat.percentile($0.value)))</td>" }
                 html.append("<tr><td title=\"\(e(latency.definition))\">\(e(latency.name))\(mark)</td>"
                     + "<td class=\"num\">\(ReportFormat.grouped(latency.count))</td>" + values.joined()
-                    + "<td class=\"num\">\(e(ReportFormat.humanDuration(ns: latency.mean)))</td><td>\(link(histogram))"
+                    + "<td class=\"num\">\(e(latency.count > 0 ? ReportFormat.humanDuration(ns: latency.mean) : "—"))</td><td>\(link(histogram))"
                     + (log.map { "<br>\(link($0))" } ?? "") + "</td></tr>")
             }
             html.append("</table>")
@@ -139,7 +139,7 @@ struct HTMLIndex {
             }
             html.append("</ul>")
             html.append("<p class=\"muted\">Histograms are HdrHistogram percentile distributions with values in µs; "
-                + "<code>.hlog</code> files are HdrHistogram interval logs, one histogram per second.</p>")
+                + "<code>.hlog</code> files are HdrHistogram interval logs, one histogram per interval (1 s, longer for phases over 300 s; each line gives its length).</p>")
         }
 
         let charts = [files.percentilesChart.map { ("\(scenario.scenario): latency by percentile", $0) }].compactMap { $0 }

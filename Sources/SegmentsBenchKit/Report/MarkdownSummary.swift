@@ -86,8 +86,8 @@ struct MarkdownSummary {
             for (index, (latency, histogram)) in zip(scenario.latencies, files.histograms).enumerated() {
                 let log = files.intervalLogs.indices.contains(index) ? files.intervalLogs[index] : nil
                 lines.append("- **\(MarkupEscaping.markdownProse(latency.name))**: \(MarkupEscaping.markdownProse(latency.definition)) "
-                    + "(mean \(ReportFormat.humanDuration(ns: latency.mean)); histogram [\(histogram)](\(histogram)), values in µs"
-                    + (log.map { "; per second [\($0)](\($0))" } ?? "") + ")")
+                    + "(mean \(latency.count > 0 ? ReportFormat.humanDuration(ns: latency.mean) : "—"); histogram [\(histogram)](\(histogram)), values in µs"
+                    + (log.map { "; per \(ReportFormat.number(latency.intervals.first?.intervalSeconds ?? 1)) s [\($0)](\($0))" } ?? "") + ")")
             }
         }
 

@@ -57,7 +57,7 @@ public enum ReportFormat {
 
     /// The footnote under a latency table with a `—`: why a percentile is left out.
     static let omittedPercentileNote =
-        "— too few samples for that percentile: p90 needs at least 10, p99 100, p99.9 1,000 and p99.99 10,000 (see Count)."
+        "— too few samples for that percentile: p50 and max need at least 1, p90 10, p99 100, p99.9 1,000 and p99.99 10,000 (see Count)."
 
     /// The mark of a figure within ``ClockResolution/trustFactor`` times the clock's resolution.
     static let nearResolutionMark = "‡"

@@ -31,9 +31,19 @@ public enum LoadGenerator {
         producers: Int, seconds: Double, ratePerProducer: Double?, fromScheduledStart: Bool = true, burst: Int = 1,
         operation: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
     ) -> Outcome {
+        run(producers: producers, seconds: seconds, ratePerProducer: ratePerProducer, fromScheduledStart: fromScheduledStart,
+            burst: burst, clock: monotonicNanoseconds, operation: operation)
+    }
+
+    /// ``run(producers:seconds:ratePerProducer:fromScheduledStart:burst:operation:)`` reading
+    /// `clock` for every timestamp but the bursts' sleeps (tests pass one whose time they drive).
+    static func run(
+        producers: Int, seconds: Double, ratePerProducer: Double?, fromScheduledStart: Bool, burst: Int,
+        clock: @escaping @Sendable () -> UInt64, operation: @escaping @Sendable (_ producer: Int, _ sequence: Int) -> Void
+    ) -> Outcome {
         precondition(burst == 1 || (ratePerProducer != nil && !fromScheduledStart), "bursts are for call-alone latency at a rate")
         let results = LockedBox<[(LatencyRecorder, Int, UInt64)]>([])
-        let start = monotonicNanoseconds() + 5_000_000
+        let start = clock() + 5_000_000
         let end = start + UInt64(seconds * 1e9)
         let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
         let intervalNanoseconds = IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: seconds)
@@ -44,17 +54,18 @@ public enum LoadGenerator {
                 var recorder = IntervalLatencyRecorder(
                     origin: start, intervalNanoseconds: intervalNanoseconds, expectedIntervals: expectedIntervals)
                 var sequence = 0
-                while monotonicNanoseconds() < start {}
+                while clock() < start {}
                 if let rate = ratePerProducer, rate > 0, burst > 1 {
                     let interval = UInt64(1e9 / rate * Double(burst))
                     var scheduled = start
                     while scheduled < end {
-                        var now = sleep(untilMonotonic: scheduled)
+                        sleep(untilMonotonic: scheduled)
                         for _ in 0..<burst {
+                            // The clock is read again after recording, so a sample is the call alone.
+                            let now = clock()
                             operation(producer, sequence)
-                            let after = monotonicNanoseconds()
+                            let after = clock()
                             recorder.record(after &- now, at: after)
-                            now = after
                             sequence += 1
                         }
                         scheduled += interval
@@ -63,29 +74,30 @@ public enum LoadGenerator {
                     let interval = UInt64(1e9 / rate)
                     var scheduled = start
                     while scheduled < end {
-                        var now = monotonicNanoseconds()
+                        var now = clock()
                         while now < scheduled {
                             // Sleep while far from the slot, spin the last 100 µs for precision.
                             if scheduled - now > 100_000 { usleep(50) }
-                            now = monotonicNanoseconds()
+                            now = clock()
                         }
                         operation(producer, sequence)
-                        let after = monotonicNanoseconds()
+                        let after = clock()
                         recorder.record(after &- (fromScheduledStart ? scheduled : now), at: after)
                         sequence += 1
                         scheduled += interval
                     }
                 } else {
-                    var now = monotonicNanoseconds()
+                    var now = clock()
                     while now < end {
                         operation(producer, sequence)
-                        let after = monotonicNanoseconds()
+                        let after = clock()
                         recorder.record(after &- now, at: after)
-                        now = after
                         sequence += 1
+                        // Read after recording: the next sample is the call alone, not the call plus record().
+                        now = clock()
                     }
                 }
-                let finishedAt = monotonicNanoseconds()
+                let finishedAt = clock()
                 let finished = recorder.finish(startTime: startTime)
                 results.withLock { $0.append((finished, sequence, finishedAt)) }
                 group.leave()

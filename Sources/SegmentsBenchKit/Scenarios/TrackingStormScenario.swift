@@ -26,7 +26,7 @@ public struct TrackingStormScenario: Scenario {
                               summary: "one atomic fetch-add on this machine now (the floor of a lock-free enqueue)"))
         let recorderOverhead = LatencyRecorder.measureOwnOverhead()
         figures.append(Figure(name: "tracking-storm.recorderOverheadNs", value: recorderOverhead, unit: "ns",
-                              summary: "cost of one clock read + histogram record, included in every latency below"))
+                              summary: "cost of one clock read + histogram record; each per-call latency below includes one clock read, not the record"))
 
         // Allocations per event, engine side: a sink transport keeps nothing.
         progress.say("allocations per event (engine with a counting sink)")
