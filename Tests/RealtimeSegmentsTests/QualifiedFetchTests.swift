@@ -288,4 +288,67 @@ final class QualifiedFetchTests: XCTestCase {
         XCTAssertTrue(fixture.logs.contains(
             "Segments: Fetch of qualified segments of fs_user_id-$-jane failed: Audience segments fetch failed (network error)."))
     }
+
+    /// A cancelled caller of the async `fetchQualifiedSegments` returns `SegmentsError.cancelled`
+    /// at once, as `getSegments` does; the request (here: held) goes on for the others.
+    func testACancelledFetchReturnsWhileTheRequestIsHeld() async {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let user = fixture.user("jane")
+        let call = Task { try await user.fetchQualifiedSegments() }
+        waitUntil { fixture.transport.heldQualifiedFetchCount == 1 }
+        call.cancel()
+        let transport = fixture.transport
+        // Watchdog: after 5 s the request is released, so the test ends instead of hanging.
+        let released = Locked(false)
+        let watchdog = Task.detached {
+            try? await Task.sleep(for: .seconds(5))
+            if !Task.isCancelled {
+                released.withLock { $0 = true }
+                transport.releaseHeldQualifiedFetches()
+            }
+        }
+        let outcome = await call.result
+        watchdog.cancel()
+        XCTAssertFalse(released.withLock { $0 }, "the cancelled caller stayed suspended until the request was released (5 s watchdog)")
+        guard case .failure(let error) = outcome else { return XCTFail("a cancelled caller got no error: \(outcome)") }
+        XCTAssertEqual(error as? SegmentsError, .cancelled)
+        transport.releaseHeldQualifiedFetches()
+    }
+
+    /// A transport that may block (`neverBlocks == false`) and blocks on one user's request holds
+    /// up no other user's request: each of its requests runs off the shared qualified thread.
+    func testABlockingRequestForOneUserDoesNotHoldUpAnotherUsersRequest() {
+        let transport = BlockingQualifiedTransport()
+        let fixture = QualifiedFixture(transport: transport)
+        let slow = fixture.startFetch(fixture.user("slow"))
+        XCTAssertEqual(transport.slowEntered.wait(timeout: .now() + 10), .success)
+        let fast = fixture.startFetch(fixture.user("fast"))
+        let result = XCTWaiter.wait(for: [fast], timeout: 5)
+        XCTAssertEqual(result, .completed, "the request for \"fast\" waited behind the blocked one for \"slow\"")
+        transport.release.signal()
+        wait(for: [slow], timeout: 10)
+    }
+}
+
+/// A transport that declares it may block (`neverBlocks == false`) and whose qualified request for
+/// the user "slow" blocks its thread until released, as a synchronous HTTP client would.
+private final class BlockingQualifiedTransport: SegmentsTransport, QualifiedSegmentsTransport {
+    let release = DispatchSemaphore(value: 0)
+    let slowEntered = DispatchSemaphore(value: 0)
+    var neverBlocks: Bool { false }
+    func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {}
+    func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {}
+    func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError) {}
+    func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        SegmentsResponse()
+    }
+    func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError) -> [String] {
+        if query.userValue == "slow" {
+            slowEntered.signal()
+            release.wait()
+        }
+        return ["a"]
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import XCTest
 
 /// Issue 32: `segmentChanges(for:includeFirstLoad:bufferingPolicy:)`, the `AsyncSequence` form of a
@@ -151,6 +152,44 @@ final class SegmentChangesTests: XCTestCase {
         fixture.client.stop()
         let received = await collect(changes)
         XCTAssertEqual(received, [[segment(2)]])
+    }
+
+    /// A client dropped (deinit, no stop) while a completion-form pull waits on a held fetch, and
+    /// while a `segmentChanges` consumer waits: the pull fails `.stopped`, the loop ends.
+    func testDeinitWhileAPullAndASequenceWait() async {
+        let transport = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+        transport.defaultResponse = response([.discovery: [1]])
+        let clock = ManualClock()
+        var client: SegmentsClient? = {
+            var configuration = SegmentsConfiguration(projectToken: Fixture.token, authorization: .token("secret"), transport: transport)
+            configuration.clock = clock
+            return SegmentsClient(configuration: configuration)
+        }()
+        client!.start()
+        transport.holdFetches()
+        let outcome = Locked<Result<[Segment], SegmentsError>?>(nil)
+        let pulled = DispatchSemaphore(value: 0)
+        client!.getSegments(category: .discovery, force: true, completion: { result in
+            outcome.withLock { $0 = result }
+            pulled.signal()
+        })
+        let changes = client!.segmentChanges(for: .content)
+        let consumer = Task { () -> Int in
+            var count = 0
+            for await _ in changes { count += 1 }
+            return count
+        }
+        waitUntil { transport.heldFetchCount == 1 }
+        weak let weakClient = client
+        client = nil
+        XCTAssertNil(weakClient, "the client was deinitialised")
+        XCTAssertEqual(pulled.wait(timeout: .now() + 10), .success)
+        let result = outcome.withLock { $0 }
+        guard case .failure(let error)? = result else { return XCTFail("\(String(describing: result))") }
+        XCTAssertEqual(error, .stopped)
+        let count = await consumer.value
+        XCTAssertEqual(count, 0)
+        transport.releaseHeldFetches()
     }
 }
 

@@ -5,8 +5,8 @@
 ///
 /// Threading: ``install(_:)``, ``resolve(_:)`` may be called from any thread, in any order;
 /// the continuation is resumed outside the lock.
-final class PullResumer: Sendable {
-    typealias Outcome = Result<[Segment], SegmentsError>
+/// Generic over the outcome: `fetchQualifiedSegments` waits for its flight through one as well.
+final class PullResumer<Outcome: Sendable>: Sendable {
 
     private enum State: Sendable {
         /// Neither the continuation nor an outcome is here yet.

@@ -4,7 +4,7 @@ extension SegmentsClient {
     /// posts nothing. The engine is not told about a cancellation: its fetch completes for the
     /// other callers and the cache, and the result meant for this caller is dropped.
     func awaitPull(category: SegmentCategory, force: Bool) async -> Result<[Segment], SegmentsError> {
-        let resumer = PullResumer()
+        let resumer = PullResumer<Result<[Segment], SegmentsError>>()
         let channels = channels
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

@@ -46,6 +46,9 @@ final class EngineOwner {
     /// Where fetches and links run: on this thread (see ``EngineTaskExecutor``) if the transport
     /// never blocks, else `nil` (Swift's cooperative pool).
     private let fetchExecutor: EngineTaskExecutor?
+    /// Where uploads run: off the cooperative pool, which `stop()` may be blocking (see
+    /// ``SerialQueueTaskExecutor``).
+    private let uploadExecutor = SerialQueueTaskExecutor(label: "Segments.upload")
 
     private let checks: CheckCycle
     private var pulls: PullCoordinator
@@ -521,7 +524,7 @@ final class EngineOwner {
         let context = configuration.requestContext
         let channels = channels
         channels.beginWork()
-        Task {
+        Task(executorPreference: uploadExecutor) {
             var outcome = UploadOutcome(accepted: 0)
             sending: for upload in batches {
                 do throws(SegmentsError) {

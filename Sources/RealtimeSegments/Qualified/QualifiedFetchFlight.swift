@@ -42,10 +42,17 @@ final class QualifiedFetchFlight: Sendable {
         if let result { waiter(result) }
     }
 
-    /// Waits for the result in an async context.
+    /// Waits for the result in an async context, or for the calling task's cancellation
+    /// (``SegmentsError/cancelled``), whichever comes first; the request goes on for the others.
     func value() async -> QualifiedSegmentsFetcher.Outcome {
-        await withCheckedContinuation { continuation in
-            wait { continuation.resume(returning: $0) }
+        let resumer = PullResumer<QualifiedSegmentsFetcher.Outcome>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard resumer.install(continuation) else { return }
+                wait { resumer.resolve($0) }
+            }
+        } onCancel: {
+            resumer.resolve(.failure(.cancelled))
         }
     }
 

@@ -15,8 +15,9 @@ import Logging
 ///    `ignoreCache` caller always sends its own, which later plain callers may join. A success is
 ///    cached unless every participant passed `ignoreCache`; errors are never cached.
 ///
-/// Steps 1–4 run synchronously on the caller's thread, so hits cost no hop. Requests run on
-/// ``QualifiedFetchExecutor``, never on the cooperative pool.
+/// Steps 1–4 run synchronously on the caller's thread, so hits cost no hop. Requests never run on
+/// the cooperative pool: on ``QualifiedFetchExecutor`` when the transport never blocks, else each
+/// on a queue of its own (``SerialQueueTaskExecutor``), so one that blocks holds up no other.
 ///
 /// Threading: every method may be called from any thread.
 final class QualifiedSegmentsFetcher: Sendable {
@@ -52,6 +53,9 @@ final class QualifiedSegmentsFetcher: Sendable {
     private let configuration: QualifiedSegmentsConfiguration?
     private let transport: (any QualifiedSegmentsTransport)?
     private let transportName: String
+    /// The transport's ``SegmentsTransport/neverBlocks``: only then do its requests share the one
+    /// ``QualifiedFetchExecutor`` thread.
+    private let transportNeverBlocks: Bool
     private let logger: Logger
     /// Requests in flight by cache key. Lock order: this lock, then the cache's.
     private let flights = Locked<[String: QualifiedFetchFlight]>([:])
@@ -65,6 +69,7 @@ final class QualifiedSegmentsFetcher: Sendable {
             clock: configuration.clock)
         transport = configuration.transport as? any QualifiedSegmentsTransport
         transportName = String(describing: type(of: configuration.transport))
+        transportNeverBlocks = configuration.transport.neverBlocks
         logger = configuration.logger
     }
 
@@ -138,8 +143,8 @@ final class QualifiedSegmentsFetcher: Sendable {
         }
     }
 
-    /// The answer, blocking the calling thread if it needs a request (the request itself runs on
-    /// ``QualifiedFetchExecutor``, so this never starves the cooperative pool).
+    /// The answer, blocking the calling thread if it needs a request (the request itself runs off
+    /// the cooperative pool, so this never starves it).
     func fetchBlocking(_ user: User, options: [QualifiedSegmentOption]) -> Outcome {
         switch begin(user, options: options) {
         case .done(let result):
@@ -163,7 +168,10 @@ final class QualifiedSegmentsFetcher: Sendable {
     ) {
         logger.debug("Segments: Fetching qualified segments of \(key)")
         // Unstructured, so a caller's cancellation cannot fail the others who joined.
-        Task(executorPreference: QualifiedFetchExecutor.shared) { [self] in
+        // A request that may block gets a queue of its own, so it holds up no other request.
+        let executor: any TaskExecutor = transportNeverBlocks
+            ? QualifiedFetchExecutor.shared : SerialQueueTaskExecutor(label: "Segments.qualified")
+        Task(executorPreference: executor) { [self] in
             let result: Outcome
             do throws(SegmentsError) {
                 // The set is built here, once per answer, off every caller's thread.

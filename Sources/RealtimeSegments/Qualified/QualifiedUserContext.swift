@@ -66,13 +66,15 @@ public final class QualifiedUserContext: Sendable {
     /// Fetches the user's qualified segments into ``qualifiedSegments``, from the client's cache or
     /// the server (one request for all concurrent callers asking about the same user).
     ///
-    /// Threading: a cache hit returns without suspending; a request runs on a dedicated thread.
+    /// Threading: a cache hit returns without suspending; a request runs outside the cooperative
+    /// pool (one shared thread, or a queue of its own when the transport may block).
     /// Errors: ``SegmentsError/invalidSegmentIdentifier`` when the server does not know the user;
     /// ``SegmentsError/fetchSegmentsFailed(_:)`` with `"apiKey/apiHost not defined"`,
     /// `"transport does not support qualified segments"`, `"network error"`, an HTTP status,
     /// `"decode error"` or the server error's classification (its message when it has none).
-    /// Failures are also logged as `Segments:` lines. Cancelling the calling task does not cancel
-    /// the request.
+    /// Failures are also logged as `Segments:` lines. Cancelling the calling task returns
+    /// ``SegmentsError/cancelled`` at once and stores nothing; the request goes on for the other
+    /// callers and the cache.
     public func fetchQualifiedSegments(options: [QualifiedSegmentOption] = []) async throws(SegmentsError) {
         let ticket = takeTicket()
         let result = await fetcher.fetch(user, options: options)
@@ -104,10 +106,10 @@ public final class QualifiedUserContext: Sendable {
     /// ``qualifiedSegments`` is stored, or throws.
     ///
     /// Threading: a cache hit (or any answer known at once) returns on the caller's thread without a
-    /// hop. Otherwise the calling thread waits while the request runs on a dedicated thread outside
-    /// the cooperative pool, so even callers blocking every pool thread cannot deadlock it. It
-    /// still holds the calling thread for a whole round trip (bounded by the transport's deadline):
-    /// prefer the async form in async code, and never call it from a transport.
+    /// hop. Otherwise the calling thread waits while the request runs outside the cooperative
+    /// pool, so even callers blocking every pool thread cannot deadlock it. It still holds the
+    /// calling thread for a whole round trip (bounded by the transport's deadline): prefer the
+    /// async form in async code, and never call it from a transport.
     public func fetchQualifiedSegmentsAndWait(options: [QualifiedSegmentOption] = []) throws(SegmentsError) {
         let ticket = takeTicket()
         let result = fetcher.fetchBlocking(user, options: options)

@@ -17,7 +17,8 @@ public struct GateCheck: Sendable {
         case violated
         /// In the baseline but not measured now although its scenario ran: a harness error (exit 70).
         case missing
-        /// Measured now as NaN or infinite, so no rule can judge it: a harness error (exit 70).
+        /// Measured now (or in the baseline) as NaN or infinite, or now in another unit than the
+        /// baseline's, so no rule can judge it: a harness error (exit 70).
         case invalid
         /// Not measurable in this run (allocation counts without jemalloc): warns, does not fail.
         case skipped
@@ -267,7 +268,7 @@ public struct GateCheck: Sendable {
         let status = exitStatus
         if status == .pass { return "GATE PASSED (\(checked) figures checked)" }
         let counts: [(Verdict, String)] = [(.regressed, "regressed"), (.violated, "violated their rule"), (.missing, "missing"),
-                                           (.invalid, "not a number")]
+                                           (.invalid, "not comparable (not a number, or another unit)")]
         var parts = counts.compactMap { verdict, words -> String? in
             let count = rows.filter { $0.verdict == verdict }.count
             return count == 0 ? nil : "\(count) of \(checked) figures \(words)"
