@@ -83,4 +83,65 @@ final class StopFromAsyncCodeTests: XCTestCase {
         print("StopFromAsyncCodeTests, in flight: uploaded when stop returned: \(uploadedWhenStopReturned.withLock { $0 }); timed out: \(timedOut)")
         XCTAssertEqual(timedOut, 0, "stops that timed out waiting for the upload in flight")
     }
+
+    /// The same with a fetch in flight, of a transport that does not declare `neverBlocks` (the
+    /// default for a transport an app writes), whose calls therefore run off the engine thread.
+    func testAFetchInFlightOfATransportThatMayBlockDoesNotHoldUpStopsFromEveryPoolThread() {
+        let clients = ProcessInfo.processInfo.activeProcessorCount
+        var fixtures: [Fixture] = []
+        var inners: [InMemorySegmentsTransport] = []
+        for _ in 0..<clients {
+            let inner = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+            inner.defaultResponse = response([.discovery: [1]])
+            let fixture = Fixture { $0.transport = MayBlockTransport(inner) }
+            _ = fixture.register(.discovery, tag: "d")
+            inner.holdFetches()
+            fixture.client.start()
+            fixture.settle()
+            fixture.clock.advance(by: .seconds(5))
+            waitUntil { inner.heldFetchCount == 1 }
+            fixtures.append(fixture)
+            inners.append(inner)
+        }
+        let done = (0..<clients).map { expectation(description: "stop \($0)") }
+        for (index, fixture) in fixtures.enumerated() {
+            let client = fixture.client
+            let finished = done[index]
+            Task.detached {
+                client.stop(timeout: .seconds(5))
+                finished.fulfill()
+            }
+        }
+        for (fixture, inner) in zip(fixtures, inners) {
+            waitUntil { (try? fixture.client.trackEvent(eventType: "probe")) == nil }
+            inner.releaseHeldFetches()
+        }
+        wait(for: done, timeout: 60)
+        let timedOut = fixtures.filter { $0.logs.contains("Segments: stop() timed out waiting for the final upload") }.count
+        XCTAssertEqual(timedOut, 0, "stops that timed out waiting for the fetch in flight")
+    }
+}
+
+/// The in-memory transport behind a transport that keeps the default `neverBlocks` (`false`).
+private final class MayBlockTransport: SegmentsTransport {
+    let inner: InMemorySegmentsTransport
+
+    init(_ inner: InMemorySegmentsTransport) { self.inner = inner }
+
+    func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.trackEvents(events, context: context)
+    }
+
+    func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.identifyCustomer(update, context: context)
+    }
+
+    func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError) {
+        try await inner.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
+    }
+
+    func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        try await inner.fetchSegments(cookie: cookie, context: context)
+    }
 }
