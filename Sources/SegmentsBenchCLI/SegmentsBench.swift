@@ -18,7 +18,7 @@ struct SegmentsBench: ParsableCommand {
 struct LoadOptions: ParsableArguments {
     @Option(help: "Callbacks to register (a sweep's largest N).") var callbacks: Int?
     @Option(help: "Producer threads.") var producers: Int?
-    @Option(help: "Target events per second per producer (default: flat out).") var rate: Double?
+    @Option(help: "Target events per second per producer (fleet: across the whole fleet); default: each scenario's own (tracking-storm: flat out).") var rate: Double?
     @Option(help: "Seconds of load.") var duration: Double?
     @Option(name: .customLong("switch-rate"), help: "Customer switches per second.") var switchRate: Double?
     @Option(help: "Engine transport: memory (isolates the engine) or http (loopback) (default: memory).")
@@ -28,7 +28,7 @@ struct LoadOptions: ParsableArguments {
     @Option(help: "Simulated devices (fleet).") var devices: Int?
     @Option(help: "Target rate over time instead of --rate and --duration: duration:target pairs, ramping linearly (10s:2000,30s:2000,10s:0).")
     var stages: String?
-    @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms' (repeatable); a missed one exits 2.")
+    @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms', under 60 s (repeatable); a missed one exits 2.")
     var thresholds: [String] = []
     @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
     var fetchDelayMs: Double?

@@ -125,3 +125,38 @@ final class FleetScenarioTests: XCTestCase {
 extension String {
     fileprivate func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
 }
+
+/// One device (`--devices 1`): every arrival tracks or switches, so every `track` sample is an
+/// event tracked; no generator draws arrivals without a device to give them to.
+final class FleetOneDeviceTests: XCTestCase {
+    func testEveryTrackSampleIsATrackedEventWithOneDevice() throws {
+        var options = BenchOptions()
+        options.devices = 1
+        options.duration = 1
+        options.rate = 100
+        options.switchRate = 20
+        let result = try FleetScenario().run(options, progress: Progress(enabled: false))
+        let track = try XCTUnwrap(result.latencies.first { $0.name == "track" })
+        let tracked = try XCTUnwrap(result.figure("fleet.eventsTracked")).value
+        let failures = try XCTUnwrap(result.figure("fleet.trackFailures")).value
+        XCTAssertEqual(Double(track.count), tracked + failures, "track samples that tracked nothing")
+    }
+}
+
+/// Stages and thresholds a run cannot honour are usage errors (exit 64) on the command line, not a
+/// trap (a schedule too long for the nanosecond clock), a run that never ends (a rate whose gaps
+/// fall under the clock's resolution) or a limit judged on clamped samples.
+final class FleetUsageErrorTests: XCTestCase {
+    func testStagesAndThresholdsOutsideWhatARunCanUseAreUsageErrors() {
+        for arguments in [
+            ["run", "fleet", "--stages", "20000000000s:1"],
+            ["run", "fleet", "--stages", "1s:100000000000000000000"],
+            ["run", "fleet", "--threshold", "max(fetch)<120s"],
+        ] {
+            let out = FileManager.default.temporaryDirectory.appendingPathComponent("fleet-\(UUID().uuidString)").path
+            XCTAssertThrowsError(try SegmentsBenchCLI.run(arguments + ["--out", out], registry: ScenarioRegistry())) { error in
+                XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 64, "\(arguments)")
+            }
+        }
+    }
+}

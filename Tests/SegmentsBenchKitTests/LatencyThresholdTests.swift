@@ -55,3 +55,37 @@ final class LatencyThresholdTests: XCTestCase {
         XCTAssertTrue(threshold.evaluate(nil).description.contains("FAILED (no samples)"))
     }
 }
+
+/// The recorder clamps every sample at 60 s: no limit a clamped sample could meet is accepted, so a
+/// run whose latencies were 5 minutes cannot pass.
+final class LatencyThresholdRangeTests: XCTestCase {
+    func testALimitAboveTheRecordersRangeCannotPassAClampedSample() throws {
+        var recorder = LatencyRecorder()
+        recorder.record(300_000_000_000)  // 5 minutes, from an arrival's intended start
+        let outcome = try? LatencyThreshold.parse("max(fetch)<120s", metrics: ["fetch"]).evaluate(recorder)
+        XCTAssertNotEqual(outcome?.passed, true, "a 300 s latency passed a 120 s limit: \(outcome.map(\.description) ?? "refused")")
+    }
+}
+
+/// `max(…)` judges the largest sample itself (kept exactly), not the top of its histogram bucket:
+/// a run whose largest latency is exactly 100 ms passes `max(fetch)<=100ms`.
+final class LatencyThresholdMaxTests: XCTestCase {
+    func testMaxIsTheLargestSampleNotItsBucketsTop() throws {
+        var recorder = LatencyRecorder()
+        for value in 1...100 { recorder.record(UInt64(value) * 1_000_000) }  // 1 ms … exactly 100 ms
+        let outcome = try LatencyThreshold.parse("max(fetch)<=100ms", metrics: ["fetch"]).evaluate(recorder)
+        XCTAssertTrue(outcome.passed, outcome.description)
+        XCTAssertEqual(outcome.measuredNanoseconds, 100_000_000)
+    }
+}
+
+extension LatencyThresholdRangeTests {
+    func testAClampedSampleCannotMeetAnInclusiveSixtySecondLimit() {
+        var recorder = LatencyRecorder()
+        recorder.record(300_000_000_000)
+        for text in ["max(fetch)<=60s", "max(fetch)<60s", "p99(fetch)<=60s", "max(fetch)<=60000ms"] {
+            let outcome = try? LatencyThreshold.parse(text, metrics: ["fetch"]).evaluate(recorder)
+            XCTAssertNotEqual(outcome?.passed, true, text)
+        }
+    }
+}

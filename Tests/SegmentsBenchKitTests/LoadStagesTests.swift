@@ -53,3 +53,22 @@ final class LoadStagesTests: XCTestCase {
         }
     }
 }
+
+/// `--stages` refuses what `--rate` and `--duration` refuse, a rate over 1e9/s and a run over 30
+/// days: past those a schedule overflows the run's nanosecond arithmetic, or its Poisson gaps fall
+/// under the schedule clock's resolution and the run never ends.
+final class LoadStagesLimitsTests: XCTestCase {
+    func testARateAboveWhatRateAcceptsIsRefused() {
+        XCTAssertThrowsError(try LoadStages.parse("1s:100000000000000000000")) { error in
+            XCTAssertEqual(error as? LoadStagesError, .badTarget(pair: "1s:100000000000000000000", target: "100000000000000000000"))
+        }
+        XCTAssertThrowsError(try LoadStages.parse("1s:1000000001"))
+        XCTAssertNoThrow(try LoadStages.parse("1s:1000000000"))
+    }
+
+    func testAScheduleLongerThanWhatDurationAcceptsIsRefused() {
+        XCTAssertThrowsError(try LoadStages.parse("20000000000s:1"))
+        XCTAssertThrowsError(try LoadStages.parse("2000000s:1,2000000s:1"), "two stages over 30 days in all")
+        XCTAssertNoThrow(try LoadStages.parse("2592000s:1"))
+    }
+}

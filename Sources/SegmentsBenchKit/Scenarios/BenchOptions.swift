@@ -12,7 +12,8 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public var callbacks: Int?
     /// Producer threads calling `trackEvent`.
     public var producers: Int?
-    /// Target events per second per producer; `nil` is flat out. With a rate, latencies are
+    /// Target events per second per producer (fleet: across the whole fleet); `nil` is each
+    /// scenario's default (tracking-storm: flat out). With a rate, latencies are
     /// corrected for coordinated omission.
     public var rate: Double?
     /// Seconds the load runs.

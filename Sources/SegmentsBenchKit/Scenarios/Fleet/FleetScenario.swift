@@ -43,7 +43,9 @@ public struct FleetScenario: Scenario {
         let switchRate = options.switchRate ?? 20
         let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.1) * 1000))
         let threads = min(4, max(2, CgroupCPULimit.currentCores()))
-        let generators = 2
+        // Generator g drives devices g, g + G, …: never more generators than devices, or one
+        // would draw arrivals with no device to give them to.
+        let generators = min(2, deviceCount)
 
         let target = options.target
         let fetchDelay = Duration.milliseconds(options.fetchDelayMs ?? Self.defaultFetchDelayMs)

@@ -58,8 +58,14 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
             throw .badComparison(text)
         }
         guard let limit = parseLimit(rest) else { throw .badLimit(text: text, limit: String(rest)) }
+        // The recorder clamps samples at 60 s: a limit that a clamped sample could meet would
+        // judge clamped values.
+        guard inclusive ? limit < maximumLimitNanoseconds : limit <= maximumLimitNanoseconds else { throw .limitBeyondRange(text: text, limit: String(rest)) }
         return LatencyThreshold(statistic: statistic, metric: metric, inclusive: inclusive, limitNanoseconds: limit, text: text)
     }
+
+    /// The largest limit: ``LatencyRecorder`` clamps every sample at 60 s.
+    public static let maximumLimitNanoseconds = 60_000_000_000.0
 
     /// Nanoseconds from a non-negative number with a unit, or `nil`.
     private static func parseLimit(_ text: Substring) -> Double? {
@@ -79,7 +85,8 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
         guard recorder.count > 0 else { return nil }
         switch statistic {
         case .percentile(let percentile): return Double(recorder.histogram.valueAtPercentile(percentile))
-        case .max: return Double(recorder.histogram.max)
+        // The largest sample itself (kept exactly), not the top of its bucket.
+        case .max: return Double(recorder.histogram.maxRecorded)
         case .mean: return recorder.histogram.mean
         }
     }
@@ -122,6 +129,8 @@ public enum LatencyThresholdError: Error, Equatable, CustomStringConvertible {
     case badComparison(String)
     /// The limit is not a number with a unit.
     case badLimit(text: String, limit: String)
+    /// The limit is one a sample clamped at 60 s could meet (above 60 s, or `<=60s`).
+    case limitBeyondRange(text: String, limit: String)
 
     public var description: String {
         let form = "expected statistic(metric)<limit, such as p99(change-to-callback)<500ms"
@@ -136,6 +145,8 @@ public enum LatencyThresholdError: Error, Equatable, CustomStringConvertible {
             return "--threshold '\(text)': the limit must follow < or <= (\(form))"
         case .badLimit(let text, let limit):
             return "--threshold '\(text)': '\(limit)' is not a limit; use a number with ns, us, ms or s (such as 500ms)"
+        case .limitBeyondRange(let text, let limit):
+            return "--threshold '\(text)': '\(limit)' is beyond 60s, where latencies are clamped; use a limit under 60s (or <60s)"
         }
     }
 }

@@ -31,6 +31,13 @@ public struct LoadStages: Sendable, Codable, Hashable, CustomStringConvertible {
         LoadStages(startRate: rate, stages: [Stage(seconds: seconds, targetRate: rate)])
     }
 
+    /// The highest target rate a stage may have (what `--rate` accepts): above it the run would
+    /// never end, each Poisson gap falling under the schedule clock's resolution.
+    public static let maximumRate = 1_000_000_000.0
+    /// The longest schedule, in seconds (30 days, what `--duration` accepts): a longer one would
+    /// overflow the nanosecond clock arithmetic of the run.
+    public static let maximumSeconds = 2_592_000.0
+
     /// Parses `duration:target` pairs separated by commas, ramping from 0 (k6's `stages`).
     /// A duration is a number with `ms`, `s` or `m` (`500ms`, `10s`, `1.5m`); a target is a
     /// number of arrivals per second. Whitespace around a pair is allowed, nothing else.
@@ -46,11 +53,13 @@ public struct LoadStages: Sendable, Codable, Hashable, CustomStringConvertible {
             guard let seconds = parseDuration(String(parts[0])), seconds > 0 else {
                 throw .badDuration(pair: pair, duration: String(parts[0]))
             }
-            guard let target = Double(parts[1]), target.isFinite, target >= 0, isPlainNumber(parts[1]) else {
+            guard let target = Double(parts[1]), target.isFinite, target >= 0, target <= maximumRate, isPlainNumber(parts[1]) else {
                 throw .badTarget(pair: pair, target: String(parts[1]))
             }
             stages.append(Stage(seconds: seconds, targetRate: target))
         }
+        let total = stages.reduce(0) { $0 + $1.seconds }
+        guard total <= maximumSeconds else { throw .tooLong(seconds: total) }
         return LoadStages(startRate: 0, stages: stages)
     }
 
@@ -124,8 +133,10 @@ public enum LoadStagesError: Error, Equatable, CustomStringConvertible {
     case malformedPair(String)
     /// A pair's duration is not a positive number with `ms`, `s` or `m`.
     case badDuration(pair: String, duration: String)
-    /// A pair's target is not a non-negative number.
+    /// A pair's target is not a number from 0 to ``LoadStages/maximumRate``.
     case badTarget(pair: String, target: String)
+    /// The stages last longer than ``LoadStages/maximumSeconds`` in all.
+    case tooLong(seconds: Double)
 
     public var description: String {
         let form = "expected duration:target pairs separated by commas, such as 10s:2000,30s:2000,10s:0"
@@ -137,7 +148,9 @@ public enum LoadStagesError: Error, Equatable, CustomStringConvertible {
         case .badDuration(let pair, let duration):
             return "--stages: in '\(pair)', '\(duration)' is not a positive duration with a unit ms, s or m (such as 10s)"
         case .badTarget(let pair, let target):
-            return "--stages: in '\(pair)', '\(target)' is not a target rate (a number of arrivals per second, 0 or more)"
+            return "--stages: in '\(pair)', '\(target)' is not a target rate (a number of arrivals per second, 0 to 1000000000)"
+        case .tooLong(let seconds):
+            return "--stages: the stages last \(seconds) s in all; at most 2592000 s (30 days), as --duration"
         }
     }
 }
