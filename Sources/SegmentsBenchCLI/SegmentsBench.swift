@@ -491,6 +491,11 @@ struct BaselineCommand: ParsableCommand {
                 throw BaselineRefusal(
                     "no baseline is taken from a run in which \(failed.count == 1 ? "a scenario" : "scenarios") failed: \(failed.joined(separator: ", "))")
             }
+            // Figures the gate could not judge (not a number, a name reported twice) make no baseline.
+            let problems = GateCheck.harnessErrors(in: report)
+            guard problems.isEmpty else {
+                throw BaselineRefusal("no baseline is taken from this run: " + problems.joined(separator: "; "))
+            }
             let destination = URL(fileURLWithPath: to)
             // A report given may be of a few scenarios; the suite run here is the whole of it, so
             // what it no longer has is meant to go.

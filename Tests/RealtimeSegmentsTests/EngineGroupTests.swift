@@ -248,3 +248,136 @@ private final class GroupFleet: Sendable {
         settleAll(file: file, line: line)
     }
 }
+
+/// The group's lifecycle and isolation contract in the situations its docs name: a member stopped
+/// from its own callback or inside another's turn, members dropped without stop, a flooded member.
+final class EngineGroupLifecycleTests: XCTestCase {
+    /// A member whose own callback stops it: stop() returns, the group thread goes on for the others.
+    func testAMemberStoppedFromInsideItsOwnCallbackEndsAndTheOthersGoOn() throws {
+        let fleet = GroupFleet(clients: 2, threads: 1)
+        let first = fleet.clients[0]
+        let stopped = DispatchSemaphore(value: 0)
+        fleet.transport.setSegments(response([.discovery: [0]]), forCookie: fleet.cookie(0))
+        fleet.transport.setSegments(response([.discovery: [1]]), forCookie: fleet.cookie(1))
+        first.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in
+            first.stop()
+            stopped.signal()
+        })
+        fleet.clients[1].segmentation.addCallback(callbackData: fleet.recorder.callback(.discovery, firstLoad: true, tag: "other"))
+        fleet.startAll()
+        fleet.clock.advance(by: .seconds(5))
+        XCTAssertEqual(stopped.wait(timeout: .now() + 30), .success, "stop() from the member's own callback returned")
+        XCTAssertThrowsError(try first.trackEvent(eventType: "after"))
+        XCTAssertTrue(fleet.clients[1].waitUntilIdle(timeout: .seconds(30)))
+        XCTAssertEqual(fleet.recorder.segments(tag: "other"), [[segment(1)]])
+        try fleet.clients[1].trackEvent(eventType: "still_running")
+        fleet.clients[1].flush()
+        waitUntil { fleet.transport.trackedEvents.contains { $0.eventType == "still_running" } }
+    }
+
+    /// Clients dropped without stop(): their engines end and the group holds no thread.
+    func testMembersDroppedWithoutStopEndTheGroupThread() {
+        let clock = ManualClock()
+        let transport = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+        let group = SegmentsEngineGroup(threadCount: 1, clock: clock)
+        do {
+            var configuration = SegmentsConfiguration(projectToken: Fixture.token, authorization: .token("secret"), transport: transport)
+            configuration.clock = clock
+            configuration.engineGroup = group
+            let clients = (0..<3).map { _ in SegmentsClient(configuration: configuration) }
+            for client in clients { client.start() }
+            for client in clients { XCTAssertTrue(client.waitUntilIdle()) }
+            XCTAssertTrue(group.isRunning)
+        }
+        waitUntil { !group.isRunning }
+    }
+
+    /// One member flooded with events (turn after turn asks for more): another member's barrier
+    /// and upload still get their turns.
+    func testAFloodedMemberDoesNotStarveAnother() throws {
+        let fleet = GroupFleet(clients: 2, threads: 1)
+        fleet.startAll()
+        let busy = fleet.clients[0]
+        let done = Atomic<Bool>(false)
+        let producing = DispatchGroup()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: producing) {
+                while !done.load(ordering: .relaxed) { try? busy.trackEvent(eventType: "flood") }
+            }
+        }
+        defer {
+            done.store(true, ordering: .relaxed)
+            producing.wait()
+        }
+        try fleet.clients[1].trackEvent(eventType: "quiet")
+        fleet.clients[1].flush()
+        XCTAssertTrue(fleet.clients[1].waitUntilIdle(timeout: .seconds(60)), "the quiet member was starved")
+        waitUntil(timeout: 60) { fleet.transport.trackedEvents.contains { $0.eventType == "quiet" } }
+    }
+
+    /// stop() of one member while the group thread is held inside another member's turn (its
+    /// fetch step blocks the thread): once that turn ends the stopped member finishes, and each
+    /// member got only its own segments.
+    func testStoppingAMemberWhileTheThreadIsInsideAnothersTurn() throws {
+        let inner = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+        let blocking = BlockingFetchTransport(inner: inner)
+        let clock = ManualClock()
+        let group = SegmentsEngineGroup(threadCount: 1, clock: clock)
+        let recorder = Recorder()
+        func make() -> SegmentsClient {
+            var configuration = SegmentsConfiguration(projectToken: Fixture.token, authorization: .token("secret"), transport: blocking)
+            configuration.clock = clock
+            configuration.engineGroup = group
+            return SegmentsClient(configuration: configuration)
+        }
+        let a = make(), b = make()
+        defer { a.stop(); b.stop() }
+        let cookieA = a.customerIds["cookie"] ?? "", cookieB = b.customerIds["cookie"] ?? ""
+        inner.setSegments(response([.discovery: [1]]), forCookie: cookieA)
+        inner.setSegments(response([.discovery: [2]]), forCookie: cookieB)
+        blocking.blockedCookie.withLock { $0 = cookieA }
+        a.segmentation.addCallback(callbackData: recorder.callback(.discovery, firstLoad: true, tag: "a"))
+        b.segmentation.addCallback(callbackData: recorder.callback(.discovery, firstLoad: true, tag: "b"))
+        a.start(); b.start()
+        XCTAssertTrue(a.waitUntilIdle()); XCTAssertTrue(b.waitUntilIdle())
+        try b.trackEvent(eventType: "before_stop")
+        clock.advance(by: .seconds(5))
+        XCTAssertEqual(blocking.entered.wait(timeout: .now() + 30), .success)
+        let stopReturned = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { b.stop(); stopReturned.signal() }
+        blocking.release.signal()
+        XCTAssertEqual(stopReturned.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(a.waitUntilIdle(timeout: .seconds(30)))
+        XCTAssertEqual(recorder.segments(tag: "a"), [[segment(1)]])
+        XCTAssertTrue(recorder.segments(tag: "b").allSatisfy { $0 == [segment(2)] })
+        XCTAssertTrue(inner.trackedEvents.contains { $0.eventType == "before_stop" })
+    }
+}
+
+/// Forwards to `inner`; a fetch for `blockedCookie` blocks its thread (the group thread: it
+/// declares `neverBlocks`) until `release` is signalled.
+private final class BlockingFetchTransport: SegmentsTransport {
+    let inner: InMemorySegmentsTransport
+    let blockedCookie = Mutex<String?>(nil)
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    init(inner: InMemorySegmentsTransport) { self.inner = inner }
+    var neverBlocks: Bool { true }
+    func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.trackEvents(events, context: context)
+    }
+    func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.identifyCustomer(update, context: context)
+    }
+    func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
+    }
+    func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        if blockedCookie.withLock({ $0 }) == cookie {
+            blockedCookie.withLock { $0 = nil }
+            entered.signal()
+            release.wait()
+        }
+        return try await inner.fetchSegments(cookie: cookie, context: context)
+    }
+}

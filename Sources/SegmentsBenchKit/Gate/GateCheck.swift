@@ -160,11 +160,27 @@ public struct GateCheck: Sendable {
         baseline = nil
     }
 
-    /// Scenarios that threw and figures that are not numbers, gated or not (a gated one also gets
-    /// an ``Verdict/invalid`` row).
-    static func harnessErrors(in report: BenchReport) -> [String] {
+    /// Scenarios that threw, figures that are not numbers, gated or not (a gated one also gets
+    /// an ``Verdict/invalid`` row), and figure names reported more than once (by one scenario, or
+    /// by two: the gate could judge only one of them).
+    public static func harnessErrors(in report: BenchReport) -> [String] {
         var errors: [String] = []
+        var reporters: [String: [String]] = [:]
+        var order: [String] = []
         for scenario in report.scenarios {
+            for figure in scenario.figures {
+                if reporters[figure.name] == nil { order.append(figure.name) }
+                reporters[figure.name, default: []].append(scenario.scenario)
+            }
+        }
+        for name in order where reporters[name]!.count > 1 {
+            errors.append("figure \(name) is reported \(reporters[name]!.count) times (by \(reporters[name]!.joined(separator: ", "))): each figure needs a name of its own")
+        }
+        for scenario in report.scenarios {
+            // The gate finds a figure's scenario by the part of its name before the first dot.
+            for figure in scenario.figures where !figure.name.hasPrefix(scenario.scenario + ".") {
+                errors.append("figure \(figure.name) of scenario \(scenario.scenario) is not named \(scenario.scenario).<what>")
+            }
             for figure in scenario.figures where figure.name.hasSuffix(scenarioFailedSuffix) && figure.value != 0 {
                 errors.append("scenario \(scenario.scenario) threw: \(scenario.notes.first ?? figure.summary)")
             }
