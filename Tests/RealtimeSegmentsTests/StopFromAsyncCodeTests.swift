@@ -122,6 +122,61 @@ final class StopFromAsyncCodeTests: XCTestCase {
     }
 }
 
+/// A transport that may block (the default `neverBlocks`) and blocks: its calls run off Swift's
+/// cooperative pool, so the app's own tasks still run while every such call is blocked.
+final class BlockingTransportCallTests: XCTestCase {
+    func testFetchesThatBlockLeaveTheCooperativePoolToTheApp() {
+        let clients = ProcessInfo.processInfo.activeProcessorCount
+        let transport = ThreadBlockingTransport()
+        transport.inner.defaultResponse = response([.discovery: [1]])
+        var fixtures: [Fixture] = []
+        for _ in 0..<clients {
+            let fixture = Fixture { $0.transport = transport }
+            _ = fixture.register(.discovery, tag: "d")
+            fixture.client.start()
+            fixture.settle()
+            fixture.clock.advance(by: .seconds(5))
+            fixtures.append(fixture)
+        }
+        for _ in 0..<clients {
+            XCTAssertEqual(transport.fetchEntered.wait(timeout: .now() + 10), .success, "a fetch started and blocked")
+        }
+        let appTask = expectation(description: "a task of the app's own")
+        Task.detached { appTask.fulfill() }
+        let result = XCTWaiter.wait(for: [appTask], timeout: 5)
+        for _ in 0..<clients { transport.release.signal() }
+        XCTAssertEqual(result, .completed, "the app's task waited for a pool thread the blocked fetches held")
+        for fixture in fixtures { fixture.client.stop() }
+    }
+}
+
+/// The in-memory transport behind one that keeps the default `neverBlocks` (`false`) and whose
+/// fetch blocks its thread until `release` is signalled, as a synchronous HTTP client would.
+private final class ThreadBlockingTransport: SegmentsTransport {
+    let inner = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)
+    let fetchEntered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+
+    func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.trackEvents(events, context: context)
+    }
+
+    func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
+        try await inner.identifyCustomer(update, context: context)
+    }
+
+    func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
+        async throws(SegmentsError) {
+        try await inner.linkCustomerIds(cookie: cookie, externalIds: externalIds, context: context)
+    }
+
+    func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError) -> SegmentsResponse {
+        fetchEntered.signal()
+        release.wait()
+        return try await inner.fetchSegments(cookie: cookie, context: context)
+    }
+}
+
 /// The in-memory transport behind a transport that keeps the default `neverBlocks` (`false`).
 private final class MayBlockTransport: SegmentsTransport {
     let inner: InMemorySegmentsTransport

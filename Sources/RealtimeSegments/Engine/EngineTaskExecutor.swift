@@ -16,8 +16,9 @@ import Synchronization
 /// result and woke the engine: two thread wake-ups between the response and the diff, both inside
 /// the notification latency (data received → last callback). Here the response resumes the call on the engine thread
 /// itself: one wake-up from an event loop, none for a transport that answers without suspending
-/// (the in-memory ones). Uploads are left on the pool: nothing latency-critical waits for them (the
-/// check they trigger is debounced), and encoding a batch of events would hold up the engine.
+/// (the in-memory ones). Uploads run elsewhere (a serial queue of the engine's own): nothing
+/// latency-critical waits for them (the check they trigger is debounced), and encoding a batch of
+/// events would hold up the engine.
 ///
 /// After the engine thread has ended, a step that still arrives (a call resumed late after `stop()`)
 /// runs on a background thread instead (``EngineChannels``' `refuse`), so no task is left
