@@ -19,9 +19,7 @@ import Logging
 /// control inbox; the thread itself never waits on the network and never runs callbacks. The
 /// fetches and links of a transport that declares ``SegmentsTransport/neverBlocks`` run their
 /// steps on this thread (``EngineTaskExecutor``), between its other work; such a fetch's last step
-/// applies its result there and then, in this owner's turn, instead of posting it. Every other
-/// call runs on a serial Dispatch queue (``SerialQueueTaskExecutor``), never on Swift's
-/// cooperative pool.
+/// applies its result there and then, in this owner's turn, instead of posting it.
 final class EngineOwner {
     /// What the owner starts from (loaded by the client before the thread starts).
     struct Initial: Sendable {
@@ -46,8 +44,7 @@ final class EngineOwner {
     private let clock: any SegmentsClock
     private let logger: Logger
     /// Where fetches and links run: on this thread (see ``EngineTaskExecutor``) if the transport
-    /// never blocks, else `nil`, and then each on a serial queue of its own
-    /// (``SerialQueueTaskExecutor``): a call that blocks holds no thread of Swift's cooperative pool.
+    /// never blocks, else `nil` (Swift's cooperative pool).
     private let fetchExecutor: EngineTaskExecutor?
     /// Where uploads run: off the cooperative pool, which `stop()` may be blocking (see
     /// ``SerialQueueTaskExecutor``).
@@ -421,8 +418,7 @@ final class EngineOwner {
         let turn = fetchExecutor.map { InTurnOwner(owner: self, executor: $0) }
         if fetchExecutor != nil { fetchStepsThisPass = true }
         channels.beginWork()
-        let executor: any TaskExecutor = fetchExecutor ?? SerialQueueTaskExecutor(label: "Segments.fetch")
-        Task(executorPreference: executor) { @Sendable in
+        Task(executorPreference: fetchExecutor) { @Sendable in
             let outcome = await performFetch(
                 purpose, identity: identity, link: link, transport: transport,
                 context: context, counters: counters)

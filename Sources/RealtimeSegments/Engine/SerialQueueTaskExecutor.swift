@@ -9,12 +9,9 @@ import Dispatch
 ///   torn down concurrently in a task group) left no thread for that upload, and every call ran
 ///   into its timeout with its events not uploaded. An engine has at most one upload task at a
 ///   time, so a serial queue costs it no concurrency.
-/// - The fetches and links of a transport that may block (``SegmentsTransport/neverBlocks`` is
-///   `false`), one executor per call: on the pool, calls that blocked held its threads, and the
-///   app's own tasks waited for them.
-/// - The qualified requests of such a transport, one executor per request: on the one shared
-///   ``QualifiedFetchExecutor`` thread, a request that blocks kept every other user's request, of
-///   every client, from starting.
+/// - The qualified requests of a transport that may block (``SegmentsTransport/neverBlocks`` is
+///   `false`), one executor per request: on the one shared ``QualifiedFetchExecutor`` thread, a
+///   request that blocks kept every other user's request, of every client, from starting.
 final class SerialQueueTaskExecutor: TaskExecutor {
     private let queue: DispatchQueue
 

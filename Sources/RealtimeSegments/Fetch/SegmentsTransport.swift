@@ -84,15 +84,14 @@ public protocol SegmentsTransport: Sendable {
     /// engine, and once the event ring is full, every `trackEvent` caller with it. Uploads always
     /// run on a serial queue of the engine's own: encoding a batch there keeps it off the engine.
     ///
-    /// Defaults to `false`: each fetch and link runs on a serial Dispatch queue of its own, never on
-    /// Swift's cooperative pool, so a call that blocks holds up no task of the app. The HTTP
-    /// transport, the in-memory transport and the mock server's transport declare `true`; a
-    /// transport that wraps another should forward the wrapped one's value.
+    /// Defaults to `false`: fetches and links run on Swift's cooperative pool. The HTTP transport,
+    /// the in-memory transport and the mock server's transport declare `true`; a transport that
+    /// wraps another should forward the wrapped one's value.
     var neverBlocks: Bool { get }
 }
 
 extension SegmentsTransport {
-    /// `false`: a transport of your own runs on serial Dispatch queues, off the engine thread and
-    /// off Swift's cooperative pool, unless it declares otherwise (see ``SegmentsTransport/neverBlocks``).
+    /// `false`: a transport of your own runs its fetches and links on Swift's cooperative pool
+    /// unless it declares otherwise (see ``SegmentsTransport/neverBlocks``).
     public var neverBlocks: Bool { false }
 }
