@@ -44,7 +44,7 @@ final class EngineOwner {
     private let clock: any SegmentsClock
     private let logger: Logger
     /// Where fetches and links run: on this thread (see ``EngineTaskExecutor``) if the transport
-    /// never blocks, else `nil` (Swift's cooperative pool).
+    /// never blocks, else `nil` (a serial queue per fetch, see ``launchFetchOffThePool(_:for:link:)``).
     private let fetchExecutor: EngineTaskExecutor?
     /// Where uploads run: off the cooperative pool, which `stop()` may be blocking (see
     /// ``SerialQueueTaskExecutor``).
@@ -411,6 +411,10 @@ final class EngineOwner {
             logger.trace("Segments: Fetch waits for the link-ids request in flight to end")
             return
         }
+        guard fetchExecutor != nil else {
+            launchFetchOffThePool(purpose, for: identity, link: link)
+            return
+        }
         let transport = configuration.transport
         let context = configuration.requestContext
         let channels = channels
@@ -430,6 +434,25 @@ final class EngineOwner {
             } else {
                 channels.post(.fetchCompleted(outcome))
             }
+            channels.endWork()
+        }
+    }
+
+    /// Starts the fetch task of a transport that may block (``SegmentsTransport/neverBlocks`` is
+    /// `false`) on a serial queue of its own, off Swift's cooperative pool: fetches that blocked a
+    /// pool thread each, one per client, would leave the app's own tasks no thread to run on.
+    @inline(never)
+    private func launchFetchOffThePool(_ purpose: FetchPurpose, for identity: IdentitySnapshot, link: [String: String]?) {
+        let transport = configuration.transport
+        let context = configuration.requestContext
+        let channels = channels
+        let counters = counters
+        channels.beginWork()
+        Task(executorPreference: SerialQueueTaskExecutor(label: "Segments.fetch")) { @Sendable in
+            let outcome = await performFetch(
+                purpose, identity: identity, link: link, transport: transport,
+                context: context, counters: counters)
+            channels.post(.fetchCompleted(outcome))
             channels.endWork()
         }
     }

@@ -9,6 +9,10 @@ import Dispatch
 ///   torn down concurrently in a task group) left no thread for that upload, and every call ran
 ///   into its timeout with its events not uploaded. An engine has at most one upload task at a
 ///   time, so a serial queue costs it no concurrency.
+/// - The fetches and links of a transport that may block (``SegmentsTransport/neverBlocks`` is
+///   `false`), one executor per fetch: a fetch that blocked a pool thread, one per client, left the
+///   app's own tasks no thread to run on. The engine has at most one check fetch and one pull
+///   fetch in flight, so this costs it no concurrency.
 /// - The qualified requests of a transport that may block (``SegmentsTransport/neverBlocks`` is
 ///   `false`), one executor per request: on the one shared ``QualifiedFetchExecutor`` thread, a
 ///   request that blocks kept every other user's request, of every client, from starting.

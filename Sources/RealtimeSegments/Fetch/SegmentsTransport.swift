@@ -84,14 +84,16 @@ public protocol SegmentsTransport: Sendable {
     /// engine, and once the event ring is full, every `trackEvent` caller with it. Uploads always
     /// run on a serial queue of the engine's own: encoding a batch there keeps it off the engine.
     ///
-    /// Defaults to `false`: fetches and links run on Swift's cooperative pool. The HTTP transport,
+    /// Defaults to `false`: each fetch (with the link before it) runs on a serial Dispatch queue of
+    /// its own, off Swift's cooperative pool, so a call that blocks holds one thread of its own and
+    /// never a thread the app's tasks need. The HTTP transport,
     /// the in-memory transport and the mock server's transport declare `true`; a transport that
     /// wraps another should forward the wrapped one's value.
     var neverBlocks: Bool { get }
 }
 
 extension SegmentsTransport {
-    /// `false`: a transport of your own runs its fetches and links on Swift's cooperative pool
+    /// `false`: a transport of your own runs each fetch and link on a serial queue of its own
     /// unless it declares otherwise (see ``SegmentsTransport/neverBlocks``).
     public var neverBlocks: Bool { false }
 }
