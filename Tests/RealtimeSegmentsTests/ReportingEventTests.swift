@@ -46,6 +46,20 @@ final class ReportingEventTests: XCTestCase {
         XCTAssertFalse(fixture.client.reporting.unsubscribe(subscription))
     }
 
+    /// Two clients in one process each number their subscriptions: a token of one client must not
+    /// end a subscriber of the other.
+    func testATokenOfAnotherClientDoesNotEndThisClientsSubscriber() throws {
+        let first = Fixture()
+        let second = Fixture()
+        let log = EventLog()
+        first.client.reporting.subscribe { log.append($0) }
+        let foreign = second.client.reporting.subscribe { _ in }
+        XCTAssertFalse(first.client.reporting.unsubscribe(foreign), "the token was never subscribed on this client")
+        try first.client.reportingVisitor(visitorId: "v-1").setCustomSegments(["a"])
+        first.client.reporting.waitForDeliveries()
+        XCTAssertEqual(log.all.map(\.segments.customSegments), [["a"]], "this client's subscriber was ended")
+    }
+
     func testWaitUntilIdleCoversEventDeliveries() throws {
         let fixture = Fixture()
         fixture.client.start()

@@ -1,6 +1,10 @@
 import Atomics
 import Dispatch
 
+/// Subscription ids, unique in the process: a token of one broadcaster (one client's) never names a
+/// subscriber of another.
+private let nextSubscriptionId = ManagedAtomic<UInt64>(1)
+
 /// Fan-out of a value to every subscriber, in publish order, off the publisher's thread.
 ///
 /// The engine's fan-out for payloads other than a category's segment list (reporting segments
@@ -35,8 +39,8 @@ final class Broadcaster<Payload: Sendable>: Sendable {
     }
 
     private let current = ManagedAtomic<Snapshot>(Snapshot([]))
-    /// Serializes writers only (readers never take it) and holds the next subscriber id.
-    private let writer = Locked<UInt64>(1)
+    /// Serializes writers only (readers never take it).
+    private let writer = Locked<Void>(())
     /// Grows with every removal. A delivery reads it once when it starts and again before each
     /// handler (a load of a line that stays in cache); only when it moved does it look at the
     /// subscriber's `active` flag. The increment is a read-modify-write after `deactivate()`, so a
@@ -58,12 +62,12 @@ final class Broadcaster<Payload: Sendable>: Sendable {
         self.endWork = endWork
     }
 
-    /// Adds a subscriber; returns its id for ``unsubscribe(_:)``. It receives publishes made after
-    /// this returns.
+    /// Adds a subscriber; returns its id for ``unsubscribe(_:)``, unique in the process. It receives
+    /// publishes made after this returns.
     func subscribe(_ handler: @escaping @Sendable (Payload) -> Void) -> UInt64 {
-        writer.withLock { nextId in
-            let subscription = Subscription(id: nextId, handler: handler)
-            nextId &+= 1
+        let id = nextSubscriptionId.loadThenWrappingIncrement(ordering: .relaxed)
+        return writer.withLock { _ in
+            let subscription = Subscription(id: id, handler: handler)
             let old = current.load(ordering: .relaxed)
             current.store(Snapshot(old.subscriptions + [subscription]), ordering: .releasing)
             return subscription.id
