@@ -88,7 +88,7 @@ final class EngineChannelsTests: XCTestCase {
             guard !raced.exchange(true, ordering: .relaxed) else { return }
             channels.closeRing(logger: logger)
         }
-        channels.post(.flush)
+        channels.post(.flush(through: 0))
         XCTAssertTrue(raced.load(ordering: .relaxed), "the nudge ran into the engine's end")
         channels.ingestEvent(eventType: "late", properties: [:], timestamp: 1)
         XCTAssertTrue(channels.ring.isEmpty, "the late event is not left in a ring nobody reads")
@@ -117,7 +117,7 @@ final class EngineChannelsTests: XCTestCase {
             XCTAssertEqual(result, .failure(.stopped))
             answered.fulfill()
         }))
-        channels.post(.flush)
+        channels.post(.flush(through: 0))
         channels.closeInbox()
         wait(for: [answered], timeout: 10)
         waitUntil { !channels.hasOutstandingWork }

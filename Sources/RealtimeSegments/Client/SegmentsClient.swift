@@ -374,7 +374,9 @@ public final class SegmentsClient: Sendable {
             configuration.logger.error("Segments: flush() ignored: the client is not running")
             return
         }
-        channels.post(.flush)
+        // Every item whose call returned before this one has claimed a position below this; the
+        // engine may take this message before it drained them.
+        channels.post(.flush(through: channels.ring.claimedPositions))
     }
 
     /// Returns once everything tracked before the call (events, and the customer updates of

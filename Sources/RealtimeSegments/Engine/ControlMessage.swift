@@ -4,8 +4,9 @@ import Dispatch
 enum ControlMessage: Sendable {
     /// `getSegments` that missed the cache.
     case getSegments(category: SegmentCategory, force: Bool, completion: PullCompletion)
-    /// Upload everything buffered now.
-    case flush
+    /// Upload everything buffered now, and what is still in the ring below position `through`
+    /// (every item claimed before the call) once drained.
+    case flush(through: Int)
     /// ``SegmentsClient/flushJournal()``: answer once the ring has been drained up to `through`
     /// (a position: every item claimed before the call) and the journal holds it durably.
     case journalFlush(through: Int, completion: JournalFlushCompletion)

@@ -199,7 +199,8 @@ final class EngineOwner {
         }
         let now = clock.now()
         startCheck(checks.tick(at: now))
-        if uploadSchedule.mayStart(at: now, queue: uploads, stopping: stopping) {
+        if uploadSchedule.mayStart(
+            at: now, queue: uploads, drainedThrough: channels.ring.nextDequeuePosition, stopping: stopping) {
             startUpload()
         }
         persister.tick(at: now)
@@ -345,8 +346,8 @@ final class EngineOwner {
             return false
         case .getSegments(let category, let force, let completion):
             handlePull(category: category, force: force, completion: completion)
-        case .flush:
-            uploadSchedule.requestFlush()
+        case .flush(let through):
+            uploadSchedule.requestFlush(through: through)
         case .journalFlush(let through, let completion):
             journalWaiters.append((through, completion))
         case .stop:

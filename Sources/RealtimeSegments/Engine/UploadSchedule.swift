@@ -3,7 +3,8 @@
 /// Rules:
 /// - ``FlushingMode/immediate``: as soon as something waits (batched while an upload is in flight);
 ///   ``FlushingMode/periodic(_:)``: at each interval; ``FlushingMode/manual``: on a flush request.
-///   A flush request lasts until the queue is empty;
+///   A flush request lasts until the queue is empty with every item claimed in the ring before it
+///   taken into the queue (and so sent);
 /// - after a transient failure, not before the retry time the queue's backoff set;
 /// - once the engine stops, at once whatever the mode, until an attempt fails: that was the final
 ///   one.
@@ -16,6 +17,10 @@ struct UploadSchedule {
     private(set) var retryAt: SegmentsInstant?
     /// A flush was requested (or a periodic flush is due) and the queue has not emptied since.
     private(set) var flushRequested = false
+    /// The ring position a flush request covers: every item claimed before the request. The
+    /// request lasts until the engine has drained the ring up to here, since an item the request
+    /// covers may still be in the ring when the engine takes the request.
+    private(set) var flushThrough = 0
     /// When the next periodic flush is due (periodic mode, until stop).
     private(set) var nextPeriodicFlush: SegmentsInstant?
     /// An upload failed after stop: no more attempts are made.
@@ -32,24 +37,27 @@ struct UploadSchedule {
         }
     }
 
-    /// Everything queued is to go out now (``SegmentsClient/flush()``).
-    mutating func requestFlush() {
+    /// Everything queued, and everything claimed in the ring before ring position `through`, is to
+    /// go out now (``SegmentsClient/flush()``).
+    mutating func requestFlush(through position: Int) {
         flushRequested = true
+        flushThrough = max(flushThrough, position)
     }
 
-    /// The engine stops: no periodic flush any more; uploads go out at once (``mayStart(at:queue:stopping:)``).
+    /// The engine stops: no periodic flush any more; uploads go out at once (``mayStart(at:queue:drainedThrough:stopping:)``).
     mutating func stop() {
         nextPeriodicFlush = nil
     }
 
-    /// Whether the next upload of `queue` may start at `now`; `stopping` once the engine stops.
-    mutating func mayStart(at now: SegmentsInstant, queue: UploadQueue, stopping: Bool) -> Bool {
+    /// Whether the next upload of `queue` may start at `now`, with the ring drained up to position
+    /// `drainedThrough`; `stopping` once the engine stops.
+    mutating func mayStart(at now: SegmentsInstant, queue: UploadQueue, drainedThrough: Int, stopping: Bool) -> Bool {
         if case .periodic(let interval) = flushingMode, let due = nextPeriodicFlush, now >= due {
             flushRequested = true
             nextPeriodicFlush = now + interval
         }
         guard !queue.isInFlight, !queue.isEmpty else {
-            if queue.isEmpty { flushRequested = false }
+            if queue.isEmpty, drainedThrough >= flushThrough { flushRequested = false }
             return false
         }
         if stopping { return !finalAttemptFailed }
