@@ -243,6 +243,37 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["last"])
     }
 
+    /// An upload that was already in flight when `stop()` came, and failed after it, was not the
+    /// final attempt stop promises: what waited behind it still gets one.
+    func testAnUploadInFlightThatFailsAfterStopStillLeavesStopItsFinalAttempt() throws {
+        let fixture = Fixture()
+        fixture.transport.holdUploads()
+        fixture.transport.holdFetches()
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "a")
+        waitUntil { fixture.transport.heldUploadCount == 1 }  // a is in flight
+        try fixture.client.trackEvent(eventType: "b")          // queued behind it
+        // A pull waiting on a held fetch fails with `.stopped` once the engine has handled stop.
+        let stopHandled = DispatchSemaphore(value: 0)
+        fixture.client.getSegments(category: .discovery, force: true) { (result: Result<[Segment], SegmentsError>) in
+            if case .failure(.stopped) = result { stopHandled.signal() }
+        }
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        let stopReturned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            fixture.client.stop()
+            stopReturned.signal()
+        }
+        XCTAssertEqual(stopHandled.wait(timeout: .now() + 10), .success, "the engine handled stop")
+        fixture.transport.failNext(.trackEvents, with: .timeout)
+        fixture.transport.releaseHeldUploads()
+        XCTAssertEqual(stopReturned.wait(timeout: .now() + 10), .success, "stop() returned")
+        fixture.transport.releaseHeldFetches()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"],
+                       "stop() made no attempt for what waited behind an upload that failed after it")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Final upload before stop failed"), 0)
+    }
+
     /// Every `stop()` blocks until the engine has ended, not only the first: an app that exits
     /// once its own call returns must find the final upload over.
     func testASecondStopWaitsForTheEngineAsTheFirstDoes() throws {

@@ -73,6 +73,9 @@ final class EngineOwner {
     private var random = SystemRandomNumberGenerator()
 
     private var stopping = false
+    /// The upload in flight started after stop: its failure is the final attempt's. One that was
+    /// already out when stop came leaves the final attempt still to be made.
+    private var uploadInFlightIsFinalAttempt = false
     /// During the current pass over the inbox, a step of a fetch ran on this thread or such a fetch
     /// started: its next step, or its result, may already wait in the inbox.
     private var fetchStepsThisPass = false
@@ -547,6 +550,7 @@ final class EngineOwner {
         let transport = configuration.transport
         let context = configuration.requestContext
         let channels = channels
+        uploadInFlightIsFinalAttempt = stopping
         channels.beginWork()
         Task(executorPreference: uploadExecutor) {
             var outcome = UploadOutcome(accepted: 0)
@@ -592,9 +596,14 @@ final class EngineOwner {
             logger.debug("Segments: Upload refused (\(error)); sending it in smaller parts to find the refused commands")
             return
         }
-        if stopping {
+        if stopping, uploadInFlightIsFinalAttempt {
             uploadSchedule.markFinalAttemptFailed()
             logger.warning("Segments: Final upload before stop failed: \(error)")
+            return
+        }
+        if stopping {
+            // Out before stop came: the final attempt, which ignores the retry time, follows now.
+            logger.warning("Segments: Upload of \(uploadDescription) failed: \(error); making the final attempt before stop")
             return
         }
         uploadSchedule.retry(at: clock.now() + delay)

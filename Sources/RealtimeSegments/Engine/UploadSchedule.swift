@@ -6,8 +6,8 @@
 ///   A flush request lasts until the queue is empty with every item claimed in the ring before it
 ///   taken into the queue (and so sent);
 /// - after a transient failure, not before the retry time the queue's backoff set;
-/// - once the engine stops, at once whatever the mode, until an attempt fails: that was the final
-///   one.
+/// - once the engine stops, at once whatever the mode, until an attempt started after stop fails:
+///   that was the final one (the engine tells, ``markFinalAttemptFailed()``).
 ///
 /// A pure value: it takes the time as an input and performs no I/O. Owned by ``EngineOwner``;
 /// engine thread only.
