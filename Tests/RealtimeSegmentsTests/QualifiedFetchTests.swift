@@ -329,6 +329,25 @@ final class QualifiedFetchTests: XCTestCase {
         transport.release.signal()
         wait(for: [slow], timeout: 10)
     }
+
+    /// `remove(_:)` invalidates one user: an answer to a request sent before it is not cached after
+    /// it, and a fetch that starts after it does not join that request.
+    func testRemoveInvalidatesTheAnswerOfARequestAlreadySent() throws {
+        let transport = BlockingQualifiedTransport()
+        let fixture = QualifiedFixture(transport: transport)
+        let first = fixture.startFetch(fixture.user("slow"))
+        XCTAssertEqual(transport.slowEntered.wait(timeout: .now() + 10), .success, "the first request was sent")
+        transport.answer.withLock { $0 = ["b"] }  // the server's answer changes…
+        fixture.cache.remove(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "slow"))  // …and the app invalidates
+        let afterRemoval = fixture.user("slow")
+        let second = fixture.startFetch(afterRemoval)
+        transport.release.signal()
+        transport.release.signal()  // the second request's, if it sends one
+        wait(for: [first, second], timeout: 10)
+        XCTAssertEqual(afterRemoval.qualifiedSegments, ["b"], "a fetch started after remove(_:) joined the request sent before it")
+        XCTAssertEqual(fixture.cache.lookup(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "slow")), ["b"],
+                       "the answer of a request sent before remove(_:) was cached after it")
+    }
 }
 
 /// A transport that declares it may block (`neverBlocks == false`) and whose qualified request for
@@ -336,6 +355,9 @@ final class QualifiedFetchTests: XCTestCase {
 private final class BlockingQualifiedTransport: SegmentsTransport, QualifiedSegmentsTransport {
     let release = DispatchSemaphore(value: 0)
     let slowEntered = DispatchSemaphore(value: 0)
+    /// What the server answers, read when a request arrives (as a server reads its state), before
+    /// a request for "slow" is held.
+    let answer = Locked(["a"])
     var neverBlocks: Bool { false }
     func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {}
     func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {}
@@ -345,10 +367,11 @@ private final class BlockingQualifiedTransport: SegmentsTransport, QualifiedSegm
         SegmentsResponse()
     }
     func fetchQualifiedSegments(_ query: QualifiedSegmentsQuery, apiKey: String) async throws(SegmentsError) -> [String] {
+        let answer = answer.withLock { $0 }
         if query.userValue == "slow" {
             slowEntered.signal()
             release.wait()
         }
-        return ["a"]
+        return answer
     }
 }

@@ -68,12 +68,18 @@ public final class QualifiedSegmentsCache: Sendable {
         state.withLock { $0.entries.save(key, answer, now: now) }
     }
 
-    /// Removes the entry for `key`, if any.
+    /// Removes the entry for `key`, if any. An answer to a request sent before this call is not
+    /// saved after it, and a fetch that starts after it sends a request of its own.
     public func remove(_ key: String) {
-        state.withLock { $0.entries.remove(key) }
+        state.withLock { state in
+            state.entries.remove(key)
+            // Per user would be finer; moving the one epoch costs other users' requests in flight
+            // their save (a later miss), never a wrong answer.
+            state.epoch &+= 1
+        }
     }
 
-    /// Removes every entry.
+    /// Removes every entry, with the same effect on requests in flight as ``remove(_:)``.
     public func reset() {
         state.withLock { state in
             state.entries.removeAll()
@@ -94,7 +100,7 @@ public final class QualifiedSegmentsCache: Sendable {
 
     // MARK: For the fetcher
 
-    /// The number of resets so far.
+    /// The number of resets and removals so far.
     var epoch: UInt64 { state.withLock { $0.epoch } }
 
     /// ``lookup(_:)``, with the lookup set saved alongside the names.
@@ -109,8 +115,8 @@ public final class QualifiedSegmentsCache: Sendable {
         return state.withLock { $0.entries.peek(key, now: now) }
     }
 
-    /// Saves `answer` under `key` unless the cache was reset since `epoch` was read: a response
-    /// to a question asked before a reset must not outlive it.
+    /// Saves `answer` under `key` unless the cache was reset, or an entry removed, since `epoch`
+    /// was read: a response to a question asked before an invalidation must not outlive it.
     func save(_ key: String, _ answer: QualifiedAnswer, ifEpoch epoch: UInt64) {
         let now = clock.now()
         state.withLock { state in

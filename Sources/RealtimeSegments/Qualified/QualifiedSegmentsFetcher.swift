@@ -110,15 +110,17 @@ final class QualifiedSegmentsFetcher: Sendable {
         // Checked again under the flights lock: a request that ended between the lookup above and
         // here has saved its answer and left the table in one step, so no answer is missed.
         let decision: Decision = flights.withLock { flights in
+            let epoch = cache.epoch
             if !ignoreCache {
-                if let flight = flights[key] {
+                // A request sent before a reset or removal answers a question asked before it.
+                if let flight = flights[key], flight.cacheEpoch == epoch {
                     flight.requestCaching()
                     return .join(flight)
                 }
                 if let hit = cache.peekAnswer(key) { return .hit(hit) }
             }
-            let flight = QualifiedFetchFlight(cacheEpoch: cache.epoch, savesToCache: !ignoreCache)
-            if flights[key] == nil { flights[key] = flight }
+            let flight = QualifiedFetchFlight(cacheEpoch: epoch, savesToCache: !ignoreCache)
+            if flights[key].map({ $0.cacheEpoch != epoch }) ?? true { flights[key] = flight }
             return .send(flight)
         }
         switch decision {
