@@ -235,6 +235,37 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: 1 unsent uploads are lost at stop"), 1)
     }
 
+    /// A state directory holds one project's customer and unsent events. A client of another
+    /// project leaves it alone: nothing tracked for that project is uploaded to this one, and the
+    /// other project's client still finds it all.
+    func testAStateDirectoryOfAnotherProjectIsLeftToThatProject() throws {
+        let projectA = InMemorySegmentsTransport(expectedProjectToken: "project-a")
+        projectA.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
+        let first = Fixture(stateDirectory: directory, transport: projectA) {
+            $0.projectToken = "project-a"
+            $0.flushingMode = .manual
+        }
+        first.client.start()
+        try first.client.trackEvent(eventType: "for-project-a")
+        first.client.stop()
+        let firstCookie = first.cookie
+
+        let second = Fixture(stateDirectory: directory)
+        second.client.start()
+        second.settle()
+        XCTAssertTrue(second.transport.trackedEvents.isEmpty, "an event tracked for project-a was uploaded to \(Fixture.token)")
+        XCTAssertNotEqual(second.cookie, firstCookie, "project-a's customer was taken over")
+        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) belongs to another project"), 1)
+        second.client.stop()
+
+        let againA = InMemorySegmentsTransport(expectedProjectToken: "project-a")
+        let third = Fixture(stateDirectory: directory, transport: againA) { $0.projectToken = "project-a" }
+        third.client.start()
+        third.settle()
+        XCTAssertEqual(againA.trackedEvents.map(\.eventType), ["for-project-a"], "project-a's unsent event is still there for it")
+        XCTAssertEqual(third.cookie, firstCookie)
+    }
+
     func testStopMakesAFinalUploadAttempt() throws {
         let fixture = Fixture { $0.flushingMode = .manual }
         fixture.client.start()

@@ -65,14 +65,21 @@ public final class SegmentsClient: Sendable {
 
     /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
     /// unsent events) from ``SegmentsConfiguration/stateDirectory``. A corrupt state file is logged
-    /// and ignored. Nothing runs until ``start()``.
+    /// and ignored. A state directory whose state file another project's client wrote is left to
+    /// that project: this client then keeps no state on disk (no state file, journal or reporting
+    /// segments), with a `Segments:` error line. Nothing runs until ``start()``.
     ///
     /// Configuration values out of range are brought into range, each with a `Segments:` warning:
     /// negative durations become zero, `ingestCapacity` is kept within 1...1,048,576,
     /// `maxUploadBatchSize` is at least 1, `maxPullRefetches` at least 0, and retry delays and a
     /// periodic flush interval are at least 10 ms.
     public init(configuration: SegmentsConfiguration) {
-        let configuration = configuration.withinLimits()
+        var configuration = configuration.withinLimits()
+        let restored = Self.restore(configuration)
+        if restored == nil {
+            configuration.stateDirectory = nil
+            configuration.journal = nil
+        }
         self.configuration = configuration
         let logger = configuration.logger
         let channels = EngineChannels(
@@ -85,17 +92,18 @@ public final class SegmentsClient: Sendable {
         self.counters = EngineCounters(checkTimeline: configuration.checkTimeline)
         self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
-        var restored = Self.restore(configuration)
+        var initial = restored?.initial ?? Self.fresh.initial
         if let directory = configuration.stateDirectory {
             let journalDirectory = JournalRecovery.directory(in: directory)
             if configuration.journal != nil {
-                restored.initial.journal = JournalRecovery.read(directory: journalDirectory, logger: logger)
+                initial.journal = JournalRecovery.read(directory: journalDirectory, logger: logger)
             } else {
                 JournalRecovery.warnOfSegmentFilesLeft(in: journalDirectory, logger: logger)
             }
         }
-        self.identity = IdentityCell(IdentitySnapshot(customerIds: restored.customerIds, generation: 1))
-        self.initial = Locked(restored.initial)
+        let customerIds = restored?.customerIds ?? [CustomerIdKey.cookie: UUID().uuidString]
+        self.identity = IdentityCell(IdentitySnapshot(customerIds: customerIds, generation: 1))
+        self.initial = Locked(initial)
         self.reporting = ReportingSegmentsManager(
             stateDirectory: configuration.stateDirectory, logger: logger,
             beginWork: { channels.beginWork() }, endWork: { channels.endWork() })
@@ -118,11 +126,17 @@ public final class SegmentsClient: Sendable {
         }
     }
 
-    private static func restore(_ configuration: SegmentsConfiguration) -> (customerIds: [String: String], initial: EngineOwner.Initial) {
-        let fresh = (
+    /// A client with no state to restore: a new cookie, nothing known, nothing to send.
+    private static var fresh: (customerIds: [String: String], initial: EngineOwner.Initial) {
+        (
             customerIds: [CustomerIdKey.cookie: UUID().uuidString],
             initial: EngineOwner.Initial(customerIds: [:], linkedIds: [:], lastKnown: nil, pendingUploads: [])
         )
+    }
+
+    /// The state in the configuration's state directory, or a fresh one; `nil` (logged) when the
+    /// directory's state file belongs to another project.
+    private static func restore(_ configuration: SegmentsConfiguration) -> (customerIds: [String: String], initial: EngineOwner.Initial)? {
         guard let directory = configuration.stateDirectory else { return fresh }
         let store = StateStore(directory: directory)
         switch store.load() {
@@ -138,6 +152,11 @@ public final class SegmentsClient: Sendable {
             configuration.logger.warning("Segments: Ignoring corrupt state file \(store.fileURL.path): \(reason); \(kept)")
             return fresh
         case .loaded(let state):
+            if let owner = state.projectToken, owner != configuration.projectToken {
+                configuration.logger.error(
+                    "Segments: State directory \(directory.path) belongs to another project (\(owner)); this client keeps no state on disk (no state file, event journal or reporting segments): give each project a stateDirectory of its own")
+                return nil
+            }
             let lastKnown = state.lastKnown.map { known in
                 LastKnownState(customerIds: known.customerIds, response: SegmentsResponse(wireCategories: known.categories))
             }

@@ -21,7 +21,9 @@ public struct SegmentsConfiguration: Sendable {
     /// When tracked events are uploaded (default ``FlushingMode/immediate``).
     public var flushingMode: FlushingMode = .immediate
     /// Where the cookie, customer ids, last known segments and unsent events are kept across
-    /// restarts; `nil` keeps everything in memory.
+    /// restarts; `nil` keeps everything in memory. It belongs to one project: the state file names
+    /// the ``projectToken`` of the client that wrote it, and a client of another project leaves the
+    /// directory alone (and keeps its own state in memory, with a `Segments:` error line).
     public var stateDirectory: URL?
     /// The write-ahead event journal in ``stateDirectory`` (see ``JournalConfiguration``), or
     /// `nil` (the default) for none: events then reach disk only at ``SegmentsClient/stop(timeout:)``

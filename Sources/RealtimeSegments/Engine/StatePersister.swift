@@ -13,6 +13,8 @@ import Logging
 /// the rewrite schedule and the two files; it counts its writes in ``EngineCounters``. It reads no
 /// engine state itself: the owner hands it the state to write.
 final class StatePersister {
+    /// Written into the state file: the project the directory's state belongs to.
+    private let projectToken: String
     private let store: StateStore?
     private let deadLetters: DeadLetterFile?
     private let clock: any SegmentsClock
@@ -28,6 +30,7 @@ final class StatePersister {
     static let answeredUploadsRewriteInterval = Duration.seconds(1)
 
     init(configuration: SegmentsConfiguration, counters: EngineCounters) {
+        self.projectToken = configuration.projectToken
         self.store = configuration.stateDirectory.map(StateStore.init(directory:))
         self.deadLetters = configuration.stateDirectory.map(DeadLetterFile.init(directory:))
         self.clock = configuration.clock
@@ -74,6 +77,7 @@ final class StatePersister {
         guard let store else { return }
         isDirty = false
         let state = PersistedState(
+            projectToken: projectToken,
             customerIds: customerIds,
             linkedIds: linkedIds,
             lastKnown: lastKnown.map { known in

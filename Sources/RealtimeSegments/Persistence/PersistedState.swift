@@ -4,6 +4,8 @@ struct PersistedState: Codable, Sendable, Equatable {
     static let currentVersion = 1
 
     var version: Int = PersistedState.currentVersion
+    /// The project whose client wrote the file; absent in files of earlier versions.
+    var projectToken: String?
     /// The current customer ids, cookie included.
     var customerIds: [String: String]
     /// The hard ids last linked to the cookie successfully.
