@@ -266,6 +266,31 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(third.cookie, firstCookie)
     }
 
+    /// JSON's encoder refuses nesting beyond 512 levels, and properties built in code can go
+    /// deeper. One such unsent event must not cost the others (and the customer) their place in
+    /// the state file.
+    func testOneUnencodableUnsentEventDoesNotCostTheOthersTheirPlaceInTheStateFile() throws {
+        var deep: JSONValue = .null
+        for _ in 0..<520 { deep = .array([deep]) }
+        let first = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        first.client.start()
+        try first.client.trackEvent(eventType: "kept")
+        try first.client.trackEvent(eventType: "deep", properties: ["p": deep])
+        try first.client.trackEvent(eventType: "kept-too")
+        first.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
+        first.client.stop()
+        XCTAssertEqual(first.logs.count(prefix: "Segments: Could not save state"), 0, "the state was saved")
+        XCTAssertGreaterThanOrEqual(first.logs.count(prefix: "Segments: An unsent tracked event (deep) cannot be encoded"), 1,
+                                    "the event left out is named (at each save that leaves it out)")
+
+        let restarted = Fixture(stateDirectory: directory)
+        restarted.client.start()
+        restarted.settle()
+        XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["kept", "kept-too"],
+                       "one too-deep event cost every unsent event its place in the state file")
+        XCTAssertEqual(restarted.cookie, first.cookie)
+    }
+
     func testStopMakesAFinalUploadAttempt() throws {
         let fixture = Fixture { $0.flushingMode = .manual }
         fixture.client.start()

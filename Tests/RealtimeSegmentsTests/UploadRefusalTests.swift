@@ -54,6 +54,24 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertFalse(try String(contentsOf: file.fileURL, encoding: .utf8).contains("\n\n"), "no empty lines")
     }
 
+    /// One refused event whose properties JSON cannot encode (nested beyond the encoder's limit)
+    /// must not cost the others of the same set-aside their lines.
+    func testAnUnencodableEntryDoesNotCostTheOthersTheirLines() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = DeadLetterFile(directory: directory)
+        var deep: JSONValue = .null
+        for _ in 0..<520 { deep = .array([deep]) }
+        let entries = ["a", "deep", "b"].map { type in
+            DeadLetterFile.Entry(reason: "refused", setAsideAt: 1_700_000_000, item: .event(TrackedEvent(
+                customerIds: ["cookie": "c"], eventType: type, timestamp: 1_700_000_000,
+                properties: type == "deep" ? ["p": deep] : [:])))
+        }
+        let result = try file.append(entries)
+        XCTAssertEqual(file.entries().map { eventType(of: $0.item) }, ["a", "b"], "the encodable entries were written")
+        XCTAssertEqual(result.unencodable.map(\.index), [1], "the entry left out is reported")
+    }
+
     func testACommandRefusedInABatchAnswerIsSetAsideAndTheOthersAreNotSentAgain() throws {
         let directory = temporaryDirectory()
         let server = InMemorySegmentsTransport(expectedProjectToken: Fixture.token)

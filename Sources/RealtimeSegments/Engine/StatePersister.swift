@@ -76,7 +76,7 @@ final class StatePersister {
     ) {
         guard let store else { return }
         isDirty = false
-        let state = PersistedState(
+        var state = PersistedState(
             projectToken: projectToken,
             customerIds: customerIds,
             linkedIds: linkedIds,
@@ -87,16 +87,63 @@ final class StatePersister {
             },
             pendingUploads: pendingUploads)
         do {
-            let (replaced, bytes) = try store.save(state)
-            counters.stateWrites.wrappingIncrement(ordering: .relaxed)
-            counters.stateBytesWritten.wrappingIncrement(by: bytes, ordering: .relaxed)
-            persistedUploads = !state.pendingUploads.isEmpty
-            answeredUploadsRewriteAt = nil
-            if !replaced.isEmpty {
-                logger.error("Segments: State saved with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
+            try save(state, to: store)
+        } catch let error as EncodingError {
+            // An item whose properties JSON cannot encode (nested deeper than its encoder allows)
+            // must not cost the customer and every other unsent item their place in the file.
+            let unencodable = Self.unencodableItems(of: state)
+            guard !unencodable.isEmpty else {
+                logger.error("Segments: Could not save state to \(store.fileURL.path): \(error.briefDescription)")
+                return
+            }
+            for (index, reason) in unencodable.reversed() {
+                logger.error(
+                    "Segments: An unsent \(Self.describe(state.pendingUploads[index])) cannot be encoded (\(reason)); it stays queued for upload but is left out of the state file, so it does not survive a restart")
+                state.pendingUploads.remove(at: index)
+            }
+            do {
+                try save(state, to: store)
+            } catch {
+                logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
             }
         } catch {
             logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
+        }
+    }
+
+    private func save(_ state: PersistedState, to store: StateStore) throws {
+        let (replaced, bytes) = try store.save(state)
+        counters.stateWrites.wrappingIncrement(ordering: .relaxed)
+        counters.stateBytesWritten.wrappingIncrement(by: bytes, ordering: .relaxed)
+        persistedUploads = !state.pendingUploads.isEmpty
+        answeredUploadsRewriteAt = nil
+        if !replaced.isEmpty {
+            logger.error("Segments: State saved with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
+        }
+    }
+
+    /// The positions of the unsent items that cannot be encoded, and why: each is tried alone in a
+    /// state of its own, so at the depth it has in the file.
+    private static func unencodableItems(of state: PersistedState) -> [(index: Int, reason: String)] {
+        var probe = state
+        probe.lastKnown = nil
+        return state.pendingUploads.indices.compactMap { index in
+            probe.pendingUploads = [state.pendingUploads[index]]
+            do {
+                _ = try NonFiniteNumbers.encode(probe)
+                return nil
+            } catch let error as EncodingError {
+                return (index, error.briefDescription)
+            } catch {
+                return (index, "\(error)")
+            }
+        }
+    }
+
+    private static func describe(_ item: UploadItem) -> String {
+        switch item {
+        case .event(let event): "tracked event (\(event.eventType))"
+        case .customer: "customer update"
         }
     }
 
@@ -115,8 +162,12 @@ final class StatePersister {
         }
         let now = clock.wallClockSeconds()
         do {
-            let replaced = try deadLetters.append(refused.map { .init(reason: $0.reason, setAsideAt: now, item: $0.item) })
+            let (replaced, unencodable) = try deadLetters.append(refused.map { .init(reason: $0.reason, setAsideAt: now, item: $0.item) })
             logger.error("Segments: The server refused \(what) for good (\(why)); set aside in \(deadLetters.fileURL.path)")
+            for (index, reason) in unencodable {
+                logger.error(
+                    "Segments: A refused \(Self.describe(refused[index].item)) cannot be encoded (\(reason)); discarded, not set aside")
+            }
             if !replaced.isEmpty {
                 logger.error("Segments: Set aside with numbers JSON cannot carry written as null: \(replaced.joined(separator: ", "))")
             }

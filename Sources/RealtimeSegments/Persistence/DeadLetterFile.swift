@@ -19,21 +19,29 @@ struct DeadLetterFile: Sendable {
     var fileURL: URL { directory.appendingPathComponent("segments-dead-letter.jsonl") }
 
     /// Appends one line per entry and syncs the file. Returns where numbers JSON cannot carry were
-    /// written as `null`.
-    func append(_ entries: [Entry]) throws -> [String] {
+    /// written as `null`, and the entries that could not be encoded at all (properties nested
+    /// deeper than JSON's encoder allows), which are left out so that the others are kept.
+    func append(_ entries: [Entry]) throws -> (replaced: [String], unencodable: [(index: Int, reason: String)]) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // A crash during an append can leave the last line without its newline: these lines
         // start one of their own, or the first would be read as part of the torn one.
         var lines = endsInTornLine ? Data([UInt8(ascii: "\n")]) : Data()
         var replaced: [String] = []
-        for entry in entries {
-            let (data, paths) = try NonFiniteNumbers.encode(entry)
-            lines.append(data)
-            lines.append(UInt8(ascii: "\n"))
-            replaced += paths
+        var unencodable: [(index: Int, reason: String)] = []
+        for (index, entry) in entries.enumerated() {
+            do {
+                let (data, paths) = try NonFiniteNumbers.encode(entry)
+                lines.append(data)
+                lines.append(UInt8(ascii: "\n"))
+                replaced += paths
+            } catch let error as EncodingError {
+                unencodable.append((index, error.briefDescription))
+            }
         }
-        try DurableFile.append(lines, to: fileURL)
-        return replaced
+        if unencodable.count < entries.count {
+            try DurableFile.append(lines, to: fileURL)
+        }
+        return (replaced, unencodable)
     }
 
     /// Whether the file's last byte is not a newline.
