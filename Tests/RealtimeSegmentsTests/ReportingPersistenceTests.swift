@@ -95,11 +95,39 @@ final class ReportingPersistenceTests: XCTestCase {
     func testEachVisitorIsOneFileWithASafeDistinctName() throws {
         try persist(["a/b": ReportingSegments(country: "1"), "a%2Fb": ReportingSegments(country: "2"), "..": ReportingSegments(country: "3")])
         let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path).sorted()
-        XCTAssertEqual(names, ["visitor-%2E%2E.json", "visitor-a%252Fb.json", "visitor-a%2Fb.json"])
+        XCTAssertEqual(names, ["visitor-%2E%2E.json", "visitor-a%252%46b.json", "visitor-a%2Fb.json"])
         let fixture = Fixture(stateDirectory: directory)
         XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "a/b").segments.country, "1")
         XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "a%2Fb").segments.country, "2")
         XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "..").segments.country, "3")
+    }
+
+    /// Apple platforms' default volumes ignore case in file names: ids that differ only in case
+    /// must not share a file there, or one visitor's writes replace the other's.
+    func testVisitorIdsThatDifferOnlyInCaseGetNamesThatDifferWithoutCase() throws {
+        XCTAssertNotEqual(ReportingFileStore.escapedName("abc").lowercased(), ReportingFileStore.escapedName("ABC").lowercased(),
+                          "abc and ABC would share one file on a case-insensitive volume")
+        try persist(["abc": ReportingSegments(country: "DE"), "ABC": ReportingSegments(country: "FR")])
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertEqual(Set(names.map { $0.lowercased() }).count, 2, "two files, distinct whatever the case: \(names)")
+    }
+
+    /// A file written under the name an earlier version gave an id with capitals is restored, and
+    /// renamed to the id's name now, so the visitor's next write does not leave a second file.
+    func testAFileUnderAnEarlierNameIsRestoredAndRenamed() throws {
+        try FileManager.default.createDirectory(at: reportingDirectory, withIntermediateDirectories: true)
+        try Data(#"{"segments":{"country":"DE","customSegments":[]},"version":1,"visitorId":"ABC"}"#.utf8)
+            .write(to: reportingDirectory.appendingPathComponent("visitor-ABC.json"))
+        let fixture = Fixture(stateDirectory: directory)
+        let visitor = try fixture.client.reportingVisitor(visitorId: "ABC")
+        XCTAssertEqual(visitor.segments.country, "DE")
+        visitor.setCustomSegments(["vip"])
+        fixture.client.reporting.flush()
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertEqual(names, ["visitor-\(ReportingFileStore.escapedName("ABC")).json"], "one file for the visitor, under its name now")
+        let restored = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "ABC").segments,
+                       ReportingSegments(country: "DE", customSegments: ["vip"]))
     }
 
     func testAVeryLongVisitorIdIsPersistedUnderAHashedName() throws {

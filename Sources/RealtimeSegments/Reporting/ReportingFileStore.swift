@@ -5,7 +5,8 @@ import Logging
 ///
 /// One file per visitor makes a mutation cost O(1) in the number of visitors (Convert rewrites its
 /// whole store per mutation, W15). A file is named `visitor-<id>.json` with every byte outside
-/// `[A-Za-z0-9_-]` written as `%XX`, so names are stable and distinct per id; ids whose escaped form
+/// `[a-z0-9_-]` written as `%XX` (capitals too, so names stay distinct on a volume that ignores
+/// case, as Apple platforms' default ones do), so names are stable and distinct per id; ids whose escaped form
 /// would exceed file-name limits use a 64-bit FNV-1a hash instead (the file also holds the id,
 /// which is what restore trusts). Every write is ``DurableFile/replace(_:with:temporary:)``, so a
 /// crash leaves a visitor's old or new file; a leftover temporary file (`.visitor-….tmp`) is removed
@@ -88,6 +89,16 @@ struct ReportingFileStore: Sendable {
                     continue
                 }
                 loaded.append((record.visitorId, record.segments))
+                let expected = "visitor-\(Self.escapedName(record.visitorId)).json"
+                if name != expected {
+                    // Written under the name an earlier version gave the id: the visitor's next
+                    // write goes to its name now, and must not leave this file to compete with it.
+                    if rename(url.path, fileURL(escapedName: Self.escapedName(record.visitorId)).path) == 0 {
+                        lines.append(.init(level: .debug, text: "Segments: Renamed reporting segments file \(name) to \(expected)"))
+                    } else {
+                        lines.append(.init(level: .error, text: "Segments: Could not rename reporting segments file \(url.path) to \(expected) (errno \(errno)); the visitor's next change is written beside it"))
+                    }
+                }
             } catch {
                 lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error); \(Self.moveAside(url))"))
             }
@@ -145,8 +156,8 @@ struct ReportingFileStore: Sendable {
         var name = ""
         for byte in visitorId.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "_"), UInt8(ascii: "-"):
                 name.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 name += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
