@@ -114,6 +114,55 @@ final class SwitchClearsScreenTests: XCTestCase {
         }
     }
 
+    /// SPEC §3 trigger 5: the previous customer's segments stay on screen no longer than one
+    /// debounce window, also when a check of the previous customer is still in flight, which keeps
+    /// the new customer's check from starting until it returns (a slow network, a timeout).
+    func testASwitchWhileTheLastCustomersCheckIsInFlightClearsItsSegmentsWithinOneDebounceWindow() throws {
+        for switchKind in ["anonymize", "identify"] {
+            let fixture = fixtureShowingTheFirstCustomer()
+            try fixture.client.trackEvent(eventType: "view")  // its upload requests a check
+            fixture.settle()
+            fixture.holdTheNextCheck()  // the first customer's check, in flight
+            fixture.transport.setResponder { _ in response([.content: [3]]) }  // every later customer's
+            let trigger: String
+            if switchKind == "anonymize" {
+                fixture.client.anonymize()
+                trigger = "customerSwitch"
+            } else {
+                try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+                trigger = "identify"
+            }
+            // The engine cannot settle while a fetch is held: its log says it took the switch.
+            waitUntil { fixture.logs.contains("Segments: Reload requested (\(trigger))") }
+            fixture.clock.advance(by: .seconds(5))
+            waitUntil { fixture.recorder.segments(tag: "c").count == 2 }
+            XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "\(switchKind): discovery cleared while the check is held")
+            XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], []], "\(switchKind): content cleared while the check is held")
+
+            fixture.transport.releaseHeldFetches()
+            fixture.settle()
+            fixture.advance(.seconds(5))
+            XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "\(switchKind): the held result was dropped")
+            XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], [], [segment(3)]], "\(switchKind): the new customer's")
+        }
+    }
+
+    /// A check for the same customer in flight when nothing switched clears nothing.
+    func testACheckHeldForTheCustomerOnScreenClearsNothing() throws {
+        let fixture = fixtureShowingTheFirstCustomer()
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.holdTheNextCheck()
+        try fixture.client.identifyCustomer(properties: ["plan": "gold"])  // not a switch
+        try fixture.client.trackEvent(eventType: "view")
+        waitUntil { fixture.transport.customerUpdates.count == 1 }
+        fixture.clock.advance(by: .seconds(10))
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "nothing cleared, nothing delivered again")
+        XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)]])
+    }
+
     /// A failed check for the customer whose segments are on screen changes nothing: offline, the
     /// app keeps showing its own customer's segments.
     func testAFailedCheckForTheSameCustomerLeavesItsSegmentsOnScreen() throws {

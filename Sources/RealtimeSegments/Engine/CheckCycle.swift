@@ -49,6 +49,13 @@ final class CheckCycle {
     @exclusivity(unchecked) private var shownCategories: Set<SegmentCategory>
     /// After ``stop()``, no check is requested or started and no result is applied.
     private var stopped = false
+    /// The generation the check in flight fetches for, while one is in flight.
+    private var inFlightGeneration: UInt64?
+    /// One debounce window after a customer switch that found a check of the previous customer in
+    /// flight: that check keeps the new customer's from starting until it returns, so if it is
+    /// still out then, the previous customer's segments are cleared (SPEC §3 trigger 5).
+    private var staleFlightClearAt: SegmentsInstant?
+    private let debounce: Duration
 
     init(
         configuration: SegmentsConfiguration, channels: EngineChannels, identity: IdentityCell,
@@ -65,12 +72,18 @@ final class CheckCycle {
             spinWindow: configuration.deliverySpinWindow, logger: configuration.logger, counters: counters)
         self.coalescer = CoalescerStateMachine(
             timing: .init(debounce: configuration.debounce, maxWait: configuration.maxWait))
+        self.debounce = configuration.debounce
         self.lastKnown = lastKnown
         self.shownCategories = Set((lastKnown?.categories ?? [:]).compactMap { $0.value.isEmpty ? nil : $0.key })
     }
 
-    /// When the pending requests' debounce window closes, if requests wait (never after ``stop()``).
-    var deadline: SegmentsInstant? { stopped ? nil : coalescer.deadline }
+    /// When the pending requests' debounce window closes, if requests wait, or when a check of a
+    /// previous customer still in flight has the screen cleared (never after ``stop()``).
+    var deadline: SegmentsInstant? {
+        guard !stopped else { return nil }
+        guard let clearAt = staleFlightClearAt else { return coalescer.deadline }
+        return min(coalescer.deadline ?? clearAt, clearAt)
+    }
 
     /// Requests a check. Returns the identity to fetch for if one starts now.
     func request(_ trigger: Trigger) -> IdentitySnapshot? {
@@ -85,13 +98,27 @@ final class CheckCycle {
             return nil
         }
         logger.trace("Segments: Reload requested (\(trigger))")
-        guard coalescer.request(at: clock.now()) == .startCheck else { return nil }
+        let now = clock.now()
+        guard coalescer.request(at: now) == .startCheck else {
+            if staleFlightClearAt == nil, let flight = inFlightGeneration, flight != identity.generation {
+                staleFlightClearAt = now + debounce
+            }
+            return nil
+        }
         return start()
     }
 
     /// Time passed. Returns the identity to fetch for if a check starts now.
     func tick(at now: SegmentsInstant) -> IdentitySnapshot? {
-        guard !stopped, coalescer.tick(at: now) == .startCheck else { return nil }
+        guard !stopped else { return nil }
+        if let clearAt = staleFlightClearAt, now >= clearAt {
+            staleFlightClearAt = nil
+            if let flight = inFlightGeneration, flight != identity.generation {
+                clearPreviousCustomer(
+                    for: identity.load(), because: "a check of the previous customer is still in flight after one debounce window")
+            }
+        }
+        guard coalescer.tick(at: now) == .startCheck else { return nil }
         return start()
     }
 
@@ -147,6 +174,7 @@ final class CheckCycle {
         // With a spin window, the delivery threads wake while the fetch runs, not after it.
         delivery.prepareForCheck()
         let current = identity.load()
+        inFlightGeneration = current.generation
         logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
         return current
     }
@@ -154,6 +182,8 @@ final class CheckCycle {
     /// Tells the coalescer the check is over; returns the identity to fetch for if the next one is
     /// already due.
     private func finish() -> IdentitySnapshot? {
+        inFlightGeneration = nil
+        staleFlightClearAt = nil
         guard coalescer.checkFinished(at: clock.now()) == .startCheck else { return nil }
         return start()
     }
@@ -171,12 +201,12 @@ final class CheckCycle {
         case .failure(.link(let error)):
             counters.checksFailed.wrappingIncrement(ordering: .relaxed)
             logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
-            clearPreviousCustomer(for: outcome.identity)
+            clearPreviousCustomer(for: outcome.identity, because: "the check failed after a customer switch")
             return false
         case .failure(.fetch(let error)):
             counters.checksFailed.wrappingIncrement(ordering: .relaxed)
             logger.error("\(SegmentsLogMessage.fetchFailed(error))")
-            clearPreviousCustomer(for: outcome.identity)
+            clearPreviousCustomer(for: outcome.identity, because: "the check failed after a customer switch")
             return false
         case .success(let response):
             counters.checksSucceeded.wrappingIncrement(ordering: .relaxed)
@@ -185,12 +215,13 @@ final class CheckCycle {
         }
     }
 
-    /// A check for `snapshot`'s customer failed: the categories whose callbacks may still show
+    /// A check for `snapshot`'s customer failed, or cannot start yet (a previous customer's check
+    /// still in flight after one debounce window): the categories whose callbacks may still show
     /// another customer's segments (given non-empty segments of another customer, or cut off by a
     /// switch) are delivered `[]`, so a switch clears the screen within one debounce window even
     /// offline (SPEC §3 trigger 5, §4). The last known state is then forgotten: the next check
     /// that succeeds delivers every category it finds.
-    private func clearPreviousCustomer(for snapshot: IdentitySnapshot) {
+    private func clearPreviousCustomer(for snapshot: IdentitySnapshot, because reason: String) {
         var stale = lastKnown?.customerIds == snapshot.customerIds ? [] : Array(shownCategories)
         for category in delivery.categoriesCutOff(before: snapshot.generation) where !stale.contains(category) {
             stale.append(category)
@@ -206,7 +237,7 @@ final class CheckCycle {
         }
         shownCategories.subtract(stale)
         if scheduled > 0 { delivery.yieldToDeliveries() }
-        logger.debug("Segments: Check failed after a customer switch: cleared \(scheduled) categories of the previous customer")
+        logger.debug("Segments: Cleared \(scheduled) categories of the previous customer: \(reason)")
     }
 
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
