@@ -5,6 +5,22 @@ import XCTest
 
 /// SPEC §6: getSegments — cache, force, single flight, only the requested category.
 final class PullTests: XCTestCase {
+    /// SPEC §6: served from the cache while younger than the TTL, which is configurable.
+    func testTheCacheTTLIsConfigurable() async throws {
+        let fixture = Fixture { $0.cacheTTL = .seconds(60) }
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.client.start()
+        fixture.settle()
+        _ = try await fixture.client.getSegments(category: .discovery)
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        fixture.clock.advance(by: .seconds(59))
+        let cached = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(cached, [segment(1)], "younger than the 60 s TTL: from the cache")
+        fixture.clock.advance(by: .seconds(1))
+        let fresh = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fresh, [segment(2)], "60 s old: fetched again")
+    }
+
     func testFetchesOnAMissAndReturnsOnlyTheRequestedCategory() async throws {
         let fixture = Fixture.started(answering: response([.discovery: [1], .content: [2]]))
         let content = try await fixture.client.getSegments(category: .content)

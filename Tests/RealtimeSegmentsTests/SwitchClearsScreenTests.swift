@@ -242,6 +242,29 @@ final class SwitchClearsScreenTests: XCTestCase {
         XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(2)], "jane's callbacks kept the first customer's [1]")
     }
 
+    /// A category that a failed check cleared (`[]`, SPEC §3 trigger 5) shows the customer's data
+    /// again at the next check that succeeds, even where that data equals the state stored before
+    /// the failure: clearing forgets the last known state.
+    func testACutOffDeliveryClearedByAFailedCheckIsDeliveredByTheNextSuccess() throws {
+        let (fixture, entered, proceed) = fixtureHoldingTheNextDiscoveryDelivery()
+        fixture.transport.setSegments(response([.discovery: [2]]), forCookie: fixture.cookie)
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "jane's delivery started")
+        try fixture.client.identifyCustomer(customerIds: ["registered": "bob"])
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        proceed.signal()
+        fixture.settle()
+        fixture.transport.failNext(.fetchSegments, with: .timeout)
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "the failed check cleared [1]")
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "d").last, [segment(2)], "jane's [2] is shown again")
+    }
+
     /// SPEC §4: after a switch, a category counts as changed iff the new response has it, or its
     /// callbacks were last given non-empty data. Here the only callback was given `[]` (the
     /// category was empty) and, from inside that call, identifies another customer whose response

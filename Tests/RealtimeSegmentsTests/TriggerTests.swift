@@ -84,6 +84,33 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 1)
     }
 
+    /// SPEC §3 lists the triggers: an uploaded customer update is not trigger 4 (a tracked event).
+    func testAnUploadedCustomerUpdateRequestsNoCheck() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        try fixture.client.identifyCustomer(properties: ["name": "Jane"])
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.customerUpdates.count, 1, "uploaded")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "no check after the update's upload")
+    }
+
+    /// SPEC §8: the engine's own lines (fetch started, diff result, notify counts) are at trace or
+    /// debug, so they stay out of an app's default log.
+    func testFetchDiffAndNotifyLinesAreLoggedAtTraceOrDebug() {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        for prefix in ["Segments: Fetching segments for customer", "Segments: Check done, changed categories: [discovery]",
+                       "Segments: Notified 1 callbacks of category discovery"] {
+            let lines = fixture.logs.all.filter { $0.message.hasPrefix(prefix) }
+            XCTAssertEqual(lines.count, 1, prefix)
+            XCTAssertTrue(lines.allSatisfy { $0.level <= .debug }, prefix)
+        }
+    }
+
     func testAnUploadedEventRequestsACheck() throws {
         let fixture = Fixture()
         _ = fixture.register(.discovery)

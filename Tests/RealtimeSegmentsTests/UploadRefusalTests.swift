@@ -31,6 +31,8 @@ final class UploadRefusalTests: XCTestCase {
                 prefix: "Segments: The server refused 1 tracked events for good (unexpected HTTP status 400); set aside in "),
             1)
         XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 1)
+        let refusal = fixture.logs.all.first { $0.message.hasPrefix("Segments: The server refused 1 tracked events for good") }
+        XCTAssertEqual(refusal?.level, .error, "SPEC §7: set aside with a Segments: error")
 
         // The queue is not wedged: a later event goes out, and its upload requests a check.
         try fixture.client.trackEvent(eventType: "after")
@@ -151,6 +153,19 @@ final class UploadRefusalTests: XCTestCase {
     func testRetryAfterIsHonouredWhenLongerThanTheBackoff() throws {
         let fixture = Fixture()
         fixture.transport.failNext(.trackEvents, with: .rateLimited(retryAfter: .seconds(30)))
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "purchase")
+        fixture.settle()
+        fixture.advance(.seconds(29))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "the backoff (1 s) is shorter than Retry-After")
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["purchase"])
+    }
+
+    /// SPEC §7: 5xx is transient, retried with backoff honouring `Retry-After`, as 429 is.
+    func testRetryAfterOfAServerErrorIsHonoured() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .serverError(status: 503, retryAfter: .seconds(30)))
         fixture.client.start()
         try fixture.client.trackEvent(eventType: "purchase")
         fixture.settle()
