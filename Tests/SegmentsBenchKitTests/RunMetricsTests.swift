@@ -53,6 +53,35 @@ final class RunMetricsTests: XCTestCase {
         XCTAssertTrue(text.contains(#"segments_bench_achieved_rate{host="h1",scenario="fleet",run_id="r1"} 15"#), text)
     }
 
+    /// A total a scenario does not count is no series at all: a 0 would read as measured.
+    func testATotalNeverGivenMakesNoSeries() {
+        let metrics = RunMetrics(labels: labels)
+        var recorder = LatencyRecorder()
+        recorder.record(2_000, count: 4)
+        metrics.publish(ScenarioResult(
+            scenario: "s", summary: "", configuration: [:], latencies: [recorder.summary("track", definition: "")],
+            allocationsMeasured: false))
+        metrics.publish(LiveSample(events: 10), scenario: "t", now: 1_000_000_000)
+        let text = metrics.exposition()
+        for name in ["events_total", "deliveries_total", "lost_events_total", "stale_deliveries_total", "achieved_rate", "ring_stalls"] {
+            XCTAssertFalse(text.contains(#"segments_bench_\#(name){host="h1",scenario="s""#), "s never gave \(name): \(text)")
+        }
+        XCTAssertTrue(text.contains(#"segments_bench_events_total{host="h1",scenario="t",run_id="r1"} 10"#), text)
+        XCTAssertFalse(text.contains(#"segments_bench_lost_events_total{host="h1",scenario="t""#), "t never gave lost events: \(text)")
+    }
+
+    /// A total that shrank is ignored, and so is its growth back to where it was: a counter never
+    /// passes the largest total given.
+    func testACounterNeverPassesTheLargestTotal() {
+        let metrics = RunMetrics(labels: labels)
+        metrics.publish(LiveSample(events: 10), scenario: "s", now: 1_000_000_000)
+        metrics.publish(LiveSample(events: 5), scenario: "s", now: 2_000_000_000)
+        metrics.publish(LiveSample(events: 12), scenario: "s", now: 3_000_000_000)
+        let text = metrics.exposition()
+        XCTAssertTrue(text.contains(#"segments_bench_events_total{host="h1",scenario="s",run_id="r1"} 12"#), text)
+        XCTAssertTrue(text.contains(#"segments_bench_achieved_rate{host="h1",scenario="s",run_id="r1"} 2"#), text)
+    }
+
     func testHistogramIsCumulativeWithInfEqualToTheCountAndLabelsEscaped() throws {
         let metrics = RunMetrics(labels: labels)
         var recorder = LatencyRecorder()

@@ -32,14 +32,17 @@ public final class RunMetrics: Sendable {
     private let export: (any MetricsFactory)?
     private let state = Mutex(State())
 
-    /// One scenario's series and the totals last published for it.
+    /// One scenario's series and the largest totals published for it. A series is made with the
+    /// first total given for it: a scenario that does not count something has no series for it,
+    /// rather than a 0 that would read as measured.
     private struct ScenarioSeries {
-        var events: CoreMetrics.Counter
-        var deliveries: CoreMetrics.Counter
-        var lostEvents: CoreMetrics.Counter
-        var staleDeliveries: CoreMetrics.Counter
-        var achievedRate: CoreMetrics.Gauge
-        var ringStalls: CoreMetrics.Gauge
+        var events: CoreMetrics.Counter?
+        var deliveries: CoreMetrics.Counter?
+        var lostEvents: CoreMetrics.Counter?
+        var staleDeliveries: CoreMetrics.Counter?
+        var achievedRate: CoreMetrics.Gauge?
+        var ringStalls: CoreMetrics.Gauge?
+        /// The largest total of each counter so far: a counter advances only beyond it.
         var last = LiveSample()
         var lastEventsAt: UInt64?
         var latencies: [String: LatencyBucketCounts] = [:]
@@ -66,8 +69,10 @@ public final class RunMetrics: Sendable {
     }
 
     /// Publishes `sample`, totals since `scenario` began: each counter advances by what its total
-    /// grew since the previous sample (a total that shrank is ignored: counters only rise), the
-    /// gauges are set, and each named latency distribution replaces the previous one. `now` is the
+    /// grew beyond the largest one given before (a total that shrank is ignored: counters only
+    /// rise, and never pass the largest total), the gauges are set, and each named latency
+    /// distribution replaces the previous one. A total or gauge given for the first time makes its
+    /// series; one never given has none. `now` is the
     /// monotonic time (ns) of the sample, for the achieved rate; `loadEnded` sets that rate to 0
     /// (a final sample after draining: its events are not a rate).
     ///
@@ -75,25 +80,34 @@ public final class RunMetrics: Sendable {
     /// (one `record` per value: a cost on the publishing thread in proportion to the values added).
     public func publish(_ sample: LiveSample, scenario: String, now: UInt64 = monotonicNanoseconds(), loadEnded: Bool = false) {
         let replays = state.withLock { state -> [(CoreMetrics.Recorder, LatencyReplay)] in
-            var series = state.scenarios[scenario] ?? makeSeries(scenario)
+            var series = state.scenarios[scenario] ?? ScenarioSeries()
             if state.scenarios[scenario] == nil { state.order.append(scenario) }
-            Self.advance(series.events, from: series.last.events, to: sample.events)
-            Self.advance(series.deliveries, from: series.last.deliveries, to: sample.deliveries)
-            Self.advance(series.lostEvents, from: series.last.lostEvents, to: sample.lostEvents)
-            Self.advance(series.staleDeliveries, from: series.last.staleDeliveries, to: sample.staleDeliveries)
-            if loadEnded {
-                series.achievedRate.record(0)
-            } else if let events = sample.events {
-                if let previous = series.last.events, let previousAt = series.lastEventsAt, now > previousAt {
-                    series.achievedRate.record(Double(max(0, events - previous)) / (Double(now - previousAt) / 1e9))
+            let dimensions = labels.pairs(scenario: scenario)
+            if let events = sample.events {
+                let rate = series.achievedRate ?? gauge("segments_bench_achieved_rate", dimensions)
+                series.achievedRate = rate
+                if loadEnded {
+                    rate.record(0)
+                } else {
+                    if let previous = series.last.events, let previousAt = series.lastEventsAt, now > previousAt {
+                        rate.record(Double(max(0, events - previous)) / (Double(now - previousAt) / 1e9))
+                    }
+                    series.lastEventsAt = now
                 }
-                series.lastEventsAt = now
+            } else if loadEnded {
+                series.achievedRate?.record(0)
             }
-            if let stalls = sample.ringStalls { series.ringStalls.record(stalls) }
-            series.last.events = sample.events ?? series.last.events
-            series.last.deliveries = sample.deliveries ?? series.last.deliveries
-            series.last.lostEvents = sample.lostEvents ?? series.last.lostEvents
-            series.last.staleDeliveries = sample.staleDeliveries ?? series.last.staleDeliveries
+            advance(&series.events, "segments_bench_events_total", dimensions, highest: &series.last.events, to: sample.events)
+            advance(&series.deliveries, "segments_bench_deliveries_total", dimensions, highest: &series.last.deliveries, to: sample.deliveries)
+            advance(&series.lostEvents, "segments_bench_lost_events_total", dimensions, highest: &series.last.lostEvents, to: sample.lostEvents)
+            advance(
+                &series.staleDeliveries, "segments_bench_stale_deliveries_total", dimensions,
+                highest: &series.last.staleDeliveries, to: sample.staleDeliveries)
+            if let stalls = sample.ringStalls {
+                let gauge = series.ringStalls ?? gauge("segments_bench_ring_stalls", dimensions)
+                series.ringStalls = gauge
+                gauge.record(stalls)
+            }
             series.latencies.merge(sample.latencies) { $1 }
             let replays = exportLatencies(sample.latencies, scenario: scenario, series: &series)
             state.scenarios[scenario] = series
@@ -167,21 +181,21 @@ public final class RunMetrics: Sendable {
         return text
     }
 
-    private func makeSeries(_ scenario: String) -> ScenarioSeries {
-        let dimensions = labels.pairs(scenario: scenario)
-        func counter(_ name: String) -> CoreMetrics.Counter { CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory) }
-        func gauge(_ name: String) -> CoreMetrics.Gauge { CoreMetrics.Gauge(label: name, dimensions: dimensions, factory: factory) }
-        return ScenarioSeries(
-            events: counter("segments_bench_events_total"), deliveries: counter("segments_bench_deliveries_total"),
-            lostEvents: counter("segments_bench_lost_events_total"),
-            staleDeliveries: counter("segments_bench_stale_deliveries_total"),
-            achievedRate: gauge("segments_bench_achieved_rate"), ringStalls: gauge("segments_bench_ring_stalls"))
+    private func gauge(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Gauge {
+        CoreMetrics.Gauge(label: name, dimensions: dimensions, factory: factory)
     }
 
-    private static func advance(_ counter: CoreMetrics.Counter, from previous: Int?, to total: Int?) {
+    /// Advances `counter` (made here at the first total) by what `total` grew beyond `highest`,
+    /// the largest total given before, which it then raises.
+    private func advance(
+        _ counter: inout CoreMetrics.Counter?, _ name: String, _ dimensions: [(String, String)], highest: inout Int?, to total: Int?
+    ) {
         guard let total else { return }
-        let grown = total - (previous ?? 0)
-        if grown > 0 { counter.increment(by: grown) }
+        let made = counter ?? CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory)
+        counter = made
+        let grown = total - (highest ?? 0)
+        if grown > 0 { made.increment(by: grown) }
+        highest = max(highest ?? total, total)
     }
 
     /// Nanoseconds as seconds, in the shortest text that reads back as the same number.
