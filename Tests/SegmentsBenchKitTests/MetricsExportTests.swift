@@ -49,6 +49,30 @@ final class MetricsExportTests: XCTestCase {
         XCTAssertEqual(values.reduce(0, +), whole.sumNanoseconds / 1e9, accuracy: whole.sumNanoseconds / 1e9 * 1e-9)
     }
 
+    /// OTLP's data point carries the least and greatest value recorded: the replay records those
+    /// two values exactly, whatever it places elsewhere.
+    func testTheReplayRecordsTheTrueLeastAndGreatestValues() {
+        let backend = RecordingFactory()
+        let metrics = RunMetrics(labels: labels, exportingTo: backend)
+        var recorder = LatencyRecorder()
+        recorder.record(900, count: 10)
+        recorder.record(2_000, count: 1)
+        metrics.publish(LiveSample(latencies: ["e2e": LatencyBuckets.fold(recorder.histogram)]), scenario: "s")
+        recorder.record(1_000, count: 3)
+        recorder.record(5_000_000, count: 2)
+        recorder.record(700, count: 1)
+        metrics.publish(LiveSample(latencies: ["e2e": LatencyBuckets.fold(recorder.histogram)]), scenario: "s")
+        let values = backend.recorded(RunMetrics.latencyHistogram, [("host", "h1"), ("scenario", "s"), ("run_id", "r1"), ("latency", "e2e")])
+        XCTAssertEqual(values.count, 17)
+        // The histogram keeps 5 ms at its precision: the value it gives back is the one recorded.
+        let greatest = Double(recorder.histogram.recordedValues().map(\.value).max() ?? 0) / 1e9
+        XCTAssertEqual(greatest, 5e-3, accuracy: 5e-6)
+        XCTAssertEqual(values.max() ?? 0, greatest, accuracy: 1e-15, "the greatest value recorded")
+        XCTAssertEqual(values.min() ?? 0, 7e-7, accuracy: 1e-15, "the least value recorded")
+        XCTAssertEqual(values.prefix(11).max() ?? 0, 2e-6, accuracy: 1e-15, "the first sample's greatest")
+        XCTAssertEqual(values.prefix(11).min() ?? 0, 9e-7, accuracy: 1e-15, "the first sample's least")
+    }
+
     func testReplayValuesStayInsideTheirBucketsAndAddUpToTheSum() {
         let bounds = LatencyBuckets.boundsNanoseconds
         var new = LatencyBucketCounts(counts: [UInt64](repeating: 0, count: bounds.count + 1), count: 0, sumNanoseconds: 0)

@@ -34,12 +34,18 @@ public enum LatencyBuckets {
         var counts = [UInt64](repeating: 0, count: boundsNanoseconds.count + 1)
         var sum = 0.0
         var total: UInt64 = 0
-        for recorded in histogram.recordedValues() {
+        var least: UInt64?
+        var greatest: UInt64?
+        for recorded in histogram.recordedValues() where recorded.count > 0 {
             counts[index(of: recorded.value)] += recorded.count
             sum += Double(recorded.value) * Double(recorded.count)
             total += recorded.count
+            least = Swift.min(least ?? recorded.value, recorded.value)
+            greatest = Swift.max(greatest ?? recorded.value, recorded.value)
         }
-        return LatencyBucketCounts(counts: counts, count: total, sumNanoseconds: sum)
+        return LatencyBucketCounts(
+            counts: counts, count: total, sumNanoseconds: sum, minNanoseconds: least.map { Double($0) },
+            maxNanoseconds: greatest.map { Double($0) })
     }
 }
 
@@ -51,4 +57,8 @@ public struct LatencyBucketCounts: Sendable, Equatable {
     public var count: UInt64
     /// Sum of the values in nanoseconds.
     public var sumNanoseconds: Double
+    /// The least value recorded, in nanoseconds (`nil` if none or not known).
+    public var minNanoseconds: Double?
+    /// The greatest value recorded, in nanoseconds (`nil` if none or not known).
+    public var maxNanoseconds: Double?
 }

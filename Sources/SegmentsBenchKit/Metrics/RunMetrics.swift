@@ -141,6 +141,8 @@ public final class RunMetrics: Sendable {
             }
             fed.count = fed.counts.reduce(0, +)
             fed.sumNanoseconds = max(fed.sumNanoseconds, folded.sumNanoseconds)
+            fed.minNanoseconds = [fed.minNanoseconds, folded.minNanoseconds].compactMap { $0 }.min()
+            fed.maxNanoseconds = [fed.maxNanoseconds, folded.maxNanoseconds].compactMap { $0 }.max()
             series.exported[name] = (recorder, fed)
         }
         return replays
