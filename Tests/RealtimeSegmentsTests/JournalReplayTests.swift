@@ -66,13 +66,15 @@ final class JournalReplayTests: XCTestCase {
     }
 
     /// A process that dies before its uploads are acknowledged: this client's uploads all fail
-    /// (and are retried only when the test's clock moves, which it never does), and it is never
-    /// stopped while the next client runs on the same directory.
+    /// (and are retried only when the test's clock moves, which it never does), it is never
+    /// stopped while the next client runs on the same directory, and its hold on the directory is
+    /// dropped, as the kernel drops a dead process's.
     private func clientThatDies(_ journal: JournalConfiguration = JournalConfiguration()) -> Fixture {
         let fixture = journaled(journal)
         fixture.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
         fixture.transport.failNext(.identifyCustomer, with: .timeout, count: 1_000)
         fixture.client.start()
+        fixture.client.releaseStateDirectoryForTesting()
         return fixture
     }
 

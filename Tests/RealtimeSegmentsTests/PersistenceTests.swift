@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeSegments
+@testable import RealtimeSegments
 import RealtimeSegmentsTesting
 import XCTest
 
@@ -148,7 +148,7 @@ final class PersistenceTests: XCTestCase {
         fixture.startAndRunInitialCheck()
         fixture.client.stop()
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        XCTAssertEqual(files, ["segments-state.json"])
+        XCTAssertEqual(files.sorted(), ["segments-state.json", "segments.lock"])
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: stateFile)) as? [String: Any]
         XCTAssertNotNil(object?["lastKnown"])
     }
@@ -189,6 +189,7 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(live.client.statistics.uploadFailures, 1)
         XCTAssertTrue(live.transport.trackedEvents.isEmpty)
 
+        live.client.releaseStateDirectoryForTesting()  // as the kernel does at a crash
         let afterACrash = Fixture(stateDirectory: directory)
         afterACrash.client.start()
         afterACrash.settle()
@@ -288,6 +289,28 @@ final class PersistenceTests: XCTestCase {
         restarted.settle()
         XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["kept", "kept-too"],
                        "one too-deep event cost every unsent event its place in the state file")
+        XCTAssertEqual(restarted.cookie, first.cookie)
+    }
+
+    /// One client at a time keeps its state in a directory. A second client on a directory in use
+    /// (the first not stopped, or its stop() timed out) keeps its own state in memory, so neither
+    /// replaces what the other saved.
+    func testASecondClientOnADirectoryInUseLeavesTheFirstOnesUnsentEvents() throws {
+        let first = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        first.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
+        first.client.start()
+        try first.client.trackEvent(eventType: "kept")
+        let second = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        second.client.start()
+        first.client.stop()
+        second.client.stop()
+        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) is in use by another client"), 1)
+
+        let restarted = Fixture(stateDirectory: directory)
+        restarted.client.start()
+        restarted.settle()
+        XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["kept"],
+                       "the second client's save replaced the first one's unsent event")
         XCTAssertEqual(restarted.cookie, first.cookie)
     }
 

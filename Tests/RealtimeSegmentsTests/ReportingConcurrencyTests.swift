@@ -84,6 +84,7 @@ final class ReportingConcurrencyTests: XCTestCase {
         XCTAssertEqual(log.all.count, 2 * calls)
         XCTAssertEqual(visitors.reduce(0) { $0 + $1.segments.customSegments.count }, calls)
 
+        fixture.client.releaseStateDirectoryForTesting()
         let restored = Fixture(stateDirectory: directory)
         for visitor in visitors {
             XCTAssertEqual(try restored.client.reportingVisitor(visitorId: visitor.visitorId).segments, visitor.segments)

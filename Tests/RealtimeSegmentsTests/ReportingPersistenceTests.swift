@@ -55,6 +55,7 @@ final class ReportingPersistenceTests: XCTestCase {
         let writer = Fixture(stateDirectory: directory)
         try writer.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["source": "ads"])
         writer.client.reporting.flush()
+        writer.client.releaseStateDirectoryForTesting()  // as the kernel does at a crash
         let reader = Fixture(stateDirectory: directory)
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments, ReportingSegments(source: "ads"))
     }
@@ -71,6 +72,7 @@ final class ReportingPersistenceTests: XCTestCase {
         try FileManager.default.removeItem(at: reportingDirectory)
         writer.client.reporting.flush()
         XCTAssertEqual(writer.client.reporting.persistedWrites.files, 1, "the visitor was kept and written by the next flush")
+        writer.client.releaseStateDirectoryForTesting()
         let reader = Fixture(stateDirectory: directory)
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments, ReportingSegments(source: "ads"))
     }
@@ -125,6 +127,7 @@ final class ReportingPersistenceTests: XCTestCase {
         fixture.client.reporting.flush()
         let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
         XCTAssertEqual(names, ["visitor-\(ReportingFileStore.escapedName("ABC")).json"], "one file for the visitor, under its name now")
+        fixture.client.releaseStateDirectoryForTesting()
         let restored = Fixture(stateDirectory: directory)
         XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "ABC").segments,
                        ReportingSegments(country: "DE", customSegments: ["vip"]))
@@ -204,6 +207,7 @@ final class ReportingPersistenceTests: XCTestCase {
         let written = fixture.client.reporting.persistedWrites
         XCTAssertGreaterThan(written.files, 0)
         XCTAssertLessThan(written.files, 1_000)
+        fixture.client.releaseStateDirectoryForTesting()
         let reader = Fixture(stateDirectory: directory)
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments.customSegments.count, 1_000)
     }

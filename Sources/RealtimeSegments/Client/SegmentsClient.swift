@@ -57,6 +57,8 @@ public final class SegmentsClient: Sendable {
     private let counters: EngineCounters
     private let lifecycle = AtomicCell<Lifecycle>(.created)
     private let initial: Locked<EngineOwner.Initial?>
+    /// This client's hold on its state directory (also in `initial`, for the engine to release).
+    private let stateLock: StateDirectoryLock?
     /// Entered while an engine runs (or ``start()`` is about to run one): every ``stop(timeout:)``
     /// waits on it, however many callers there are.
     private let engineRunning = DispatchGroup()
@@ -66,8 +68,11 @@ public final class SegmentsClient: Sendable {
     /// Creates a client and loads its persisted state (cookie, customer ids, last known segments,
     /// unsent events) from ``SegmentsConfiguration/stateDirectory``. A corrupt state file is logged
     /// and ignored. A state directory whose state file another project's client wrote is left to
-    /// that project: this client then keeps no state on disk (no state file, journal or reporting
-    /// segments), with a `Segments:` error line. Nothing runs until ``start()``.
+    /// that project, and one that another client holds (not stopped yet, or its `stop()` timed out)
+    /// is left to that client: this client then keeps no state on disk (no state file, journal or
+    /// reporting segments), with a `Segments:` error line. A client holds its directory until its
+    /// engine has ended, or, if never started, until it is stopped or released. Nothing runs until
+    /// ``start()``.
     ///
     /// Configuration values out of range are brought into range, each with a `Segments:` warning:
     /// negative durations become zero, `ingestCapacity` is kept within 1...1,048,576,
@@ -75,10 +80,27 @@ public final class SegmentsClient: Sendable {
     /// periodic flush interval are at least 10 ms.
     public init(configuration: SegmentsConfiguration) {
         var configuration = configuration.withinLimits()
+        var stateLock: StateDirectoryLock?
+        if let directory = configuration.stateDirectory {
+            switch StateDirectoryLock.acquire(in: directory) {
+            case .success(let lock):
+                stateLock = lock
+            case .failure(.held):
+                configuration.logger.error(
+                    "Segments: State directory \(directory.path) is in use by another client (one not stopped, or whose stop() timed out); this client keeps its state in memory (no state file, event journal or reporting segments)")
+                configuration.stateDirectory = nil
+                configuration.journal = nil
+            case .failure(.unavailable(let reason)):
+                configuration.logger.warning(
+                    "Segments: Could not lock state directory \(directory.path) (\(reason)); using it unlocked: another client on it could replace what this one saves")
+            }
+        }
         let restored = Self.restore(configuration)
         if restored == nil {
             configuration.stateDirectory = nil
             configuration.journal = nil
+            stateLock?.release()
+            stateLock = nil
         }
         self.configuration = configuration
         let logger = configuration.logger
@@ -93,6 +115,8 @@ public final class SegmentsClient: Sendable {
         self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
         var initial = restored?.initial ?? Self.fresh.initial
+        initial.stateLock = stateLock
+        self.stateLock = stateLock
         if let directory = configuration.stateDirectory {
             let journalDirectory = JournalRecovery.directory(in: directory)
             if configuration.journal != nil {
@@ -239,8 +263,9 @@ public final class SegmentsClient: Sendable {
         switch previous {
         case .created:
             // No engine ever ran: answer what reaches the inbox from now on (`waitUntilIdle`'s
-            // barrier among them) as an ended engine would.
+            // barrier among them) as an ended engine would, and leave the state directory to others.
             channels.closeInbox()
+            stateLock?.release()
         case .started:
             identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
             channels.post(.stop)
@@ -251,6 +276,12 @@ public final class SegmentsClient: Sendable {
             configuration.logger.warning("Segments: stop() timed out waiting for the final upload")
             return
         }
+    }
+
+    /// Drops this client's hold on its state directory, as the kernel does for a process that dies:
+    /// tests start a second client on the directory to stand for the restart after a crash.
+    func releaseStateDirectoryForTesting() {
+        stateLock?.release()
     }
 
     /// Throws why a `trackEvent` call is refused: an invalid argument first, then a client that is

@@ -34,6 +34,8 @@ final class EngineOwner {
         /// ``pendingUploads`` (which are older only when the previous run had no journal, which
         /// left the journal empty, or newer: those it kept in memory only).
         var journal: JournalRecovery? = nil
+        /// The client's hold on its state directory, released once the engine has ended.
+        var stateLock: StateDirectoryLock? = nil
     }
 
     private let configuration: SegmentsConfiguration
@@ -56,6 +58,8 @@ final class EngineOwner {
     /// holds it calls out): its run-time exclusivity check, paid on every fetch, is turned off.
     @exclusivity(unchecked) private var links: LinkTracker
     private let persister: StatePersister
+    /// Released after the last save (``finishStop()``): another client may use the directory then.
+    private let stateLock: StateDirectoryLock?
 
     /// The customer ids events are stamped with, and the generation they belong to. Identity
     /// changes made on two threads can reach the ring in the other order than they were
@@ -124,6 +128,7 @@ final class EngineOwner {
         // The state file's linked ids belong to the cookie it holds, the one the client starts with.
         self.links = LinkTracker(cookie: initial.customerIds[CustomerIdKey.cookie], linkedIds: initial.linkedIds)
         self.persister = StatePersister(configuration: configuration, counters: counters)
+        self.stateLock = initial.stateLock
         self.stampingIds = initial.customerIds
         let replayed = initial.journal?.entries.map(\.item) ?? []
         self.uploads = UploadQueue(replayed + initial.pendingUploads)
@@ -649,6 +654,7 @@ final class EngineOwner {
         }
         persister.markDirty()
         persistIfNeeded()
+        stateLock?.release()
     }
 
     /// Writes the state if it changed. Unsent uploads are included, so events restored at start, or

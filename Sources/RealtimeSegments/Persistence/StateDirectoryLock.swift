@@ -1,0 +1,62 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import Synchronization
+
+/// A client's hold on its state directory: an exclusive `flock` on `<directory>/segments.lock`,
+/// so that two clients (in one process or two) never both write the state file, the journal and
+/// the reporting segments there, each replacing what the other saved.
+///
+/// Taken when the client is created and held until its engine has ended (after its last save), or,
+/// for a client never started, until it is stopped or released. The kernel drops it with the
+/// process, so a crashed process leaves no stale lock; the file itself stays.
+///
+/// Threading: any thread; ``release()`` may be called more than once.
+final class StateDirectoryLock: Sendable {
+    enum Failure: Error, Equatable {
+        /// Another client holds the directory.
+        case held
+        /// The lock file could not be made or locked (`errno`, in words).
+        case unavailable(String)
+    }
+
+    private let descriptor: Mutex<Int32?>
+
+    private init(descriptor: Int32) {
+        self.descriptor = Mutex(descriptor)
+    }
+
+    /// Takes the directory's lock without waiting, creating the directory and the lock file if
+    /// needed.
+    static func acquire(in directory: URL) -> Result<StateDirectoryLock, Failure> {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            return .failure(.unavailable("\(error)"))
+        }
+        let path = directory.appendingPathComponent("segments.lock").path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return .failure(.unavailable(String(cString: strerror(errno)))) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let error = errno
+            close(fd)
+            return .failure(error == EWOULDBLOCK ? .held : .unavailable(String(cString: strerror(error))))
+        }
+        return .success(StateDirectoryLock(descriptor: fd))
+    }
+
+    /// Gives the directory up (closing the file drops the lock).
+    func release() {
+        descriptor.withLock { fd in
+            if let open = fd { close(open) }
+            fd = nil
+        }
+    }
+
+    deinit { release() }
+}
