@@ -231,7 +231,7 @@ func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: Ou
 func runAndReport(
     _ scenarios: [any Scenario], options: BenchOptions, out: String, printing: ReportPrinting, metrics: RunMetrics? = nil
 ) throws -> BenchReport {
-    let command = (["segments-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+    let command = SegmentsBenchCLI.recordedCommand(SegmentsBenchCLI.arguments)
     if !AllocationProbe.isAvailable {
         FileHandle.standardError.write(Data("note: \(AllocationProbe.unavailableNote)\n".utf8))
     }

@@ -17,6 +17,32 @@ import SegmentsBenchKit
 public enum SegmentsBenchCLI {
     /// The registry the commands of this process use; bound by ``main(registry:arguments:)``.
     @TaskLocal static var registry = ScenarioRegistry()
+    /// The arguments of the command being run (without the executable), for its report's
+    /// ``BenchReport/command``; bound by ``main(registry:arguments:)`` and ``run(_:registry:)``.
+    @TaskLocal static var arguments: [String] = []
+
+    /// Options whose value is a credential: a report records them as `<redacted>`.
+    static let secretOptions: Set<String> = ["--authorization", "--basic-auth"]
+
+    /// The command line as a report records it: `segments-bench` and `arguments`, with the value of
+    /// every credential option (``secretOptions``, as `--name value` or `--name=value`) replaced by
+    /// `<redacted>`.
+    static func recordedCommand(_ arguments: [String]) -> String {
+        var words = ["segments-bench"]
+        var redactNext = false
+        for argument in arguments {
+            if redactNext {
+                words.append("<redacted>")
+                redactNext = false
+            } else if let equals = argument.firstIndex(of: "="), secretOptions.contains(String(argument[..<equals])) {
+                words.append(argument[..<equals] + "=<redacted>")
+            } else {
+                words.append(argument)
+                redactNext = secretOptions.contains(argument)
+            }
+        }
+        return words.joined(separator: " ")
+    }
 
     /// Parses `arguments` (default: the process's), runs the command with `registry`'s scenarios
     /// and exits the process: 0 on success, the gate's statuses (``ExitStatus``) as the command
@@ -26,11 +52,13 @@ public enum SegmentsBenchCLI {
     public static func main(registry: ScenarioRegistry, arguments: [String]? = nil) -> Never {
         JemallocRuntime.preloadIfAvailable()
         Self.$registry.withValue(registry) {
-            do {
-                var command = try SegmentsBench.parseAsRoot(arguments)
-                try command.run()
-            } catch {
-                exit(for: error)
+            Self.$arguments.withValue(arguments ?? Array(CommandLine.arguments.dropFirst())) {
+                do {
+                    var command = try SegmentsBench.parseAsRoot(arguments)
+                    try command.run()
+                } catch {
+                    exit(for: error)
+                }
             }
         }
         Foundation.exit(0)
@@ -41,8 +69,10 @@ public enum SegmentsBenchCLI {
     /// it to the status ``main(registry:arguments:)`` would exit with. For tests and embedding.
     public static func run(_ arguments: [String], registry: ScenarioRegistry) throws {
         try Self.$registry.withValue(registry) {
-            var command = try SegmentsBench.parseAsRoot(arguments)
-            try command.run()
+            try Self.$arguments.withValue(arguments) {
+                var command = try SegmentsBench.parseAsRoot(arguments)
+                try command.run()
+            }
         }
     }
 
