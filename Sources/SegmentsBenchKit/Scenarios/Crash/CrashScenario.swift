@@ -8,7 +8,14 @@ import SegmentsMockServer
 /// replays and stops cleanly. Every event a child reported durable (`flushJournal()` returned
 /// after it) must reach the server.
 public struct CrashScenario: Scenario {
-    public init() {}
+    /// The children's executable, `nil` for this process's own (which has `crash-child`).
+    private let childExecutable: String?
+
+    public init() { childExecutable = nil }
+
+    /// A scenario whose children run `childExecutable` (tests stand a script in for `crash-child`).
+    init(childExecutable: String) { self.childExecutable = childExecutable }
+
     public let name = "crash"
     public let honouredOptions: Set<BenchOptionName> = [.seed, .rate]
     public let needsSegmentsClient: String? = "the write-ahead journal of SegmentsClient, in a child segments-bench process"
@@ -33,7 +40,7 @@ public struct CrashScenario: Scenario {
         defer { try? runBlocking { try await server.stop() } }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("segments-bench-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let executable = try Self.ownExecutable()
+        let executable = try childExecutable ?? Self.ownExecutable()
         func arguments(first: Int, drain: Bool, uploadMilliseconds: Int = 0) -> [String] {
             ["crash-child", "--url", server.baseURL.absoluteString, "--token", project.token, "--key", project.apiKey,
              "--state-dir", directory.path, "--first", "\(first)", "--rate", "\(rate)", "--upload-ms", "\(uploadMilliseconds)"]
@@ -44,6 +51,7 @@ public struct CrashScenario: Scenario {
         var durable: [ClosedRange<Int>] = []
         var cookies: Set<String> = []
         var killedBeforeFirstFlush = 0
+        var endedOnTheirOwn: [String] = []
         for kill in 0..<kills {
             if kill % 10 == 0 { progress.say("kill \(kill + 1) of \(kills)") }
             let first = kill * Self.stride
@@ -53,8 +61,10 @@ public struct CrashScenario: Scenario {
             let child = try CrashChildProcess(
                 executable: executable, arguments: arguments(first: first, drain: false, uploadMilliseconds: upload))
             usleep(UInt32(Int.random(in: Self.lifetimeMilliseconds, using: &random) * 1_000))
-            child.kill()
+            let ending = child.kill()
             let said = child.state
+            if ending != .killed { endedOnTheirOwn.append("child \(kill + 1) \(ending)") }
+
             if kill == 0, said.cookies.isEmpty {
                 throw CrashScenarioError.childDidNotStart(executable)
             }
@@ -89,8 +99,18 @@ public struct CrashScenario: Scenario {
         if status != 0 || !drained.drained {
             notes.append("The last (draining) child did not end cleanly (status \(status.map(String.init) ?? "killed after 180 s")).")
         }
+        if !endedOnTheirOwn.isEmpty {
+            notes.append("Children that ended before their SIGKILL: \(endedOnTheirOwn.prefix(5).joined(separator: "; "))\(endedOnTheirOwn.count > 5 ? "; …" : "").")
+        }
+
         let figures = [
-            Figure(name: "crash.kills", value: Double(kills), unit: "count", summary: "child processes killed with SIGKILL"),
+            Figure(name: "crash.kills", value: Double(kills - endedOnTheirOwn.count), unit: "count",
+                   summary: "child processes killed with SIGKILL"),
+            Figure(name: "crash.childrenEndedOnTheirOwn", value: Double(endedOnTheirOwn.count), unit: "count", gate: .zero,
+                   summary: "children that ended before their SIGKILL (failed, or exited early): the kills they stood for checked nothing"),
+            Figure(name: "crash.nothingDurable", value: durable.isEmpty ? 1 : 0, unit: "count", gate: .zero,
+                   summary: "1 if no child reported an event durable: the run checked nothing"),
+
             Figure(name: "crash.durableEvents", value: Double(durableCount), unit: "count",
                    summary: "events the children reported durable (flushJournal() returned after them)"),
             Figure(name: "crash.lostDurableEvents", value: Double(lost), unit: "count", gate: .zero,
