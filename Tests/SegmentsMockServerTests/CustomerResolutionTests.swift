@@ -16,6 +16,19 @@ final class CustomerResolutionTests: XCTestCase {
         XCTAssertEqual(backend.eventsAccepted, 3)
     }
 
+    /// A harness that numbers its events counts each number once, however many copies arrive.
+    func testDistinctEventsAreCountedByTheirNumberProperty() {
+        let backend = SegmentsBackend()
+        func numbered(_ number: Double) -> TrackedEvent {
+            TrackedEvent(customerIds: ["cookie": "c1"], eventType: "e", timestamp: 1, properties: ["seq": .number(number)])
+        }
+        backend.trackEvents([numbered(1)], projectToken: "mock-project")  // before counting: not counted
+        backend.countDistinctEvents(byNumberProperty: "seq")
+        backend.trackEvents([numbered(1), numbered(2), numbered(2), Fixtures.event("a", cookie: "c1")], projectToken: "mock-project")
+        XCTAssertEqual(backend.eventsAccepted, 5)
+        XCTAssertEqual(backend.distinctEventsAccepted, 2)
+    }
+
     func testAHardIdFindsItsCustomerBeforeTheCookie() throws {
         let backend = SegmentsBackend()
         backend.trackEvents([Fixtures.event("a", ["cookie": "c1", "registered": "jane"])], projectToken: "mock-project")

@@ -6,12 +6,22 @@ import SegmentsMockServer
 
 /// `faults`: the mock server's fault modes under load.
 public struct FaultsScenario: Scenario {
-    public init() {}
+    /// The faults to inject in place of ``faultPlan(seed:overHTTP:)`` (tests inject their own).
+    private let plan: FaultPlan?
+
+    public init() { plan = nil }
+
+    /// A scenario that injects `plan` whatever the seed.
+    init(injecting plan: FaultPlan) { self.plan = plan }
+
     public let name = "faults"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .seed, .rate]
     public let needsMockIntrospection: String? = nil
     public let simulates = "tracking, identify and pull traffic while every endpoint fails at random: 5xx/429/401 statuses (uploads: 5xx/429/408), added latency, hangs past the request deadline, malformed and truncated bodies, connection resets (seeded)"
     public let measures = "errors and timeouts seen by the engine, lost events after the faults stop (must be 0), and how much the state file is written while uploads fail and recover"
+
+    /// The event property that numbers each tracked event.
+    static let sequenceProperty = "seq"
 
     /// The faults this scenario injects: every endpoint fails at random (seeded by `seed`), uploads
     /// with transient statuses only; truncated bodies only `overHTTP` (the in-process transport has
@@ -36,7 +46,7 @@ public struct FaultsScenario: Scenario {
     /// the client saw is counted.
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 8)
-        let plan = Self.faultPlan(seed: options.seed, overHTTP: options.transport == .http)
+        let plan = self.plan ?? Self.faultPlan(seed: options.seed, overHTTP: options.transport == .http)
         // A state directory, as an app keeps one: failed uploads are written down, and the state
         // file's writes (count and bytes) are part of what this scenario measures.
         let stateDirectory = FileManager.default.temporaryDirectory
@@ -58,6 +68,9 @@ public struct FaultsScenario: Scenario {
                     delivered.wrappingIncrement(ordering: .relaxed)
                 })
         }
+        // Each event carries its own number, so the backend tells events it never stored from
+        // copies it stored twice (an upload stored, answered after the client's deadline, sent again).
+        engine.mockBackend?.countDistinctEvents(byNumberProperty: Self.sequenceProperty)
         engine.engine.start()
         let client = engine.engine
         let pullErrors = ManagedAtomic<Int>(0)
@@ -69,7 +82,8 @@ public struct FaultsScenario: Scenario {
                 try? client.identifyCustomer(customerIds: ["registered": "user-\(sequence)"])
             } else if producer == 1, sequence % 50 == 0 {
                 client.getSegments(category: .content) { segments in if segments.isEmpty { pullErrors.wrappingIncrement(ordering: .relaxed) } }
-            } else if (try? client.trackEvent(eventType: "view_item")) != nil {
+            } else if (try? client.trackEvent(
+                eventType: "view_item", properties: [Self.sequenceProperty: .number(Double(producer) * 1e12 + Double(sequence))])) != nil {
                 trackedEvents.wrappingIncrement(ordering: .relaxed)
             }
         }
@@ -92,8 +106,10 @@ public struct FaultsScenario: Scenario {
         if let backend = engine.mockBackend {
             let counts = engine.faults.counts()
             figures += [
-                Figure(name: "faults.lostEvents", value: Double(expected - backend.eventsAccepted), unit: "count", gate: .zero,
-                       summary: "events tracked minus events the backend holds once the faults stop"),
+                Figure(name: "faults.lostEvents", value: Double(expected - backend.distinctEventsAccepted), unit: "count", gate: .zero,
+                       summary: "events tracked that the backend never stored, once the faults stop (copies stored twice not counted)"),
+                Figure(name: "faults.duplicateEvents", value: Double(backend.eventsAccepted - backend.distinctEventsAccepted), unit: "count",
+                       summary: "extra copies the backend stored (an upload stored, then sent again after a client timeout: at least once)"),
                 Figure(name: "faults.injected", value: Double(counts.total), unit: "count", summary: "faults the server injected"),
                 Figure(name: "faults.injectedErrors", value: Double(counts.total(.error)), unit: "count", summary: "error statuses injected"),
                 Figure(name: "faults.injectedHangs", value: Double(counts.total(.hang)), unit: "count", summary: "hangs injected (client timeouts)"),

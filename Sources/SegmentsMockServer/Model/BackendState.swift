@@ -14,6 +14,9 @@ struct BackendState: Sendable {
     var requestCounts: [MockEndpoint: Int] = [:]
     var eventsAccepted = 0
     var linkCalls = 0
+    /// The numeric event property whose distinct values are counted, if asked for.
+    var distinctProperty: String?
+    var distinctValues: Set<Double> = []
 
     init(projects: [MockProject], clock: @escaping @Sendable () -> UInt64) {
         var tokens: [String] = []
@@ -38,6 +41,7 @@ struct BackendState: Sendable {
             case .event(let event):
                 projects[projectToken]!.track(event, rules: rules, ledger: &ledger, nextKey: &nextCustomerKey)
                 eventsAccepted += 1
+                if let name = distinctProperty, case .number(let value) = event.properties[name] { distinctValues.insert(value) }
             case .customer(let update):
                 projects[projectToken]!.identify(update, nextKey: &nextCustomerKey)
             }

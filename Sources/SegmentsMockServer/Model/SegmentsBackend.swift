@@ -214,6 +214,21 @@ public final class SegmentsBackend: Sendable {
     /// Events stored, over all projects.
     public var eventsAccepted: Int { state.withLockedValue { $0.eventsAccepted } }
 
+    /// From now on, counts the distinct values of the numeric event property `name` among the
+    /// events accepted (``distinctEventsAccepted``): a harness that numbers its events tells an
+    /// event never stored from one stored twice (an upload stored, then sent again after the
+    /// client timed out). Keeps every distinct value: for runs of bounded length.
+    public func countDistinctEvents(byNumberProperty name: String) {
+        state.withLockedValue { state in
+            state.distinctProperty = name
+            state.distinctValues = []
+        }
+    }
+
+    /// Distinct values of the property named to ``countDistinctEvents(byNumberProperty:)`` among
+    /// the events accepted since (0 before it is called).
+    public var distinctEventsAccepted: Int { state.withLockedValue { $0.distinctValues.count } }
+
     /// Successful link-ids calls.
     public var linkCalls: Int { state.withLockedValue { $0.linkCalls } }
 

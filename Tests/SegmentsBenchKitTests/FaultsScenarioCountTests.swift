@@ -1,0 +1,23 @@
+import Foundation
+import SegmentsMockServer
+import XCTest
+
+@testable import SegmentsBenchKit
+
+/// `faults.lostEvents` counts events tracked that the server never stored: copies it stored more
+/// than once (an upload stored, then timed out at the client and sent again) neither hide a lost
+/// event nor count as one.
+final class FaultsScenarioCountTests: XCTestCase {
+    func testCopiesSentAgainAfterAClientTimeoutAreNotCountedAgainstLostEvents() throws {
+        // Every upload is stored at once and answered after the client's 300 ms deadline.
+        let slow = FaultProfile(latency: .fixed(.milliseconds(400)))
+        let plan = FaultPlan(seed: 1, profiles: [.trackEvent: slow, .trackBatch: slow])
+        var options = BenchOptions()
+        options.duration = 1
+        options.rate = 100
+        options.transport = .http
+        let result = try FaultsScenario(injecting: plan).run(options, progress: Progress(enabled: false))
+        XCTAssertEqual(result.figure("faults.lostEvents")?.value, 0, "copies stored twice were counted against lost events")
+        XCTAssertGreaterThan(result.figure("faults.duplicateEvents")?.value ?? 0, 0, "the copies are reported")
+    }
+}
