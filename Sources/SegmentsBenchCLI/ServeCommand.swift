@@ -23,6 +23,9 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 (a free one) to 65535, not \(port)") }
+        guard SegmentsMockHTTPServer.isLoopback(host: host) else {
+            throw ValidationError("--host must be a loopback address (localhost, 127.0.0.0/8 or ::1), not \(host)")
+        }
         if let duration, !(duration > 0 && duration <= 2_592_000) {
             throw ValidationError("--duration must be more than 0 and at most 2592000 seconds (30 days), not \(duration)")
         }

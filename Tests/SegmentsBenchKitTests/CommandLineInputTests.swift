@@ -27,6 +27,16 @@ final class CommandLineInputTests: XCTestCase {
                       file: file, line: line)
     }
 
+    /// `serve --host` takes a loopback address only; another is a usage error (64), found before
+    /// anything binds.
+    func testServeRefusesANonLoopbackHostAsAUsageError() throws {
+        for host in ["0.0.0.0", "192.0.2.1", "localhost.example.com"] {
+            let refused = try XCTUnwrap(failure(["serve", "--host", host, "--duration", "0.1"]), host)
+            XCTAssertEqual(refused.status, 64, "\(host): \(refused.message)")
+            XCTAssertTrue(refused.message.contains("--host"), refused.message)
+        }
+    }
+
     func testCountsBelowOneAreUsageErrors() {
         let out = scratch()
         for value in ["-5", "0"] {

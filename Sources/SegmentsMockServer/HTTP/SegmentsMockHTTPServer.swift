@@ -115,6 +115,10 @@ public final class SegmentsMockHTTPServer: Sendable {
 
     // MARK: Lifecycle
 
+    /// Whether the server would listen on `host`: `localhost`, an IPv4 address in 127.0.0.0/8, or
+    /// the IPv6 loopback `::1` (bracketed or not). Names other than `localhost` are not resolved.
+    public static func isLoopback(host: String) -> Bool { LoopbackHost.bindAddress(for: host) != nil }
+
     /// Binds the socket and starts answering. A stopped server can be started again.
     ///
     /// - Throws: ``SegmentsMockServerError/nonLoopbackHost(_:)`` when ``host`` is not loopback
