@@ -358,6 +358,11 @@ public struct TrackingStormScenario: Scenario {
             figures.append(
                 Figure(name: "tracking-storm.journal.lostEvents", value: Double(tracked - backend.eventsAccepted), unit: "count",
                        gate: .zero, summary: "events tracked minus events the backend accepted after draining, event journal on"))
+        } else {
+            figures.append(
+                Figure(name: "tracking-storm.journal.eventsUnconfirmed", value: Double(tracked - client.statistics.eventsUploaded),
+                       unit: "count", gate: .zero,
+                       summary: "events tracked minus events whose upload the target acknowledged, after draining, event journal on"))
         }
         return (figures, latency)
     }
