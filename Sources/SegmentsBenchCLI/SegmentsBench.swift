@@ -167,14 +167,16 @@ struct LoadOptions: ParsableArguments {
     /// Refuses an option that `scenario` does not honour (a usage error naming the option, the
     /// scenario and what it accepts), and a target it cannot run against (naming what it needs).
     func check(for scenario: any Scenario) throws {
-        if let refusal = scenario.refusal(of: try benchOptions()) { throw ValidationError(refusal) }
-        let refused = scenario.unhonoured(given)
+        let options = try benchOptions()
+        if let refusal = scenario.refusal(of: options) { throw ValidationError(refusal) }
+        let againstTarget = options.target != nil
+        let refused = scenario.unhonoured(given, againstTarget: againstTarget)
         guard !refused.isEmpty else { return }
-        let options = refused.flagList
         let verb = refused.count == 1 ? "is not an option" : "are not options"
         throw ValidationError(
-            "\(options) \(verb) of scenario '\(scenario.name)', which ignores \(refused.count == 1 ? "it" : "them"); "
-                + "\(scenario.name) accepts \(scenario.honouredOptions.acceptedFlagList)")
+            "\(refused.flagList) \(verb) of scenario '\(scenario.name)'\(againstTarget ? " against --target" : ""), which ignores "
+                + "\(refused.count == 1 ? "it" : "them"); \(scenario.name) accepts "
+                + "\(scenario.honouredOptions(with: options).acceptedFlagList)")
     }
 
     /// Refuses an option that no scenario of `scenarios` honours.

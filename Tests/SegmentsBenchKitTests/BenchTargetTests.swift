@@ -2,6 +2,7 @@ import Foundation
 import RealtimeSegments
 import SegmentsBenchCLI
 import SegmentsBenchKit
+import SegmentsMockServer
 import XCTest
 
 /// `--target`: which URLs, hosts and authorizations a target accepts, and which scenarios refuse
@@ -71,6 +72,20 @@ final class BenchTargetTests: XCTestCase {
         XCTAssertFalse(configuration.values.contains { $0.contains("secret-key") })
         let encoded = String(decoding: try JSONEncoder().encode(options), as: UTF8.self)
         XCTAssertFalse(encoded.contains("secret-key"), encoded)
+    }
+
+    /// Against a target, the faults are the server's own (`serve --faults --seed`): a --seed for
+    /// the in-process mock's faults would be recorded in the report and play no part.
+    func testFaultsRefusesASeedAgainstATarget() throws {
+        let server = SegmentsMockHTTPServer(backend: SegmentsBackend(projects: [MockProject(token: "p", apiKey: "k")]))
+        try runBlocking { try await server.start() }
+        defer { try? runBlocking { try await server.stop() } }
+        let refused = try XCTUnwrap(failure([
+            "run", "faults", "--quick", "--duration", "0.1", "--seed", "7", "--target", server.baseURL.absoluteString,
+            "--project-token", "p", "--authorization", "token:k",
+        ]), "--seed was accepted against --target")
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("--seed"), refused.message)
     }
 
     func testScenariosDeclareWhetherTheyRunAgainstATarget() {

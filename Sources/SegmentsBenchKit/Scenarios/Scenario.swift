@@ -11,6 +11,10 @@ public protocol Scenario: Sendable {
     /// accepts). The command line refuses any other option for this scenario, and the report
     /// records only these.
     var honouredOptions: Set<BenchOptionName> { get }
+    /// The options its `run` reads against a ``BenchOptions/target``, where the server's own
+    /// behaviour takes the place of what an option sets for the in-process mock (the faults'
+    /// seed); the command line refuses the others there. Defaults to ``honouredOptions``.
+    var honouredOptionsAgainstTarget: Set<BenchOptionName> { get }
     /// What the scenario needs from the in-process mock that a server reached over HTTP does not
     /// offer (scripted segment changes, change stamps, fault plans, the backend's counters), in
     /// words; `nil` when it runs against a ``BenchOptions/target`` as well. A scenario that needs
@@ -38,6 +42,13 @@ extension Scenario {
     public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
     public var needsSegmentsClient: String? { nil }
     public var missingTool: String? { nil }
+    public var honouredOptionsAgainstTarget: Set<BenchOptionName> { honouredOptions }
+
+    /// The options it honours with `options`: ``honouredOptionsAgainstTarget`` against a target,
+    /// else ``honouredOptions``.
+    public func honouredOptions(with options: BenchOptions) -> Set<BenchOptionName> {
+        options.target == nil ? honouredOptions : honouredOptionsAgainstTarget
+    }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
     /// scenario that needs the mock, or an engine other than `SegmentsClient` given to one that
@@ -52,8 +63,9 @@ extension Scenario {
         return nil
     }
 
-    /// The options in `given` that this scenario does not honour.
-    public func unhonoured(_ given: Set<BenchOptionName>) -> Set<BenchOptionName> {
-        given.subtracting(honouredOptions)
+    /// The options in `given` that this scenario does not honour (against a target when
+    /// `againstTarget`).
+    public func unhonoured(_ given: Set<BenchOptionName>, againstTarget: Bool = false) -> Set<BenchOptionName> {
+        given.subtracting(againstTarget ? honouredOptionsAgainstTarget : honouredOptions)
     }
 }
