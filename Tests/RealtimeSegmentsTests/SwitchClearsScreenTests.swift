@@ -224,18 +224,24 @@ final class SwitchClearsScreenTests: XCTestCase {
     /// jane's delivery is cut off by a switch to bob, and the app switches back to jane before
     /// any check: jane's next check finds her data unchanged against the state last fetched for
     /// her, which her callbacks never received.
-    func testACustomersDeliveryCutOffBySwitchesAwayAndBackIsDeliveredByHerNextCheck() throws {
-        let (fixture, entered, proceed) = fixtureHoldingTheNextDiscoveryDelivery()
-
+    /// Jane's delivery of discovery [2] held at its first callback while the customer switches to
+    /// bob and back to jane, then let go: cut off, so `d` still shows the first customer's [1].
+    private func janesDeliveryCutOffBySwitchesAwayAndBack(file: StaticString = #filePath, line: UInt = #line) throws -> Fixture {
+        let (fixture, entered, proceed) = fixtureHoldingTheNextDiscoveryDelivery(file: file, line: line)
         fixture.transport.setSegments(response([.discovery: [2]]), forCookie: fixture.cookie)
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
         fixture.settle()
         fixture.clock.advance(by: .seconds(5))
-        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "jane's delivery started")
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "jane's delivery started", file: file, line: line)
         try fixture.client.identifyCustomer(customerIds: ["registered": "bob"])
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
         proceed.signal()
         fixture.settle()
+        return fixture
+    }
+
+    func testACustomersDeliveryCutOffBySwitchesAwayAndBackIsDeliveredByHerNextCheck() throws {
+        let fixture = try janesDeliveryCutOffBySwitchesAwayAndBack()
         XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)]], "jane's [2] was cut off")
 
         fixture.advance(.seconds(5))  // jane's check: the same [2]
@@ -246,16 +252,7 @@ final class SwitchClearsScreenTests: XCTestCase {
     /// again at the next check that succeeds, even where that data equals the state stored before
     /// the failure: clearing forgets the last known state.
     func testACutOffDeliveryClearedByAFailedCheckIsDeliveredByTheNextSuccess() throws {
-        let (fixture, entered, proceed) = fixtureHoldingTheNextDiscoveryDelivery()
-        fixture.transport.setSegments(response([.discovery: [2]]), forCookie: fixture.cookie)
-        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
-        fixture.settle()
-        fixture.clock.advance(by: .seconds(5))
-        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "jane's delivery started")
-        try fixture.client.identifyCustomer(customerIds: ["registered": "bob"])
-        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
-        proceed.signal()
-        fixture.settle()
+        let fixture = try janesDeliveryCutOffBySwitchesAwayAndBack()
         fixture.transport.failNext(.fetchSegments, with: .timeout)
         fixture.advance(.seconds(5))
         XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "the failed check cleared [1]")

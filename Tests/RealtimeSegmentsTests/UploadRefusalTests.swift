@@ -150,29 +150,19 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 0, "nothing set aside")
     }
 
+    /// SPEC §7: 429 and 5xx are transient, retried with backoff honouring `Retry-After`.
     func testRetryAfterIsHonouredWhenLongerThanTheBackoff() throws {
-        let fixture = Fixture()
-        fixture.transport.failNext(.trackEvents, with: .rateLimited(retryAfter: .seconds(30)))
-        fixture.client.start()
-        try fixture.client.trackEvent(eventType: "purchase")
-        fixture.settle()
-        fixture.advance(.seconds(29))
-        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "the backoff (1 s) is shorter than Retry-After")
-        fixture.advance(.seconds(1))
-        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["purchase"])
-    }
-
-    /// SPEC §7: 5xx is transient, retried with backoff honouring `Retry-After`, as 429 is.
-    func testRetryAfterOfAServerErrorIsHonoured() throws {
-        let fixture = Fixture()
-        fixture.transport.failNext(.trackEvents, with: .serverError(status: 503, retryAfter: .seconds(30)))
-        fixture.client.start()
-        try fixture.client.trackEvent(eventType: "purchase")
-        fixture.settle()
-        fixture.advance(.seconds(29))
-        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "the backoff (1 s) is shorter than Retry-After")
-        fixture.advance(.seconds(1))
-        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["purchase"])
+        for error in [SegmentsError.rateLimited(retryAfter: .seconds(30)), .serverError(status: 503, retryAfter: .seconds(30))] {
+            let fixture = Fixture()
+            fixture.transport.failNext(.trackEvents, with: error)
+            fixture.client.start()
+            try fixture.client.trackEvent(eventType: "purchase")
+            fixture.settle()
+            fixture.advance(.seconds(29))
+            XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "\(error): the backoff (1 s) is shorter than Retry-After")
+            fixture.advance(.seconds(1))
+            XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["purchase"], "\(error)")
+        }
     }
 
     func testTheBackoffIsJitteredWithinItsBounds() {
