@@ -330,6 +330,21 @@ final class QualifiedFetchTests: XCTestCase {
         wait(for: [slow], timeout: 10)
     }
 
+    /// `remove(_:)` of one user leaves another user's request in flight shared and cached.
+    func testRemovingOneUserLeavesAnotherUsersRequestShared() {
+        let fixture = QualifiedFixture()
+        fixture.transport.holdQualifiedFetches()
+        let first = fixture.startFetch(fixture.user("bob"))
+        waitUntil { fixture.transport.heldQualifiedFetchCount == 1 }
+        fixture.cache.remove(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "alice"))
+        let second = fixture.startFetch(fixture.user("bob"))
+        fixture.transport.releaseHeldQualifiedFetches()
+        wait(for: [first, second], timeout: 10)
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1, "removing alice cost bob his shared request")
+        XCTAssertEqual(fixture.cache.lookup(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "bob")), ["a"],
+                       "bob's answer is cached")
+    }
+
     /// `remove(_:)` invalidates one user: an answer to a request sent before it is not cached after
     /// it, and a fetch that starts after it does not join that request.
     func testRemoveInvalidatesTheAnswerOfARequestAlreadySent() throws {

@@ -11,6 +11,8 @@ final class QualifiedFetchFlight: Sendable {
         var result: QualifiedSegmentsFetcher.Outcome?
         var waiters: [Waiter] = []
         var savesToCache: Bool
+        /// Forgotten by a removal of its user from the cache: its answer is not saved.
+        var forgotten = false
     }
 
     /// The cache epoch when the request was sent; the answer is cached only if it is still current.
@@ -27,7 +29,15 @@ final class QualifiedFetchFlight: Sendable {
     var savesToCache: Bool { state.withLock { $0.savesToCache } }
 
     /// Records that a caller who wants the answer cached joined.
-    func requestCaching() { state.withLock { $0.savesToCache = true } }
+    func requestCaching() { state.withLock { $0.savesToCache = !$0.forgotten } }
+
+    /// Its user was removed from the cache: its answer is not saved (callers still get it).
+    func forget() {
+        state.withLock { state in
+            state.forgotten = true
+            state.savesToCache = false
+        }
+    }
 
     /// How many callers wait for the answer (for tests that hold a request until every caller has
     /// joined it).

@@ -41,12 +41,19 @@ public final class QualifiedSegmentsCache: Sendable {
 
     private let clock: any SegmentsClock
     private let state: Locked<State>
+    /// Called by ``remove(_:)`` with the key, before the entry goes: the fetcher forgets that
+    /// user's request in flight, so its answer is not saved after the removal and nobody joins it.
+    private let willRemove: @Sendable (String) -> Void
 
-    /// Creates an empty cache of `size` users whose entries live for `timeout`, timed by `clock`.
-    package init(maxUsers size: Int, timeout: Duration, clock: any SegmentsClock) {
+    /// Creates an empty cache of `size` users whose entries live for `timeout`, timed by `clock`;
+    /// `willRemove` is told each key ``remove(_:)`` is about to remove (called outside the lock).
+    package init(
+        maxUsers size: Int, timeout: Duration, clock: any SegmentsClock, willRemove: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.size = size
         self.timeout = timeout
         self.clock = clock
+        self.willRemove = willRemove
         // A negative timeout clamps to zero nanoseconds: never expires.
         state = Locked(State(entries: ExpiringLRUStorage(capacity: size, timeout: timeout)))
     }
@@ -71,15 +78,14 @@ public final class QualifiedSegmentsCache: Sendable {
     /// Removes the entry for `key`, if any. An answer to a request sent before this call is not
     /// saved after it, and a fetch that starts after it sends a request of its own.
     public func remove(_ key: String) {
-        state.withLock { state in
-            state.entries.remove(key)
-            // Per user would be finer; moving the one epoch costs other users' requests in flight
-            // their save (a later miss), never a wrong answer.
-            state.epoch &+= 1
-        }
+        // The request in flight is forgotten first: one that ends in between saves before the
+        // entry goes (and is removed with it) or, forgotten, not at all.
+        willRemove(key)
+        state.withLock { $0.entries.remove(key) }
     }
 
-    /// Removes every entry, with the same effect on requests in flight as ``remove(_:)``.
+    /// Removes every entry. An answer to a request sent before this call is not saved after it, and
+    /// a fetch that starts after it sends a request of its own.
     public func reset() {
         state.withLock { state in
             state.entries.removeAll()
@@ -100,7 +106,7 @@ public final class QualifiedSegmentsCache: Sendable {
 
     // MARK: For the fetcher
 
-    /// The number of resets and removals so far.
+    /// The number of resets so far.
     var epoch: UInt64 { state.withLock { $0.epoch } }
 
     /// ``lookup(_:)``, with the lookup set saved alongside the names.
@@ -115,8 +121,8 @@ public final class QualifiedSegmentsCache: Sendable {
         return state.withLock { $0.entries.peek(key, now: now) }
     }
 
-    /// Saves `answer` under `key` unless the cache was reset, or an entry removed, since `epoch`
-    /// was read: a response to a question asked before an invalidation must not outlive it.
+    /// Saves `answer` under `key` unless the cache was reset since `epoch` was read: a response to a
+    /// question asked before a reset must not outlive it.
     func save(_ key: String, _ answer: QualifiedAnswer, ifEpoch epoch: UInt64) {
         let now = clock.now()
         state.withLock { state in

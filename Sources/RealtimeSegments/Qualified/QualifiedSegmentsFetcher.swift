@@ -63,10 +63,18 @@ final class QualifiedSegmentsFetcher: Sendable {
     init(configuration: SegmentsConfiguration) {
         let qualified = configuration.qualifiedSegments
         self.configuration = qualified
+        let flights = flights
         cache = QualifiedSegmentsCache(
             maxUsers: qualified?.cacheSize ?? QualifiedSegmentsCache.defaultSize,
             timeout: qualified?.cacheTimeout ?? QualifiedSegmentsCache.defaultTimeout,
-            clock: configuration.clock)
+            clock: configuration.clock,
+            willRemove: { key in
+                // That user's answer in flight is to a question asked before the removal.
+                flights.withLock { table in
+                    table[key]?.forget()
+                    table[key] = nil
+                }
+            })
         transport = configuration.transport as? any QualifiedSegmentsTransport
         transportName = String(describing: type(of: configuration.transport))
         transportNeverBlocks = configuration.transport.neverBlocks
@@ -112,7 +120,7 @@ final class QualifiedSegmentsFetcher: Sendable {
         let decision: Decision = flights.withLock { flights in
             let epoch = cache.epoch
             if !ignoreCache {
-                // A request sent before a reset or removal answers a question asked before it.
+                // A request sent before a reset answers a question asked before it.
                 if let flight = flights[key], flight.cacheEpoch == epoch {
                     flight.requestCaching()
                     return .join(flight)
