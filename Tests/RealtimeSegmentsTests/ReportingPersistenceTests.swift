@@ -133,6 +133,20 @@ final class ReportingPersistenceTests: XCTestCase {
                        ReportingSegments(country: "DE", customSegments: ["vip"]))
     }
 
+    /// A directory holds one project's state even before any engine wrote a state file there: a
+    /// client of another project leaves its reporting segments alone.
+    func testAReportingOnlyDirectoryOfAnotherProjectIsLeftToThatProject() throws {
+        let first = Fixture(stateDirectory: directory) { $0.projectToken = "project-a" }
+        try first.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["country": "DE"])
+        first.client.stop()  // never started: no state file is written
+        let second = Fixture(stateDirectory: directory)
+        XCTAssertNil(try second.client.reportingVisitor(visitorId: "v-1").segments.country, "project-a's visitor was taken over")
+        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) belongs to another project"), 1)
+        second.client.stop()
+        let againA = Fixture(stateDirectory: directory) { $0.projectToken = "project-a" }
+        XCTAssertEqual(try againA.client.reportingVisitor(visitorId: "v-1").segments.country, "DE")
+    }
+
     func testAVeryLongVisitorIdIsPersistedUnderAHashedName() throws {
         let longId = String(repeating: "é", count: 300)
         try persist([longId: ReportingSegments(campaign: "long")])

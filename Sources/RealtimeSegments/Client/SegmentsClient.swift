@@ -38,7 +38,9 @@ public final class SegmentsClient: Sendable {
     }
 
     /// The configuration the client was created with, with values out of range brought into
-    /// range (see ``init(configuration:)``).
+    /// range, and without ``SegmentsConfiguration/stateDirectory`` and
+    /// ``SegmentsConfiguration/journal`` when the directory was left to another client or project
+    /// (see ``init(configuration:)``).
     public let configuration: SegmentsConfiguration
     /// Where callbacks are registered and removed.
     public let segmentation: SegmentationManager
@@ -82,12 +84,16 @@ public final class SegmentsClient: Sendable {
         var configuration = configuration.withinLimits()
         var stateLock: StateDirectoryLock?
         if let directory = configuration.stateDirectory {
-            switch StateDirectoryLock.acquire(in: directory) {
+            switch StateDirectoryLock.acquire(in: directory, projectToken: configuration.projectToken) {
             case .success(let lock):
                 stateLock = lock
             case .failure(.held):
                 configuration.logger.error(
                     "Segments: State directory \(directory.path) is in use by another client (one not stopped, or whose stop() timed out); this client keeps its state in memory (no state file, event journal or reporting segments)")
+                configuration.stateDirectory = nil
+                configuration.journal = nil
+            case .failure(.otherProject(let owner)):
+                configuration.logger.error("\(Self.otherProjectLine(directory: directory, owner: owner))")
                 configuration.stateDirectory = nil
                 configuration.journal = nil
             case .failure(.unavailable(let reason)):
@@ -150,6 +156,11 @@ public final class SegmentsClient: Sendable {
         }
     }
 
+    /// The error line of a client whose state directory belongs to project `owner`.
+    private static func otherProjectLine(directory: URL, owner: String) -> String {
+        "Segments: State directory \(directory.path) belongs to another project (\(owner)); this client keeps no state on disk (no state file, event journal or reporting segments): give each project a stateDirectory of its own"
+    }
+
     /// A client with no state to restore: a new cookie, nothing known, nothing to send.
     private static var fresh: (customerIds: [String: String], initial: EngineOwner.Initial) {
         (
@@ -177,8 +188,7 @@ public final class SegmentsClient: Sendable {
             return fresh
         case .loaded(let state):
             if let owner = state.projectToken, owner != configuration.projectToken {
-                configuration.logger.error(
-                    "Segments: State directory \(directory.path) belongs to another project (\(owner)); this client keeps no state on disk (no state file, event journal or reporting segments): give each project a stateDirectory of its own")
+                configuration.logger.error("\(otherProjectLine(directory: directory, owner: owner))")
                 return nil
             }
             let lastKnown = state.lastKnown.map { known in

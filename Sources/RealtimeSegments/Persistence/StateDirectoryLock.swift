@@ -10,7 +10,8 @@ import Synchronization
 
 /// A client's hold on its state directory: an exclusive `flock` on `<directory>/segments.lock`,
 /// so that two clients (in one process or two) never both write the state file, the journal and
-/// the reporting segments there, each replacing what the other saved.
+/// the reporting segments there, each replacing what the other saved. The file holds the project
+/// token of the first client that took it: the directory belongs to that project from then on.
 ///
 /// Taken when the client is created and held until its engine has ended (after its last save), or,
 /// for a client never started, until it is stopped or released. The kernel drops it with the
@@ -21,6 +22,8 @@ final class StateDirectoryLock: Sendable {
     enum Failure: Error, Equatable {
         /// Another client holds the directory.
         case held
+        /// The directory belongs to another project (the token its lock file names).
+        case otherProject(String)
         /// The lock file could not be made or locked (`errno`, in words).
         case unavailable(String)
     }
@@ -32,8 +35,9 @@ final class StateDirectoryLock: Sendable {
     }
 
     /// Takes the directory's lock without waiting, creating the directory and the lock file if
-    /// needed.
-    static func acquire(in directory: URL) -> Result<StateDirectoryLock, Failure> {
+    /// needed, for `projectToken`'s client: a lock file naming another project is refused, an
+    /// empty one is given `projectToken`.
+    static func acquire(in directory: URL, projectToken: String) -> Result<StateDirectoryLock, Failure> {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
@@ -46,6 +50,22 @@ final class StateDirectoryLock: Sendable {
             let error = errno
             close(fd)
             return .failure(error == EWOULDBLOCK ? .held : .unavailable(String(cString: strerror(error))))
+        }
+        var owner = [UInt8](repeating: 0, count: 4_096)
+        let count = pread(fd, &owner, owner.count, 0)
+        guard count >= 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            return .failure(.unavailable(reason))
+        }
+        if count == 0 {
+            // The first client on the directory names its project.
+            let token = Array(projectToken.utf8)
+            _ = pwrite(fd, token, token.count, 0)
+            _ = fsync(fd)
+        } else if String(decoding: owner[..<count], as: UTF8.self) != projectToken {
+            close(fd)
+            return .failure(.otherProject(String(decoding: owner[..<count], as: UTF8.self)))
         }
         return .success(StateDirectoryLock(descriptor: fd))
     }
