@@ -147,6 +147,24 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(try againA.client.reportingVisitor(visitorId: "v-1").segments.country, "DE")
     }
 
+    /// Once stopped, a client no longer holds its state directory: its reporting changes stay in
+    /// memory, and the directory's next holder keeps what it wrote.
+    func testAStoppedClientLeavesTheReportingSegmentsOfTheDirectorysNextHolderAlone() throws {
+        let first = Fixture(stateDirectory: directory)
+        first.client.start()
+        first.client.stop()  // gives the directory up
+        let second = Fixture(stateDirectory: directory)
+        try second.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["country": "FR"])
+        second.client.reporting.flush()
+        try first.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["country": "DE"])
+        first.client.reporting.flush()
+        XCTAssertEqual(first.logs.count(prefix: "Segments: Reporting segments changed after stop() stay in memory"), 1)
+        second.client.stop()
+        let restarted = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try restarted.client.reportingVisitor(visitorId: "v-1").segments.country, "FR",
+                       "a client that gave the directory up replaced its holder's visitor file")
+    }
+
     func testAVeryLongVisitorIdIsPersistedUnderAHashedName() throws {
         let longId = String(repeating: "é", count: 300)
         try persist([longId: ReportingSegments(campaign: "long")])

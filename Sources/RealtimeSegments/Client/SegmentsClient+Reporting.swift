@@ -1,7 +1,9 @@
 extension SegmentsClient {
     /// The reporting segments context of `visitorId` (Convert-style, SPEC §10). Works before
     /// ``start()`` and after ``stop(timeout:)``; the first call restores persisted visitors if ``start()``
-    /// has not already done so. Contexts of the same id share the same segments.
+    /// has not already done so. Contexts of the same id share the same segments. Changes made after
+    /// ``stop(timeout:)`` stay in memory (with one `Segments:` warning): a stopped client gives
+    /// its state directory up.
     ///
     /// Threading: may be called from any thread.
     ///

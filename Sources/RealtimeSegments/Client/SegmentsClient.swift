@@ -150,6 +150,7 @@ public final class SegmentsClient: Sendable {
     /// A client dropped without ``stop(timeout:)`` still ends its engine thread (without waiting for it).
     deinit {
         openChanges.endAll()
+        reporting.detachStorageWithoutWaiting()
         if lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
             identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
             channels.post(.stop)
@@ -260,7 +261,8 @@ public final class SegmentsClient: Sendable {
     /// Stops the engine: cancels pending checks (no callback is invoked for data fetched before),
     /// fails waiting `getSegments` calls with ``SegmentsError/stopped``, makes one last attempt to
     /// upload buffered events, and persists what could not be sent and every reporting segments
-    /// change (if a state directory is set).
+    /// change made before the call (if a state directory is set), then gives the directory up to
+    /// the next client (once the engine has ended).
     /// Blocks until the engine thread has ended or `timeout` passed, then ends every
     /// ``SegmentChanges`` sequence; so does every later or concurrent call. The client cannot be
     /// restarted.
@@ -268,7 +270,9 @@ public final class SegmentsClient: Sendable {
     /// whose call was still running when the engine ended is dropped with a `Segments:` error.
     public func stop(timeout: Duration = .seconds(30)) {
         defer { openChanges.endAll() }
-        reporting.flush()
+        // The last reporting writes; later changes stay in memory, since the directory may pass
+        // to another client once this one has stopped.
+        reporting.detachStorage()
         let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
         switch previous {
         case .created:

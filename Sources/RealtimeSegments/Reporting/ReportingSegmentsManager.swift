@@ -89,6 +89,13 @@ public final class ReportingSegmentsManager: Sendable {
         writer?.flush()
     }
 
+    /// Writes every change made before this call and nothing after (see
+    /// ``ReportingWriteBehind/detach()``): the client gives its state directory up.
+    func detachStorage() { writer?.detach() }
+
+    /// ``detachStorage()`` without waiting for the last writes.
+    func detachStorageWithoutWaiting() { writer?.detachWithoutWaiting() }
+
     /// Files and bytes written by persistence so far (zero without a state directory). Fewer files
     /// than setter calls means updates coalesced.
     public var persistedWrites: (files: Int, bytes: Int) { writer?.written ?? (0, 0) }

@@ -22,6 +22,10 @@ final class ReportingWriteBehind: Sendable {
     private let drainQueued = ManagedAtomic<Bool>(false)
     private let filesWritten = ManagedAtomic<Int>(0)
     private let bytesWritten = ManagedAtomic<Int>(0)
+    /// Set once the client gave its state directory up: nothing is written any more.
+    private let detached = ManagedAtomic<Bool>(false)
+    /// Whether the line saying that later changes stay in memory was logged.
+    private let detachedChangeLogged = ManagedAtomic<Bool>(false)
 
     init(store: ReportingSegmentsStore, fileStore: ReportingFileStore) {
         self.store = store
@@ -50,6 +54,25 @@ final class ReportingWriteBehind: Sendable {
         queue.sync { drain() }
     }
 
+    /// Writes every visitor changed before this call, waits for it, and writes nothing after: the
+    /// client gives its state directory up (another client may hold it next). Later changes stay
+    /// in memory, with one `Segments:` warning. Not from the persistence queue.
+    func detach() {
+        queue.sync {
+            drain()
+            detached.store(true, ordering: .releasing)
+        }
+    }
+
+    /// ``detach()`` without waiting: what was changed before this call is still written, on the
+    /// persistence queue, before it detaches.
+    func detachWithoutWaiting() {
+        queue.async { [self] in
+            drain()
+            detached.store(true, ordering: .releasing)
+        }
+    }
+
     /// Files and bytes written so far.
     var written: (files: Int, bytes: Int) {
         (filesWritten.load(ordering: .relaxed), bytesWritten.load(ordering: .relaxed))
@@ -58,6 +81,13 @@ final class ReportingWriteBehind: Sendable {
     private func drain() {
         // Cleared before taking values: a change after this point queues the next drain.
         drainQueued.store(false, ordering: .releasing)
+        if detached.load(ordering: .acquiring) {
+            if !detachedChangeLogged.exchange(true, ordering: .relaxed) {
+                fileStore.logger.warning(
+                    "Segments: Reporting segments changed after stop() stay in memory: the client no longer holds \(fileStore.directory.deletingLastPathComponent().path)")
+            }
+            return
+        }
         let outcome = fileStore.write(store.takeDirty())
         filesWritten.wrappingIncrement(by: outcome.files, ordering: .relaxed)
         bytesWritten.wrappingIncrement(by: outcome.bytes, ordering: .relaxed)
