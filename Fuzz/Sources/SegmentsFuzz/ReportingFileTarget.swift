@@ -13,6 +13,11 @@ enum ReportingFileTarget {
     }()
 
     static func run(_ data: Data) {
+        // One file per input: restore renames a file to its visitor's name, and moves a corrupt
+        // one aside, so what an earlier input left is cleared first.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: store.directory.path)) ?? [] {
+            try? FileManager.default.removeItem(at: store.directory.appendingPathComponent(name))
+        }
         try! data.write(to: store.directory.appendingPathComponent("visitor-fuzz.json"))
         let loaded = store.loadAll()
         check(loaded.entries.count <= 1, "one file restored as \(loaded.entries.count) visitors")
