@@ -53,14 +53,21 @@ final class RunMetricsTests: XCTestCase {
         XCTAssertTrue(text.contains(#"segments_bench_achieved_rate{host="h1",scenario="fleet",run_id="r1"} 15"#), text)
     }
 
-    /// A total a scenario does not count is no series at all: a 0 would read as measured.
-    func testATotalNeverGivenMakesNoSeries() {
+    /// Metrics to which scenario "s" published its finished result: four "track" latencies of 2 µs,
+    /// no totals.
+    private func metricsWithAFinishedScenario() -> RunMetrics {
         let metrics = RunMetrics(labels: labels)
         var recorder = LatencyRecorder()
         recorder.record(2_000, count: 4)
         metrics.publish(ScenarioResult(
             scenario: "s", summary: "", configuration: [:], latencies: [recorder.summary("track", definition: "")],
             allocationsMeasured: false))
+        return metrics
+    }
+
+    /// A total a scenario does not count is no series at all: a 0 would read as measured.
+    func testATotalNeverGivenMakesNoSeries() {
+        let metrics = metricsWithAFinishedScenario()
         metrics.publish(LiveSample(events: 10), scenario: "t", now: 1_000_000_000)
         let text = metrics.exposition()
         for name in ["events_total", "deliveries_total", "lost_events_total", "stale_deliveries_total", "achieved_rate", "ring_stalls"] {
@@ -101,12 +108,7 @@ final class RunMetricsTests: XCTestCase {
 
     /// A finished scenario's report histograms are published under their names.
     func testAResultPublishesItsLatencies() {
-        let metrics = RunMetrics(labels: labels)
-        var recorder = LatencyRecorder()
-        recorder.record(2_000, count: 4)
-        metrics.publish(ScenarioResult(
-            scenario: "s", summary: "", configuration: [:], latencies: [recorder.summary("track", definition: "")],
-            allocationsMeasured: false))
+        let metrics = metricsWithAFinishedScenario()
         XCTAssertTrue(metrics.exposition().contains(#"segments_bench_latency_seconds_count{host="h1",scenario="s",run_id="r1",latency="track"} 4"#))
     }
 

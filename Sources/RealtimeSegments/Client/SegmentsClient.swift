@@ -90,12 +90,10 @@ public final class SegmentsClient: Sendable {
             case .failure(.held):
                 configuration.logger.error(
                     "Segments: State directory \(directory.path) is in use by another client (one not stopped, or whose stop() timed out); this client keeps its state in memory (no state file, event journal or reporting segments)")
-                configuration.stateDirectory = nil
-                configuration.journal = nil
+                configuration.keepStateInMemory()
             case .failure(.otherProject(let owner)):
                 configuration.logger.error("\(Self.otherProjectLine(directory: directory, owner: owner))")
-                configuration.stateDirectory = nil
-                configuration.journal = nil
+                configuration.keepStateInMemory()
             case .failure(.unavailable(let reason)):
                 configuration.logger.warning(
                     "Segments: Could not lock state directory \(directory.path) (\(reason)); using it unlocked: another client on it could replace what this one saves")
@@ -103,11 +101,11 @@ public final class SegmentsClient: Sendable {
         }
         let restored = Self.restore(configuration)
         if restored == nil {
-            configuration.stateDirectory = nil
-            configuration.journal = nil
+            configuration.keepStateInMemory()
             stateLock?.release()
             stateLock = nil
         }
+        let start = restored ?? Self.fresh
         self.configuration = configuration
         let logger = configuration.logger
         let channels = EngineChannels(
@@ -120,7 +118,7 @@ public final class SegmentsClient: Sendable {
         self.counters = EngineCounters(checkTimeline: configuration.checkTimeline)
         self.qualifiedFetcher = QualifiedSegmentsFetcher(configuration: configuration)
 
-        var initial = restored?.initial ?? Self.fresh.initial
+        var initial = start.initial
         initial.stateLock = stateLock
         self.stateLock = stateLock
         if let directory = configuration.stateDirectory {
@@ -131,8 +129,7 @@ public final class SegmentsClient: Sendable {
                 JournalRecovery.warnOfSegmentFilesLeft(in: journalDirectory, logger: logger)
             }
         }
-        let customerIds = restored?.customerIds ?? [CustomerIdKey.cookie: UUID().uuidString]
-        self.identity = IdentityCell(IdentitySnapshot(customerIds: customerIds, generation: 1))
+        self.identity = IdentityCell(IdentitySnapshot(customerIds: start.customerIds, generation: 1))
         self.initial = Locked(initial)
         self.reporting = ReportingSegmentsManager(
             stateDirectory: configuration.stateDirectory, logger: logger,
@@ -584,5 +581,14 @@ private struct OwnerBox: Sendable {
         EngineOwner(
             configuration: configuration, channels: channels, identity: identity, registry: registry,
             pullCache: pullCache, counters: counters, initial: initial)
+    }
+}
+
+extension SegmentsConfiguration {
+    /// Without a state directory, and so without the journal kept there: the directory is left to
+    /// another client or project.
+    fileprivate mutating func keepStateInMemory() {
+        stateDirectory = nil
+        journal = nil
     }
 }

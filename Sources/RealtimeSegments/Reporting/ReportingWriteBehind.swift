@@ -58,19 +58,19 @@ final class ReportingWriteBehind: Sendable {
     /// client gives its state directory up (another client may hold it next). Later changes stay
     /// in memory, with one `Segments:` warning. Not from the persistence queue.
     func detach() {
-        queue.sync {
-            drain()
-            detached.store(true, ordering: .releasing)
-        }
+        queue.sync { drainThenDetach() }
     }
 
     /// ``detach()`` without waiting: what was changed before this call is still written, on the
     /// persistence queue, before it detaches.
     func detachWithoutWaiting() {
-        queue.async { [self] in
-            drain()
-            detached.store(true, ordering: .releasing)
-        }
+        queue.async { [self] in drainThenDetach() }
+    }
+
+    /// On the persistence queue: the last drain, then nothing more.
+    private func drainThenDetach() {
+        drain()
+        detached.store(true, ordering: .releasing)
     }
 
     /// Files and bytes written so far.
