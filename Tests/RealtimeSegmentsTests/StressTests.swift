@@ -13,7 +13,9 @@ final class StressTests: XCTestCase {
 
     /// The security property, repeated: a customer switch (anonymize or a new hard id), with or
     /// without new events for the new customer, racing an in-flight fetch, never lets the previous
-    /// customer's segments reach a callback.
+    /// customer's segments reach a callback. Half the switches are taken by the engine before the
+    /// held fetch returns, which with a zero debounce window clears the screen first (`[]`, SPEC §3
+    /// trigger 5): an empty list carries no customer's segments, so it is counted apart.
     func testCustomerSwitchRacingAnInFlightFetchNeverDeliversThePreviousCustomersSegments() throws {
         let fixture = Fixture { $0.debounce = .zero; $0.maxWait = .zero }
         let transport = fixture.transport
@@ -28,33 +30,47 @@ final class StressTests: XCTestCase {
         }
         let stale = Atomic<Int>(0)
         let delivered = Atomic<Int>(0)
+        let cleared = Atomic<Int>(0)
         let client = fixture.client
         for category in [SegmentCategory.discovery, .content] {
             for _ in 0..<4 {
                 client.segmentation.addCallback(
                     callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
+                        guard let first = segments.first else {
+                            cleared.add(1, ordering: .relaxed)
+                            return
+                        }
                         delivered.add(1, ordering: .relaxed)
-                        let number = Int(segments.first?.id ?? "") ?? 0
-                        if number <= staleUpTo.load(ordering: .acquiring) { stale.add(1, ordering: .relaxed) }
+                        if let number = Int(first.id), number > staleUpTo.load(ordering: .acquiring) { return }
+                        stale.add(1, ordering: .relaxed)
                     })
             }
         }
         client.start()
         fixture.settle()
         var generator = SplitMix64(seed: 42)
+        var switchesTakenWhileHeld = 0
         for iteration in 0..<iterations {
             transport.holdFetches()
             try client.trackEvent(eventType: "view")
             waitUntil { transport.heldFetchCount == 1 }
             // Everything fetched so far belongs to the customer we are switching away from.
             staleUpTo.store(transport.fetchCount, ordering: .releasing)
+            fixture.logs.clear()
+            let trigger: String
             if generator.next() % 2 == 0 {
                 client.anonymize()
+                trigger = "customerSwitch"
             } else {
                 try client.identifyCustomer(customerIds: ["registered": "user-\(iteration)"])
+                trigger = "identify"
             }
             if generator.next() % 2 == 0 {
                 try client.trackEvent(eventType: "for_new_customer")
+            }
+            if generator.next() % 2 == 0 {
+                waitUntil { fixture.logs.contains("Segments: Reload requested (\(trigger))") }
+                switchesTakenWhileHeld += 1
             }
             transport.releaseHeldFetches()
             // Let the new customer's check deliver before the next switch, so that any delivery
@@ -63,6 +79,8 @@ final class StressTests: XCTestCase {
         }
         XCTAssertEqual(stale.load(ordering: .relaxed), 0, "no callback received a previous customer's segments")
         XCTAssertGreaterThanOrEqual(delivered.load(ordering: .relaxed), 8 * iterations, "each new customer's data was delivered")
+        XCTAssertGreaterThanOrEqual(
+            cleared.load(ordering: .relaxed), 8 * switchesTakenWhileHeld, "a switch taken while the fetch was held cleared the screen")
         XCTAssertEqual(client.statistics.staleResultsDropped, iterations)
     }
 
