@@ -109,6 +109,7 @@ final class JournalFlushTests: XCTestCase {
         let plain = Fixture(stateDirectory: directory)
         plain.client.start()
         await assertThrows(.journalUnavailable, plain.client)
+        plain.client.stop()  // gives the directory to the journaled client
 
         let fixture = journaled()
         await assertThrows(.notStarted, fixture.client)

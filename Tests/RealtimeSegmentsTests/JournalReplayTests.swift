@@ -133,6 +133,7 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(first.transport.trackedEvents.count, 6)
         XCTAssertEqual(segmentFiles.count, 1, "answered segment files are deleted as new ones start")
 
+        first.client.releaseStateDirectoryForTesting()  // as the kernel does at a crash
         let second = journaled(journal)
         second.client.start()
         second.settle()

@@ -203,6 +203,7 @@ final class PersistenceTests: XCTestCase {
         live.advance(.seconds(60))
         XCTAssertEqual(live.transport.trackedEvents.map(\.eventType), ["waiting"], "sent by the retry")
 
+        live.client.releaseStateDirectoryForTesting()  // as the kernel does at a crash
         let afterACrash = Fixture(stateDirectory: directory)
         afterACrash.client.start()
         afterACrash.settle()
@@ -251,7 +252,7 @@ final class PersistenceTests: XCTestCase {
         first.client.stop()
         let firstCookie = first.cookie
 
-        let second = Fixture(stateDirectory: directory)
+        let second = Fixture(stateDirectory: directory, directoryMayBeRefused: true)
         second.client.start()
         second.settle()
         XCTAssertTrue(second.transport.trackedEvents.isEmpty, "an event tracked for project-a was uploaded to \(Fixture.token)")
@@ -300,7 +301,7 @@ final class PersistenceTests: XCTestCase {
         first.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
         first.client.start()
         try first.client.trackEvent(eventType: "kept")
-        let second = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        let second = Fixture(stateDirectory: directory, directoryMayBeRefused: true) { $0.flushingMode = .manual }
         second.client.start()
         first.client.stop()
         second.client.stop()

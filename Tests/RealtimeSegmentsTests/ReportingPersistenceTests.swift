@@ -139,7 +139,7 @@ final class ReportingPersistenceTests: XCTestCase {
         let first = Fixture(stateDirectory: directory) { $0.projectToken = "project-a" }
         try first.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["country": "DE"])
         first.client.stop()  // never started: no state file is written
-        let second = Fixture(stateDirectory: directory)
+        let second = Fixture(stateDirectory: directory, directoryMayBeRefused: true)
         XCTAssertNil(try second.client.reportingVisitor(visitorId: "v-1").segments.country, "project-a's visitor was taken over")
         XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) belongs to another project"), 1)
         second.client.stop()

@@ -132,10 +132,13 @@ final class SwitchClearsScreenTests: XCTestCase {
                 try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
                 trigger = "identify"
             }
-            // The engine cannot settle while a fetch is held: its log says it took the switch.
+            // The engine cannot settle while a fetch is held: its log says it took the switch, and
+            // a barrier behind it that it has read the clock for the window too.
             waitUntil { fixture.logs.contains("Segments: Reload requested (\(trigger))") }
+            fixture.passBarrier()
             fixture.clock.advance(by: .seconds(5))
-            waitUntil { fixture.recorder.segments(tag: "c").count == 2 }
+            // Each category is cleared on its own delivery queue: wait for both.
+            waitUntil { fixture.recorder.segments(tag: "c").count == 2 && fixture.recorder.segments(tag: "d").count == 2 }
             XCTAssertEqual(fixture.recorder.segments(tag: "d"), [[segment(1)], []], "\(switchKind): discovery cleared while the check is held")
             XCTAssertEqual(fixture.recorder.segments(tag: "c"), [[segment(2)], []], "\(switchKind): content cleared while the check is held")
 

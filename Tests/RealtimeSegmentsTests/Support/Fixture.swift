@@ -14,9 +14,14 @@ final class Fixture: Sendable {
     let client: SegmentsClient
     let stateDirectory: URL?
 
+    /// Unless `directoryMayBeRefused`, fails the test if the client could not take `stateDirectory`
+    /// (held by a client not stopped, or another project's): such a client keeps its state in
+    /// memory, and a test of what it restores would pass whatever the engine did.
     init(
         stateDirectory: URL? = nil,
         transport: InMemorySegmentsTransport? = nil,
+        directoryMayBeRefused: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line,
         configure: (inout SegmentsConfiguration) -> Void = { _ in }
     ) {
         self.stateDirectory = stateDirectory
@@ -29,6 +34,10 @@ final class Fixture: Sendable {
         configuration.uploadRetry.jitter = 0
         configure(&configuration)
         client = SegmentsClient(configuration: configuration)
+        if let stateDirectory, !directoryMayBeRefused {
+            let refusal = logs.messages.first { $0.hasPrefix("Segments: State directory \(stateDirectory.path)") }
+            XCTAssertNil(refusal, "the fixture's client did not get its state directory", file: file, line: line)
+        }
     }
 
     deinit { client.stop() }
