@@ -390,9 +390,11 @@ struct CheckCommand: ParsableCommand {
 
 /// `report` judged against the baseline at `baselinePath`; a baseline that cannot be read is a
 /// harness error, not a thrown error.
-func judge(_ report: BenchReport, baselinePath: String) -> GateCheck {
+func judge(_ report: BenchReport, baselinePath: String, everyScenarioMustRun: Bool = false) -> GateCheck {
     do {
-        return GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baselinePath)))
+        return GateCheck(
+            report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baselinePath)),
+            everyScenarioMustRun: everyScenarioMustRun)
     } catch {
         return GateCheck(report: report, unreadableBaseline: "\(baselinePath): \(describe(error))")
     }
@@ -553,7 +555,7 @@ struct CICommand: ParsableCommand {
         let report = try runAndReport(
             try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary)
         try conclude(
-            judge(report, baselinePath: baseline), report: report, baselinePath: baseline,
+            judge(report, baselinePath: baseline, everyScenarioMustRun: true), report: report, baselinePath: baseline,
             directory: directory, printing: output.json ? .gatedReport(report) : .table)
     }
 }

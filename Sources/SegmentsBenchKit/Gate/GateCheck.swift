@@ -88,6 +88,12 @@ public struct GateCheck: Sendable {
     /// `true` when ``exitStatus`` is ``ExitStatus/pass``.
     public var passed: Bool { exitStatus == .pass }
 
+    /// How many figures the gate judged: every row but those of scenarios that did not run, those
+    /// this run could not measure (``Verdict/skipped``) and those with no baseline yet (``Verdict/new``).
+    public var checkedCount: Int {
+        rows.filter { ![.notRun, .skipped, .new].contains($0.verdict) }.count
+    }
+
     /// Rows worth showing (everything but passes and figures of scenarios that did not run).
     public var notable: [Row] { rows.filter { $0.verdict != .pass && $0.verdict != .notRun } }
 
@@ -101,19 +107,24 @@ public struct GateCheck: Sendable {
     /// The suffix of the figure that ``SuiteRunner`` reports, set to 1, for a scenario that threw.
     static let scenarioFailedSuffix = ".scenarioFailed"
 
-    /// Compares `report` with `baseline`.
-    public init(report: BenchReport, baseline: Baseline) {
+    /// Compares `report` with `baseline`. With `everyScenarioMustRun` (the `ci` gate, which runs the
+    /// whole suite), a baseline figure whose scenario did not run is ``Verdict/missing``, not
+    /// ``Verdict/notRun``: a gate does not pass on figures nobody measured.
+    public init(report: BenchReport, baseline: Baseline, everyScenarioMustRun: Bool = false) {
         var rows: [Row] = []
         var unitChanges: [String] = []
         let current = Dictionary(report.figures.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
         let scenariosWithoutAllocations = Set(report.scenarios.filter { !$0.allocationsMeasured }.map(\.scenario))
+        var scenariosNotRun: [String] = []
         for (name, entry) in baseline.figures.sorted(by: { $0.key < $1.key }) {
             guard let figure = current[name] else {
                 let scenario = String(name.prefix { $0 != "." })
                 let isAllocation = Self.needsJemalloc(name: name, unit: entry.unit)
                 let ranScenario = report.scenarios.contains { $0.scenario == scenario }
+                if !ranScenario, everyScenarioMustRun, !scenariosNotRun.contains(scenario) { scenariosNotRun.append(scenario) }
                 let verdict: Verdict =
-                    !ranScenario ? .notRun : (isAllocation && scenariosWithoutAllocations.contains(scenario) ? .skipped : .missing)
+                    !ranScenario ? (everyScenarioMustRun ? .missing : .notRun)
+                    : (isAllocation && scenariosWithoutAllocations.contains(scenario) ? .skipped : .missing)
                 rows.append(Row(name: name, unit: entry.unit, baseline: entry.value, current: nil, limit: nil,
                                 rule: Self.describe(entry.gate), verdict: verdict))
                 continue
@@ -137,6 +148,7 @@ public struct GateCheck: Sendable {
         }
         self.rows = rows
         harnessErrors = Self.harnessErrors(in: report) + unitChanges
+            + scenariosNotRun.map { "scenario \($0) of the baseline did not run: its gated figures were not measured" }
         warnings = BaselineDrift.warnings(report: report, baseline: baseline)
         self.baseline = BaselineInfo(
             gitRevision: baseline.gitRevision, createdAt: baseline.createdAt, command: baseline.command,
@@ -194,7 +206,7 @@ public struct GateCheck: Sendable {
     static func judge(name: String, unit: String, baseline: Double?, current: Double, rule: GateRule) -> Row {
         // Every comparison with NaN is false: without this, NaN would pass every rule. The same
         // holds for a baseline that is NaN (or infinite: every value is within its limit).
-        guard current.isFinite, baseline?.isFinite ?? true else {
+        guard current.isFinite, baseline?.isFinite ?? true, rule.isWellFormed else {
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: nil, rule: describe(rule), verdict: .invalid)
         }
         switch rule {
@@ -205,15 +217,17 @@ public struct GateCheck: Sendable {
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: bound, rule: describe(rule),
                        verdict: current <= bound ? .pass : .violated)
         case .lowerIsBetter(let relative, let absolute):
+            // The tolerance is a share of the baseline's size, so that it widens the band around a
+            // negative baseline too.
             let base = baseline ?? current
-            let limit = base * (1 + relative) + absolute
-            let better = base * (1 - relative) - absolute
+            let limit = base + abs(base) * relative + absolute
+            let better = base - abs(base) * relative - absolute
             let verdict: Verdict = current > limit ? .regressed : (current < better ? .improved : .pass)
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: limit, rule: describe(rule), verdict: verdict)
         case .higherIsBetter(let relative, let absolute):
             let base = baseline ?? current
-            let limit = base * (1 - relative) - absolute
-            let better = base * (1 + relative) + absolute
+            let limit = base - abs(base) * relative - absolute
+            let better = base + abs(base) * relative + absolute
             let verdict: Verdict = current < limit ? .regressed : (current > better ? .improved : .pass)
             return Row(name: name, unit: unit, baseline: baseline, current: current, limit: limit, rule: describe(rule), verdict: verdict)
         }
@@ -243,8 +257,7 @@ public struct GateCheck: Sendable {
             // Nothing was compared (the baseline or the report could not be read): the harness
             // errors below say why.
         } else if shown.isEmpty {
-            let checked = rows.filter { $0.verdict != .notRun }.count
-            lines.append("All \(checked) gated figures checked are within their tolerance of the baseline.")
+            lines.append("All \(checkedCount) gated figures checked are within their tolerance of the baseline.")
         } else {
             let header = ["figure", "baseline", "now", "change", "limit", "rule", "verdict"]
             var table: [[String]] = [header]
@@ -280,7 +293,7 @@ public struct GateCheck: Sendable {
     /// One line with the overall verdict and the exit code: `GATE PASSED (56 figures checked)`,
     /// `GATE FAILED (exit 2, regression): 1 of 56 figures regressed`.
     public var verdictLine: String {
-        let checked = rows.filter { $0.verdict != .notRun }.count
+        let checked = checkedCount
         let status = exitStatus
         if status == .pass { return "GATE PASSED (\(checked) figures checked)" }
         let counts: [(Verdict, String)] = [(.regressed, "regressed"), (.violated, "violated their rule"), (.missing, "missing"),

@@ -9,7 +9,7 @@ enum GateSummaryMarkdown {
     static func render(_ check: GateCheck) -> String {
         let status = check.exitStatus
         let icon = status == .pass ? "✅" : "❌"
-        let checked = check.rows.filter { $0.verdict != .notRun }.count
+        let checked = check.checkedCount
         var lines = ["## segments-bench gate: \(icon) \(status.verdict) (exit \(status.rawValue))", ""]
         var context = "\(checked) gated figures checked"
         if let baseline = check.baseline {

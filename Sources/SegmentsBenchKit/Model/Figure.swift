@@ -46,6 +46,17 @@ public enum GateRule: Codable, Sendable, Hashable {
     /// Counts that must be zero.
     public static let zero = GateRule.mustEqual(0)
 
+    /// `false` for a rule that cannot judge: a bound or tolerance that is not a finite number, or a
+    /// negative tolerance (which would turn "worse" around). Such a figure is judged
+    /// ``GateCheck/Verdict/invalid``.
+    public var isWellFormed: Bool {
+        switch self {
+        case .mustEqual(let value), .atMost(let value): value.isFinite
+        case .lowerIsBetter(let relative, let absolute), .higherIsBetter(let relative, let absolute):
+            relative.isFinite && absolute.isFinite && relative >= 0 && absolute >= 0
+        }
+    }
+
     /// `true` for rules judged on the run alone (``mustEqual(_:)``, ``atMost(_:)``): a figure gated
     /// by one of them is checked even before it has a baseline.
     public var ignoresBaseline: Bool {

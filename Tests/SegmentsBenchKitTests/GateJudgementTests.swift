@@ -1,0 +1,66 @@
+import Foundation
+import SegmentsBenchKit
+import XCTest
+
+/// Verdicts at the edges of the gate's arithmetic and bookkeeping: a whole scenario the gate needs
+/// that did not run, negative baselines, tolerances that are not numbers, and what "checked" counts.
+final class GateJudgementTests: XCTestCase {
+    private func report(_ scenarios: [String: [Figure]], allocationsMeasured: Bool = true) -> BenchReport {
+        BenchReport(
+            machine: MachineInfo.current(), gitRevision: "test", startedAt: Date(), command: "test",
+            scenarios: scenarios.sorted { $0.key < $1.key }.map {
+                ScenarioResult(scenario: $0.key, summary: "", configuration: [:], figures: $0.value, allocationsMeasured: allocationsMeasured)
+            })
+    }
+
+    private func figure(_ name: String, _ value: Double, unit: String = "count", gate: GateRule?) -> Figure {
+        Figure(name: name, value: value, unit: unit, gate: gate, summary: "")
+    }
+
+    func testAScenarioOfTheBaselineThatDidNotRunFailsAGateThatNeedsEveryScenario() {
+        let baseline = Baseline(from: report([
+            "alpha": [figure("alpha.lost", 0, gate: .zero)],
+            "beta": [figure("beta.lost", 0, gate: .zero)],
+        ]))
+        let onlyAlpha = report(["alpha": [figure("alpha.lost", 0, gate: .zero)]])
+        XCTAssertTrue(GateCheck(report: onlyAlpha, baseline: baseline).passed, "a run of some scenarios checks those")
+        let check = GateCheck(report: onlyAlpha, baseline: baseline, everyScenarioMustRun: true)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+        XCTAssertEqual(check.rows.first { $0.name == "beta.lost" }?.verdict, .missing)
+        XCTAssertTrue(check.harnessErrors.contains { $0.contains("beta") }, "\(check.harnessErrors)")
+    }
+
+    func testAnUnchangedNegativeFigurePasses() {
+        let drift = report(["alpha": [figure("alpha.offset", -10, unit: "ms", gate: .lowerIsBetter(relative: 0.1, absolute: 0))]])
+        let check = GateCheck(report: drift, baseline: Baseline(from: drift))
+        XCTAssertTrue(check.passed, check.renderTable())
+        let worse = report(["alpha": [figure("alpha.offset", -8.5, unit: "ms", gate: .lowerIsBetter(relative: 0.1, absolute: 0))]])
+        XCTAssertEqual(GateCheck(report: worse, baseline: Baseline(from: drift)).rows.first?.verdict, .regressed)
+        let rate = report(["alpha": [figure("alpha.rate", -10, unit: "x", gate: .higherIsBetter(relative: 0.1, absolute: 0))]])
+        XCTAssertTrue(GateCheck(report: rate, baseline: Baseline(from: rate)).passed)
+    }
+
+    func testARuleWhoseToleranceIsNotAFiniteNonNegativeNumberCannotJudge() throws {
+        let json = #"{"figures":{"alpha.allocs":{"value":2,"unit":"allocs/op","gate":{"lowerIsBetter":{"relative":"NaN","absolute":0.5}}}}}"#
+        let baseline = try Baseline.decode(Data(json.utf8))
+        let check = GateCheck(report: report(["alpha": [figure("alpha.allocs", 1_000, unit: "allocs/op", gate: .allocations)]]), baseline: baseline)
+        XCTAssertEqual(check.rows.first?.verdict, .invalid)
+        XCTAssertEqual(check.exitStatus, .harnessError)
+
+        let negative = report(["alpha": [figure("alpha.allocs", 1_000, unit: "allocs/op", gate: .lowerIsBetter(relative: -5, absolute: 0))]])
+        XCTAssertEqual(GateCheck(report: negative, baseline: Baseline(from: negative)).rows.first?.verdict, .invalid)
+    }
+
+    func testFiguresCheckedCountsOnlyFiguresCompared() {
+        let measured = report(["alpha": [
+            figure("alpha.allocs", 1, unit: "allocs/op", gate: .allocations), figure("alpha.lost", 0, gate: .zero),
+            figure("alpha.ratio", 2, unit: "ratio", gate: .latencyRatio),
+        ]])
+        let withoutJemalloc = report(
+            ["alpha": [figure("alpha.lost", 0, gate: .zero), figure("alpha.ratio", 2, unit: "ratio", gate: .latencyRatio)]],
+            allocationsMeasured: false)
+        let check = GateCheck(report: withoutJemalloc, baseline: Baseline(from: measured))
+        XCTAssertEqual(check.rows.first { $0.name == "alpha.allocs" }?.verdict, .skipped)
+        XCTAssertEqual(check.verdictLine, "GATE PASSED (2 figures checked)")
+    }
+}
