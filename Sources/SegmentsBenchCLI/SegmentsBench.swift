@@ -500,7 +500,19 @@ struct BaselineCommand: ParsableCommand {
             guard problems.isEmpty else {
                 throw BaselineRefusal("no baseline is taken from this run: " + problems.joined(separator: "; "))
             }
+            let violated = Baseline.correctnessViolations(in: report)
+            guard violated.isEmpty else {
+                throw BaselineRefusal("no baseline is taken from a run that broke a correctness rule: " + violated.joined(separator: "; "))
+            }
             let destination = URL(fileURLWithPath: to)
+            if let current = try? Baseline.load(from: destination) {
+                let lost = current.allocationFiguresUncounted(by: report)
+                if !lost.isEmpty {
+                    throw BaselineRefusal(
+                        "this run could not count allocations (\(AllocationProbe.unavailableNote)); replacing \(to) would stop gating "
+                            + "\(lost.joined(separator: ", ")). Run where jemalloc is available, or write this baseline elsewhere with --to")
+                }
+            }
             // A report given may be of a few scenarios; the suite run here is the whole of it, so
             // what it no longer has is meant to go.
             if from != nil, let current = try? Baseline.load(from: destination) {
@@ -544,6 +556,11 @@ struct CICommand: ParsableCommand {
         options.quick = true
         options.engine = SegmentsBenchCLI.registry.engine
         let directory = try reportDirectory(output.out)
+        do {
+            try GateVerdictFiles(directory: directory).removeEarlierVerdict()
+        } catch {
+            throw ValidationError("--out \(output.out): the earlier verdict cannot be removed: \(describe(error))")
+        }
         // Read first: a baseline that cannot be read fails the gate whatever the suite measures,
         // so the suite does not run for nothing.
         do {

@@ -269,16 +269,21 @@ private struct CountingScenario: Scenario {
     }
 }
 
-/// A scenario with one gated figure, `<name>.count`, always 0.
-private struct GatedScenario: Scenario {
+/// A scenario with one gated figure, `<name>.count` (0 unless told), and with `allocations`, a
+/// gated allocation count `<name>.allocs` measured as if jemalloc were there.
+struct GatedScenario: Scenario {
     var name: String
+    var count: Double = 0
+    var allocations: Double?
     var simulates = "nothing"
     var measures = "nothing"
     var honouredOptions: Set<BenchOptionName> = []
 
     func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult {
-        ScenarioResult(scenario: name, summary: name, configuration: [:],
-                       figures: [Figure(name: "\(name).count", value: 0, unit: "count", gate: .zero, summary: "zero")],
-                       allocationsMeasured: false)
+        var figures = [Figure(name: "\(name).count", value: count, unit: "count", gate: .zero, summary: "zero")]
+        if let allocations {
+            figures.append(Figure(name: "\(name).allocs", value: allocations, unit: "allocs/op", gate: .allocations, summary: "allocations"))
+        }
+        return ScenarioResult(scenario: name, summary: name, configuration: [:], figures: figures, allocationsMeasured: allocations != nil)
     }
 }

@@ -39,6 +39,15 @@ final class ScenarioRegistryTests: XCTestCase {
         XCTAssertTrue(registry.scenarios.isEmpty)
     }
 
+    /// The gate finds a figure's scenario by the part of its name before the first dot.
+    func testANameWithADotIsRefused() {
+        var registry = ScenarioRegistry(builtIns: false)
+        XCTAssertThrowsError(try registry.register(StubScenario(name: "net.v2"))) { error in
+            XCTAssertEqual(error as? ScenarioRegistryError, .invalidName("net.v2"))
+            XCTAssertTrue("\(error)".contains("."), "\(error)")
+        }
+    }
+
     func testTheConfigurationRecordsOnlyTheHonouredOptions() {
         var options = BenchOptions()
         options.producers = 3

@@ -26,6 +26,20 @@ public struct GateVerdictFiles: Sendable {
         self.directory = directory
     }
 
+    /// Removes the three files of an earlier verdict, if any, so that a run that ends before its
+    /// verdict leaves none behind for a CI system to read as this run's.
+    ///
+    /// - Throws: file system errors other than a file that is not there.
+    public func removeEarlierVerdict() throws {
+        for name in [Self.json, Self.junit, Self.summary] {
+            do {
+                try FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            } catch let error as CocoaError where error.code == .fileNoSuchFile {
+                continue
+            }
+        }
+    }
+
     /// Writes the three files for `check`, made on `report` (`nil` when it could not be read) with
     /// the baseline at `baselinePath`, and returns their URLs.
     ///

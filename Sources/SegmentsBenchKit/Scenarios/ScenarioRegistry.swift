@@ -40,7 +40,8 @@ public struct ScenarioRegistry: Sendable {
     ///   holds whitespace or starts with `-` (it could not be typed after `run`).
     public mutating func register(_ scenario: any Scenario) throws {
         let name = scenario.name
-        guard !name.isEmpty, !name.hasPrefix("-"), !name.contains(where: \.isWhitespace) else {
+        // A figure's scenario is the part of its name before the first dot (`tracking-storm.lostEvents`).
+        guard !name.isEmpty, !name.hasPrefix("-"), !name.contains(where: \.isWhitespace), !name.contains(".") else {
             throw ScenarioRegistryError.invalidName(name)
         }
         guard self.named(name) == nil else { throw ScenarioRegistryError.duplicateName(name) }
@@ -58,7 +59,8 @@ public struct ScenarioRegistry: Sendable {
 public enum ScenarioRegistryError: Error, Equatable, CustomStringConvertible {
     /// A scenario of this name is registered already.
     case duplicateName(String)
-    /// The name cannot be given on the command line.
+    /// The name cannot be given on the command line, or holds a dot (which ends a scenario's part
+    /// of a figure's name).
     case invalidName(String)
 
     public var description: String {
@@ -66,7 +68,7 @@ public enum ScenarioRegistryError: Error, Equatable, CustomStringConvertible {
         case .duplicateName(let name):
             "a scenario named '\(name)' is registered already; each scenario needs a name of its own"
         case .invalidName(let name):
-            "'\(name)' cannot name a scenario: use a non-empty name without whitespace that does not start with '-'"
+            "'\(name)' cannot name a scenario: use a non-empty name without whitespace or '.' that does not start with '-'"
         }
     }
 }

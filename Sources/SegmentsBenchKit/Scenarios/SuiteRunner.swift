@@ -33,19 +33,23 @@ public enum SuiteRunner {
         return BenchReport(machine: machine, gitRevision: gitRevision(), startedAt: started, command: command, scenarios: results)
     }
 
-    /// `git rev-parse HEAD`, with `-dirty` when the tree has changes; `unknown` outside a checkout.
-    public static func gitRevision() -> String {
-        guard let head = shell(["git", "rev-parse", "HEAD"])?.trimmingCharacters(in: .whitespacesAndNewlines), !head.isEmpty else {
+    /// `git rev-parse HEAD` of the checkout at `directory` (default: the current directory), with
+    /// `-dirty` when the tree has changes; `unknown` outside a checkout.
+    public static func gitRevision(in directory: URL? = nil) -> String {
+        guard let head = shell(["git", "rev-parse", "HEAD"], in: directory)?.trimmingCharacters(in: .whitespacesAndNewlines),
+              !head.isEmpty
+        else {
             return "unknown"
         }
-        let dirty = shell(["git", "status", "--porcelain", "--untracked-files=no"]).map { !$0.isEmpty } ?? false
+        let dirty = shell(["git", "status", "--porcelain"], in: directory).map { !$0.isEmpty } ?? false
         return dirty ? head + "-dirty" : head
     }
 
-    private static func shell(_ arguments: [String]) -> String? {
+    private static func shell(_ arguments: [String], in directory: URL? = nil) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

@@ -1,0 +1,84 @@
+import Foundation
+import SegmentsBenchCLI
+import SegmentsBenchKit
+import XCTest
+
+/// `ci` and `baseline update` never let a gate pass on figures nobody measured, never take a
+/// baseline from a broken run, and never leave an earlier run's verdict standing.
+final class BaselineAndVerdictCommandTests: XCTestCase {
+    private func failure(_ arguments: [String], registry: ScenarioRegistry) -> (status: Int32, message: String)? {
+        do {
+            try SegmentsBenchCLI.run(arguments, registry: registry)
+            return nil
+        } catch {
+            return (SegmentsBenchCLI.exitStatus(for: error), SegmentsBenchCLI.message(for: error))
+        }
+    }
+
+    private func registry(_ scenarios: GatedScenario...) throws -> ScenarioRegistry {
+        var registry = ScenarioRegistry(builtIns: false)
+        for scenario in scenarios { try registry.register(scenario) }
+        return registry
+    }
+
+    private func baselineFigures(_ path: String) throws -> [String] {
+        try Baseline.load(from: URL(fileURLWithPath: path)).figures.keys.sorted()
+    }
+
+    func testCIFailsWhenAScenarioOfTheBaselineDoesNotRun() throws {
+        let baseline = scratch() + "/baseline.json"
+        let both = try registry(GatedScenario(name: "alpha"), GatedScenario(name: "beta"))
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: both).map { "\($0)" })
+        let out = scratch()
+        let refused = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--out", out], registry: try registry(GatedScenario(name: "alpha"))))
+        XCTAssertEqual(refused.status, 70, refused.message)
+        let verdict = try String(contentsOfFile: out + "/" + GateVerdictFiles.summary, encoding: .utf8)
+        XCTAssertTrue(verdict.contains("beta"), verdict)
+    }
+
+    func testBaselineUpdateKeepsTheAllocationFiguresOfARunThatCouldNotCountThem() throws {
+        let baseline = scratch() + "/baseline.json"
+        let counted = try registry(GatedScenario(name: "alpha", allocations: 2))
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: counted).map { "\($0)" })
+        XCTAssertEqual(try baselineFigures(baseline), ["alpha.allocs", "alpha.count"])
+
+        let uncounted = try registry(GatedScenario(name: "alpha"))
+        let refused = try XCTUnwrap(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: uncounted))
+        XCTAssertEqual(refused.status, 70, refused.message)
+        XCTAssertTrue(refused.message.contains("alpha.allocs"), refused.message)
+        XCTAssertEqual(try baselineFigures(baseline), ["alpha.allocs", "alpha.count"], "the allocation gate is kept")
+        // Written elsewhere, it is the run's own baseline.
+        let elsewhere = scratch() + "/without-allocations.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", elsewhere], registry: uncounted).map { "\($0)" })
+    }
+
+    func testNoBaselineIsTakenFromARunThatBrokeACorrectnessRule() throws {
+        let baseline = scratch() + "/baseline.json"
+        let broken = try registry(GatedScenario(name: "alpha", count: 5))
+        let refused = try XCTUnwrap(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: broken))
+        XCTAssertEqual(refused.status, 70, refused.message)
+        XCTAssertTrue(refused.message.contains("alpha.count"), refused.message)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: baseline))
+    }
+
+    func testACIRunThatEndsEarlyLeavesNoVerdictOfAnEarlierRun() throws {
+        let baseline = scratch() + "/baseline.json"
+        let alpha = try registry(GatedScenario(name: "alpha"))
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        let out = scratch()
+        XCTAssertNil(failure(["ci", "--baseline", baseline, "--out", out], registry: alpha).map { "\($0)" })
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out + "/" + GateVerdictFiles.json))
+
+        let ended = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--out", out], registry: ScenarioRegistry(builtIns: false)))
+        XCTAssertEqual(ended.status, 64, ended.message)
+        for file in [GateVerdictFiles.json, GateVerdictFiles.junit, GateVerdictFiles.summary] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out + "/" + file), "\(file) of the earlier run is still there")
+        }
+    }
+
+    private func scratch() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-verdict-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.path
+    }
+}
