@@ -42,9 +42,16 @@ public enum ReportMerge {
 
     /// The merged report of `inputs` (at least one), made by `command`.
     ///
-    /// - Throws: ``MergeError/noReports`` for none.
+    /// A gated figure that a host which ran its scenario did not report is merged as NaN, which the
+    /// gate cannot pass (an allocation count is excused on a host that ran without jemalloc).
+    ///
+    /// - Throws: ``MergeError/noReports`` for none, ``MergeError/toolVersionsDiffer(_:)`` for
+    ///   reports of different versions, ``MergeError/histogramMissing(host:scenario:latency:)``.
     public static func merge(_ inputs: [Input], command: String) throws -> BenchReport {
         guard let first = inputs.first else { throw MergeError.noReports }
+        if Set(inputs.map(\.report.toolVersion)).count > 1 {
+            throw MergeError.toolVersionsDiffer(inputs.map { "\($0.host): \($0.report.toolVersion)" })
+        }
         for input in inputs {
             for scenario in input.report.scenarios {
                 for latency in scenario.latencies where latency.histogram.totalCount != latency.count {
@@ -91,12 +98,22 @@ public enum ReportMerge {
         var figures: [Figure] = []
         for name in figureNames {
             let measured = parts.compactMap { part in part.result.figure(name).map { (host: part.host, figure: $0) } }
-            let (figure, note) = FigureMerge.merge(measured)
-            figures.append(figure)
+            var (figure, note) = FigureMerge.merge(measured)
             if let note { notes.append(note) }
-            if several && measured.count < parts.count {
-                notes.append("`\(name)` is missing on \(parts.count - measured.count) host(s).")
+            let lacking = parts.filter { $0.result.figure(name) == nil }
+            if several, !lacking.isEmpty {
+                let hosts = lacking.map(\.host).joined(separator: ", ")
+                let excused = lacking.allSatisfy {
+                    !$0.result.allocationsMeasured && GateCheck.needsJemalloc(name: name, unit: figure.unit)
+                }
+                if figure.gate != nil, !excused {
+                    figure.value = .nan
+                    notes.append("`\(name)` is missing on \(hosts), which ran this scenario: merged as not a number, so the gate cannot pass on the other hosts' values.")
+                } else {
+                    notes.append("`\(name)` is missing on \(hosts).")
+                }
             }
+            figures.append(figure)
         }
 
         var latencyNames: [String] = []

@@ -1,0 +1,46 @@
+import Foundation
+@testable import SegmentsBenchKit
+import XCTest
+
+/// `merge` never lets one host's figure stand in for another host's that is missing, and never
+/// joins reports of different tool versions, whose figures may not mean the same.
+final class ReportMergeGapTests: XCTestCase {
+    private func report(host: String, figures: [Figure], allocationsMeasured: Bool = true, toolVersion: String = "1.0") -> BenchReport {
+        BenchReport(
+            machine: MachineInfo(hostname: host, cores: 2, memoryBytes: 1 << 30, cpuModel: "cpu", kernel: "k", swiftVersion: "6",
+                                 loadAverage: "0.1", jemalloc: "unavailable"),
+            gitRevision: "abc", startedAt: Date(timeIntervalSince1970: 1_700_000_000), command: "test",
+            scenarios: [ScenarioResult(scenario: "storm", summary: "s", configuration: [:], figures: figures,
+                                       allocationsMeasured: allocationsMeasured)],
+            toolVersion: toolVersion)
+    }
+
+    private let lost = Figure(name: "storm.lostEvents", value: 0, unit: "count", gate: .zero, summary: "lost")
+    private let ratio = Figure(name: "storm.p50ToFloor", value: 1, unit: "ratio", gate: .latencyRatio, summary: "ratio")
+    private let allocations = Figure(name: "storm.allocsPerEvent", value: 0, unit: "allocs/op", gate: .allocations, summary: "allocs")
+
+    func testAGatedFigureMissingOnOneHostFailsTheMergedGate() throws {
+        let a = report(host: "a", figures: [lost, ratio])
+        let b = report(host: "b", figures: [ratio])
+        let merged = try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")
+        let check = GateCheck(report: merged, baseline: Baseline(from: a))
+        XCTAssertEqual(check.exitStatus, .harnessError, check.renderTable())
+        XCTAssertTrue(merged.scenarios[0].notes.contains { $0.contains("storm.lostEvents") && $0.contains("b") }, "\(merged.scenarios[0].notes)")
+    }
+
+    func testAnAllocationCountAHostCouldNotMeasureIsTakenFromTheOthers() throws {
+        let a = report(host: "a", figures: [lost, allocations])
+        let b = report(host: "b", figures: [lost], allocationsMeasured: false)
+        let merged = try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")
+        XCTAssertEqual(merged.scenarios[0].figure("storm.allocsPerEvent")?.value, 0)
+        XCTAssertEqual(GateCheck(report: merged, baseline: Baseline(from: a)).exitStatus, .pass)
+    }
+
+    func testReportsOfDifferentToolVersionsAreNotMerged() {
+        let a = report(host: "a", figures: [lost], toolVersion: "1.0")
+        let b = report(host: "b", figures: [lost], toolVersion: "1.1")
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .toolVersionsDiffer(["a: 1.0", "b: 1.1"]))
+        }
+    }
+}
