@@ -12,7 +12,8 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
     /// keep-alive connection instead of paying connection setup each time (W2). The whole request
     /// has one deadline, ``HTTPTransportConfiguration/qualifiedSegmentsTimeout``.
     ///
-    /// Errors: no connection, a connection lost before the response, or the deadline →
+    /// Errors: an API key no header can carry (a control character) →
+    /// `SegmentsError.invalidCredentials`, nothing sent; no connection, a connection lost before the response, or the deadline →
     /// `fetchSegmentsFailed("network error")`; everything else as
     /// `QualifiedSegmentsWire.decodeResponse(status:body:)` maps it (`"<status>"` for any non-2xx
     /// status, even when its body is cut short; `"decode error"`; the error's classification or
@@ -25,6 +26,12 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
         let url = configuration.qualifiedSegmentsBase + QualifiedSegmentsWire.path
         var request = HTTPClientRequest(url: url)
         request.method = .POST
+        guard !Self.holdsControlCharacter(apiKey) else {
+            let error = SegmentsError.invalidCredentials("the api key holds a control character (a line break read with the key?)")
+            logger.error("Segments: HTTP POST \(url) not sent: \(error)")
+            throw error
+        }
+        request.headers.add(name: "accept-encoding", value: "identity")
         request.headers.add(name: "x-api-key", value: apiKey)
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: QualifiedSegmentsWire.requestBody(for: query)))

@@ -44,6 +44,9 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
+        // Inflating is limited to a ratio that a well-compressed batch answer exceeds, which would
+        // fail an upload the server accepted; requests ask for answers uncompressed anyway.
+        configuration.decompression = .disabled
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -161,8 +164,15 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         var request = HTTPClientRequest(url: configuration.base + path)
         request.method = method
         request.headers.add(name: "accept", value: "application/json")
+        request.headers.add(name: "accept-encoding", value: "identity")
         if let authorization = context.authorization {
-            request.headers.add(name: "authorization", value: authorization.headerValue)
+            let value = authorization.headerValue
+            guard !Self.holdsControlCharacter(value) else {
+                let error = SegmentsError.invalidCredentials("the authorization holds a control character (a line break read with the key?)")
+                logger.error("Segments: HTTP \(method) \(Self.withoutQuery(path)) not sent: \(error)")
+                throw error
+            }
+            request.headers.add(name: "authorization", value: value)
         }
         if let body {
             let data: Data
@@ -188,21 +198,21 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             switch error {
             case .request(let failure):
                 let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
-                logger.debug("Segments: HTTP \(method) \(path) failed: \(mapped)")
+                logger.debug("Segments: HTTP \(method) \(Self.withoutQuery(path)) failed: \(mapped)")
                 throw mapped
             case .body(let failure, let status, let retryAfter):
                 // The status decides first: a 401 or 503 whose body is cut short is still that
                 // status; only a 2xx response is judged by what happened to its body.
                 let mapped = HTTPStatusMapping.error(forStatus: status, retryAfter: HTTPStatusMapping.retryAfter(retryAfter))
                     ?? HTTPStatusMapping.error(forBodyFailure: failure)
-                logger.debug("Segments: HTTP \(method) \(path) → \(status), body failed: \(failure)")
+                logger.debug("Segments: HTTP \(method) \(Self.withoutQuery(path)) → \(status), body failed: \(failure)")
                 throw mapped
             }
         }
         if let error = HTTPStatusMapping.error(
             forStatus: exchange.status, retryAfter: HTTPStatusMapping.retryAfter(exchange.retryAfter))
         {
-            logger.debug("Segments: HTTP \(method) \(path) → \(exchange.status)")
+            logger.debug("Segments: HTTP \(method) \(Self.withoutQuery(path)) → \(exchange.status)")
             throw error
         }
         return exchange.body
@@ -245,9 +255,17 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
     }
 
+    /// `path` without its query, which names the customer (`?cookie=`): for log lines.
+    static func withoutQuery(_ path: String) -> Substring { path.prefix { $0 != "?" } }
+
+    /// `true` if `value` holds a character no header value may (C0 controls but tab, and DEL):
+    /// AsyncHTTPClient would refuse the request as if the network had failed.
+    static func holdsControlCharacter(_ value: String) -> Bool {
+        value.unicodeScalars.contains { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+    }
+
     private func logRedirect(of request: HTTPClientRequest, status: Int, to location: String?) {
-        // Without the query, which names the customer (`?cookie=`).
-        let url = request.url.prefix { $0 != "?" }
+        let url = Self.withoutQuery(request.url)
         logger.error(
             "Segments: \(request.method) \(url) was redirected (HTTP \(status)) to \(location?.escapingControlCharacters ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
     }

@@ -185,7 +185,7 @@ final class UploadRefusalTests: XCTestCase {
             XCTAssertFalse(refusal.isTransient)
             XCTAssertEqual(UploadQueue.kind(of: refusal), .refusal, "\(refusal)")
         }
-        for configuration: SegmentsError in [.unauthorized(status: 401), .unauthorized(status: 403), .notFound] {
+        for configuration: SegmentsError in [.unauthorized(status: 401), .unauthorized(status: 403), .notFound, .invalidCredentials("x")] {
             XCTAssertEqual(UploadQueue.kind(of: configuration), .configuration, "\(configuration)")
         }
     }

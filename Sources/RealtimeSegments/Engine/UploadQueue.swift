@@ -171,7 +171,7 @@ struct UploadQueue {
     /// How `error` is treated when an upload fails with it.
     static func kind(of error: SegmentsError) -> FailureKind {
         switch error {
-        case .unauthorized, .notFound: .configuration
+        case .unauthorized, .notFound, .invalidCredentials: .configuration
         case .unexpectedStatus(let status) where (300..<400).contains(status): .configuration
         case .unexpectedStatus(let status) where (400..<500).contains(status) && status != 408: .refusal
         case .invalidArgument: .refusal  // the body could not be encoded: it never will be

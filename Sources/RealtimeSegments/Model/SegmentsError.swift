@@ -39,6 +39,10 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// event journal (none is configured, it is full, or it cannot be written or synced); they
     /// are still queued in memory and uploaded as usual.
     case journalUnavailable(String)
+    /// The credentials cannot be sent as they are (a control character in the authorization or
+    /// API key): the request was not made. Not transient; fix the configuration. The reason never
+    /// holds the secret.
+    case invalidCredentials(String)
     /// The server answered for the first `answered` commands of an upload: it refused those listed
     /// in `refused` for good (sending them again would be refused again) and accepted the others.
     /// The commands after them were not sent, because of `then`; `nil` when every command was
@@ -85,6 +89,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidSegmentIdentifier: "Audience segments fetch failed (invalid identifier)"
         case .fetchSegmentsFailed(let reason): "Audience segments fetch failed (\(reason))."
         case .journalUnavailable(let reason): reason
+        case .invalidCredentials(let reason): "invalid credentials: \(reason)"
         case .partialUpload(let answered, let refused, let then):
             "the server refused \(refused.count) of \(answered) answered commands"
                 + (refused.first.map { " (first: \($0.reason))" } ?? "")

@@ -1,0 +1,76 @@
+import Foundation
+import RealtimeSegments
+import RealtimeSegmentsHTTP
+import XCTest
+
+/// What `HTTPSegmentsTransport` puts in a request's headers and its logs: answers asked for
+/// uncompressed, credentials no header can carry refused before anything is sent and never
+/// echoed, and no customer named in a log line.
+final class HTTPTransportHeaderTests: XCTestCase {
+    private let event = TrackedEvent(customerIds: ["cookie": "c1"], eventType: "view", timestamp: 1, properties: [:])
+
+    private func transport(_ server: CannedHTTPServer, logs: LogLines = LogLines()) throws -> HTTPSegmentsTransport {
+        HTTPSegmentsTransport(
+            configuration: try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)"), logger: logs.logger)
+    }
+
+    /// A compressed answer would be inflated by AsyncHTTPClient under a ratio limit that a
+    /// well-compressed batch answer exceeds: the upload, accepted by the server, would fail.
+    func testEveryRequestAsksForAnUncompressedAnswer() async throws {
+        let server = try CannedHTTPServer(responses: [
+            (200, "{}"), (200, "{}"), (200, #"{"results":[{"success":true}]}"#), (200, #"{"success":true}"#),
+        ])
+        defer { server.stop() }
+        let transport = try transport(server)
+        let context = SegmentsRequestContext(projectToken: "p", authorization: .token("k"))
+        _ = try await transport.fetchSegments(cookie: "c1", context: context)
+        try await transport.linkCustomerIds(cookie: "c1", externalIds: ["registered": "jane"], context: context)
+        try await transport.trackEvents([event], context: context)
+        try await transport.identifyCustomer(CustomerUpdate(customerIds: ["cookie": "c1"], properties: [:]), context: context)
+        XCTAssertEqual(server.requests.count, 4)
+        for request in server.requests {
+            XCTAssertEqual(request.values(of: "accept-encoding"), ["identity"], request.line)
+        }
+    }
+
+    /// A key read from a file or the environment with its line break: not a network failure to
+    /// retry for ever, and not a line that prints the secret.
+    func testCredentialsWithAControlCharacterAreRefusedUnsentAndUnechoed() async throws {
+        let server = try CannedHTTPServer(responses: [(200, "{}"), (200, "{}")])
+        defer { server.stop() }
+        let logs = LogLines()
+        let transport = try transport(server, logs: logs)
+        // (HTTP Basic sends its pair base64-encoded: any secret fits in the header.)
+        for authorization in [SegmentsAuthorization.token("secret\n"), .bearer("sec\u{7F}ret"), .token("secret\r")] {
+            do {
+                _ = try await transport.fetchSegments(cookie: "c1", context: SegmentsRequestContext(projectToken: "p", authorization: authorization))
+                XCTFail("\(authorization) was sent")
+            } catch {
+                XCTAssertEqual(error, .invalidCredentials("the authorization holds a control character (a line break read with the key?)"))
+                XCTAssertFalse(error.isTransient)
+                XCTAssertFalse(error.description.contains("secret"), error.description)
+            }
+        }
+        do {
+            _ = try await transport.fetchQualifiedSegments(
+                QualifiedSegmentsQuery(userKey: .fsUserId, userValue: "jane", segmentsToCheck: ["a"]), apiKey: "secret\n")
+            XCTFail("the api key was sent")
+        } catch {
+            XCTAssertEqual(error, .invalidCredentials("the api key holds a control character (a line break read with the key?)"))
+        }
+        XCTAssertEqual(server.requests.count, 0)
+        XCTAssertFalse(logs.all.contains { $0.contains("secret") }, "\(logs.all)")
+        XCTAssertEqual(logs.count(prefix: "Segments: "), 4, "\(logs.all)")
+    }
+
+    func testFailureLogsDoNotNameTheCustomer() async throws {
+        let server = try CannedHTTPServer(responses: [(503, "{}")])
+        defer { server.stop() }
+        let logs = LogLines()
+        let transport = try transport(server, logs: logs)
+        let context = SegmentsRequestContext(projectToken: "p", authorization: .token("k"))
+        _ = try? await transport.fetchSegments(cookie: "cust-123", context: context)
+        XCTAssertFalse(logs.all.isEmpty)
+        XCTAssertFalse(logs.all.contains { $0.contains("cust-123") }, "\(logs.all)")
+    }
+}
