@@ -273,18 +273,59 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a record at byte 0 that cannot be read"), 1)
     }
 
-    /// A segment file that cannot be read keeps its name: the journal's next file takes another,
-    /// where it used to open (and truncate) the same one.
-    func testAnUnreadableSegmentFileKeepsItsNameAndTheJournalWritesPastIt() async throws {
+    /// A segment file that cannot be read sets the journal aside for the run: a mark written now
+    /// would hide the unread file's events once it can be read, so nothing is replayed, written or
+    /// deleted, and `flushJournal()` says why the events are not durable.
+    func testASegmentFileThatCannotBeReadSetsTheJournalAsideForTheRun() async throws {
         try writeJournalFile(segmentFile(1).lastPathComponent, record(.item(sequence: 1, event("old"))))
         try FileManager.default.createDirectory(at: segmentFile(2), withIntermediateDirectories: false)  // unreadable as a file
         let fixture = journaled()
         fixture.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
         fixture.client.start()
         try fixture.client.trackEvent(eventType: "new")
-        try await fixture.client.flushJournal()
-        XCTAssertTrue(FileManager.default.fileExists(atPath: segmentFile(3).path), "the journal wrote past the unreadable name")
-        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal paused"), 0)
+        do {
+            try await fixture.client.flushJournal()
+            XCTFail("flushJournal returned although the journal is set aside")
+        } catch {
+            guard case .journalUnavailable(let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("set aside"), reason)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: segmentFile(3).path), "nothing is written")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: segmentFile(1).path), "nothing is deleted")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: The event journal is set aside for this run"), 1)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Replaying"), 0)
+    }
+
+    /// The run after one that could not read a segment file uploads that file's events: what
+    /// the server answered in between does not hide them.
+    func testTheEventsOfAFileUnreadableAtOneStartAreUploadedOnceItCanBeRead() async throws {
+        try writeJournalFile(segmentFile(1).lastPathComponent,
+                             (1...3).flatMap { record(.item(sequence: UInt64($0), event("old-\($0)"))) })
+        let aside = directory.appendingPathComponent("aside")
+        try FileManager.default.moveItem(at: segmentFile(1), to: aside)
+        try FileManager.default.createDirectory(at: segmentFile(1), withIntermediateDirectories: false)  // unreadable as a file
+        do {
+            let server = AdmittingTransport { events throws(SegmentsError) in
+                guard events.allSatisfy({ $0.eventType != "new-3" }) else { throw .timeout }
+            }
+            let second = journaled {
+                $0.transport = server
+                $0.flushingMode = .manual
+                $0.maxUploadBatchSize = 1
+            }
+            second.client.start()
+            for index in 1...3 { try second.client.trackEvent(eventType: "new-\(index)") }
+            second.client.flush()  // new-1 and new-2 are accepted; new-3 times out
+            second.settle()
+            XCTAssertEqual(server.accepted.trackedEvents.map(\.eventType), ["new-1", "new-2"])
+            second.client.stop(timeout: .seconds(5))
+        }
+        try FileManager.default.removeItem(at: segmentFile(1))
+        try FileManager.default.moveItem(at: aside, to: segmentFile(1))
+        let third = journaled()
+        third.client.start()
+        third.settle()
+        XCTAssertEqual(third.transport.trackedEvents.map(\.eventType), ["old-1", "old-2", "old-3", "new-3"])
     }
 
     /// The mark of what the server answered can be the only record of a segment file. Deleted

@@ -124,7 +124,15 @@ public final class SegmentsClient: Sendable {
         if let directory = configuration.stateDirectory {
             let journalDirectory = JournalRecovery.directory(in: directory)
             if configuration.journal != nil {
-                initial.journal = JournalRecovery.read(directory: journalDirectory, logger: logger)
+                let recovery = JournalRecovery.read(directory: journalDirectory, logger: logger)
+                if recovery.unreadableFiles.isEmpty {
+                    initial.journal = recovery
+                } else {
+                    let files = recovery.unreadableFiles.joined(separator: ", ")
+                    logger.error(
+                        "Segments: The event journal is set aside for this run: \(files) cannot be read. No journal file is replayed, written or deleted, so that what the server answers now cannot hide the unread events; events are kept in memory and in the state file at stop, and every journal file is replayed at a start that can read them")
+                    initial.journalSetAside = "\(files) cannot be read"
+                }
             } else {
                 JournalRecovery.warnOfSegmentFilesLeft(in: journalDirectory, logger: logger)
             }
@@ -457,8 +465,9 @@ public final class SegmentsClient: Sendable {
     /// recorded the acknowledgement in the journal, that upload is sent again at the next start:
     /// the server may receive duplicates, never fewer events than were made durable.
     ///
-    /// - Throws: ``SegmentsError/journalUnavailable(_:)`` when no journal is configured, or when
-    ///   it is full or cannot be written or synced (the events are then kept in memory and
+    /// - Throws: ``SegmentsError/journalUnavailable(_:)`` when no journal is configured, when it
+    ///   is set aside for the run (a journal file could not be read at start), or when it is full
+    ///   or cannot be written or synced (the events are then kept in memory and
     ///   uploaded as usual, but would not survive a crash); ``SegmentsError/notStarted`` or
     ///   ``SegmentsError/stopped`` (also when the client stops while the call waits).
     public func flushJournal() async throws(SegmentsError) {

@@ -34,6 +34,8 @@ final class EngineOwner {
         /// ``pendingUploads`` (which are older only when the previous run had no journal, which
         /// left the journal empty, or newer: those it kept in memory only).
         var journal: JournalRecovery? = nil
+        /// Why the journal configured is not used this run, if it is not.
+        var journalSetAside: String? = nil
         /// The client's hold on its state directory, released once the engine has ended.
         var stateLock: StateDirectoryLock? = nil
     }
@@ -70,6 +72,8 @@ final class EngineOwner {
     private var uploads: UploadQueue
     /// The write-ahead journal of ``uploads``, if one is configured.
     private let journal: EventJournal?
+    /// Why ``journal`` is `nil` although one is configured (``InitialState/journalSetAside``).
+    private let journalSetAside: String?
     /// ``SegmentsClient/flushJournal()`` calls waiting for the ring position they name to be
     /// drained and committed.
     private var journalWaiters: [(through: Int, completion: JournalFlushCompletion)] = []
@@ -132,6 +136,7 @@ final class EngineOwner {
         self.stampingIds = initial.customerIds
         let replayed = initial.journal?.entries.map(\.item) ?? []
         self.uploads = UploadQueue(replayed + initial.pendingUploads)
+        self.journalSetAside = initial.journalSetAside
         if let journalConfiguration = configuration.journal, let recovery = initial.journal {
             let journal = EventJournal(
                 configuration: journalConfiguration, recovery: recovery,
@@ -682,7 +687,8 @@ final class EngineOwner {
         guard !journalWaiters.isEmpty else { return }
         let drainedThrough = channels.ring.nextDequeuePosition
         guard journalWaiters.contains(where: { $0.through <= drainedThrough }) else { return }
-        let result = journal?.syncForFlush(at: now) ?? .failure(.journalUnavailable("no event journal is configured"))
+        let result = journal?.syncForFlush(at: now)
+            ?? .failure(.journalUnavailable(journalSetAside.map { "the event journal is set aside for this run: \($0)" } ?? "no event journal is configured"))
         journalWaiters.removeAll { waiter in
             guard waiter.through <= drainedThrough else { return false }
             waiter.completion(result)

@@ -30,6 +30,10 @@ struct JournalRecovery: Sendable {
     /// takes a higher one, so a file that could not be read is never opened (and emptied) again.
     var highestIndex: UInt64 = 0
     var acknowledgedThrough: UInt64 = 0
+    /// Segment files that could not be read. While there are any, the journal is set aside for the
+    /// run (see ``SegmentsClient``): a mark of what the server answers now would also cover their
+    /// items, whose numbers are unknown, and hide them once they can be read.
+    var unreadableFiles: [String] = []
 
     /// The journal's directory inside the state directory.
     static func directory(in stateDirectory: URL) -> URL {
@@ -48,7 +52,8 @@ struct JournalRecovery: Sendable {
     }
 
     /// Reads every segment file of `directory` in order. A damaged or torn tail is skipped with a
-    /// `Segments:` warning; an unreadable file with a `Segments:` error. Never throws.
+    /// `Segments:` warning. A file that cannot be read is listed in ``unreadableFiles``, and then
+    /// nothing is to be replayed. Never throws.
     static func read(directory: URL, logger: Logger) -> JournalRecovery {
         var recovery = JournalRecovery(directory: directory)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -63,7 +68,7 @@ struct JournalRecovery: Sendable {
             recovery.highestIndex = max(recovery.highestIndex, index)
             let url = directory.appendingPathComponent(name)
             guard let data = FileManager.default.contents(atPath: url.path) else {
-                logger.error("Segments: Event journal file \(url.path) cannot be read; its events are not replayed")
+                recovery.unreadableFiles.append(url.path)
                 continue
             }
             var segment = Segment(url: url, index: index, bytes: data.count, lastSequence: 0)
@@ -102,6 +107,7 @@ struct JournalRecovery: Sendable {
             }
             recovery.segments.append(segment)
         }
+        guard recovery.unreadableFiles.isEmpty else { return recovery }
         let acknowledged = recovery.acknowledgedThrough
         recovery.entries = items.filter { $0.sequence > acknowledged }
         if !recovery.entries.isEmpty {
