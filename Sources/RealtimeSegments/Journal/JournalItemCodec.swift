@@ -129,6 +129,10 @@ enum JournalItemCodec {
             return Value(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Value.self))
         }
 
+        /// At most this many elements are reserved ahead: a count is bounded by the bytes left, but
+        /// nested containers could each claim nearly all of them, and their reservations add up.
+        static let reservationLimit = 1_024
+
         /// A count of things that each take at least `minimumSize` bytes: no larger than what is left.
         private mutating func count(minimumSize: Int) throws(Malformed) -> Int {
             let count = Int(try integer(UInt32.self))
@@ -145,7 +149,7 @@ enum JournalItemCodec {
         mutating func strings() throws(Malformed) -> [String: String] {
             let count = try count(minimumSize: 8)
             var map: [String: String] = [:]
-            map.reserveCapacity(count)
+            map.reserveCapacity(min(count, Self.reservationLimit))
             for _ in 0..<count {
                 let key = try string()
                 map[key] = try string()
@@ -156,7 +160,7 @@ enum JournalItemCodec {
         mutating func object(depth: Int) throws(Malformed) -> [String: JSONValue] {
             let count = try count(minimumSize: 5)
             var object: [String: JSONValue] = [:]
-            object.reserveCapacity(count)
+            object.reserveCapacity(min(count, Self.reservationLimit))
             for _ in 0..<count {
                 let key = try string()
                 object[key] = try value(depth: depth + 1)
@@ -175,7 +179,7 @@ enum JournalItemCodec {
             case .array:
                 let count = try count(minimumSize: 1)
                 var elements: [JSONValue] = []
-                elements.reserveCapacity(count)
+                elements.reserveCapacity(min(count, Self.reservationLimit))
                 for _ in 0..<count { elements.append(try value(depth: depth + 1)) }
                 return .array(elements)
             case .object: return .object(try object(depth: depth))
