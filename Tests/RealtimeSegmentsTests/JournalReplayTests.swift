@@ -273,6 +273,31 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a record at byte 0 that cannot be read"), 1)
     }
 
+    /// An upload too large for a journal record (which replay would read as damage) is kept in
+    /// memory and in the state file at stop, and `flushJournal()` says it is not journaled.
+    func testAnUploadTooLargeForARecordIsKeptOutOfTheJournalAndSavedAtStop() async throws {
+        let journal = JournalConfiguration(maxBytes: 4 * JournalRecord.maxBodySize)
+        let big = JSONValue.string(String(repeating: "x", count: JournalRecord.maxBodySize + 1))
+        do {
+            let first = journaled(journal)
+            first.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
+            first.client.start()
+            try first.client.trackEvent(eventType: "big", properties: ["padding": big])
+            do {
+                try await first.client.flushJournal()
+                XCTFail("flushJournal returned: the event is in the journal, where replay reads it as damage")
+            } catch {
+                guard case .journalUnavailable(let reason) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(reason.contains("larger than a journal record"), reason)
+            }
+            first.client.stop(timeout: .seconds(10))
+        }
+        let second = journaled(journal)
+        second.client.start()
+        second.settle()
+        XCTAssertEqual(second.transport.trackedEvents.map(\.eventType), ["big"])
+    }
+
     /// A segment file that cannot be read sets the journal aside for the run: a mark written now
     /// would hide the unread file's events once it can be read, so nothing is replayed, written or
     /// deleted, and `flushJournal()` says why the events are not durable.

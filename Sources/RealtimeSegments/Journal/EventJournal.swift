@@ -94,8 +94,17 @@ final class EventJournal {
             markMemoryOnly(from: sequence, count: 1)
             return
         }
-        if stagedEnds.isEmpty { firstStagedSequence = sequence }
+        let recordStart = staged.count
         JournalRecord.item(sequence: sequence, item).append(to: &staged)
+        let bodySize = staged.count - recordStart - JournalRecord.headerSize
+        guard bodySize <= JournalRecord.maxBodySize else {
+            // Replay would read a record this large as damage, and drop what follows it.
+            staged.removeSubrange(recordStart...)
+            markMemoryOnly(from: sequence, count: 1)
+            keepInMemory(because: "an upload of \(bodySize) bytes is larger than a journal record can hold (\(JournalRecord.maxBodySize))")
+            return
+        }
+        if stagedEnds.isEmpty { firstStagedSequence = sequence }
         stagedEnds.append(staged.count)
     }
 
