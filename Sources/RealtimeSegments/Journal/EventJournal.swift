@@ -218,9 +218,22 @@ final class EventJournal {
         return .success(())
     }
 
-    /// The engine stops: the last writes are synced and, if every item was answered, the segment
-    /// files are deleted.
+    /// The engine stops: a mark of what the server answered is written even past the cap (one
+    /// record, so that a clean stop never leaves answered items to be sent again), the last
+    /// writes are synced and, if every item was answered, the segment files are deleted.
     func finish(at now: SegmentsInstant) {
+        if acknowledgementDue {
+            var mark: [UInt8] = []
+            JournalRecord.acknowledged(through: acknowledgedThrough).append(to: &mark)
+            do throws(JournalIOError) {
+                let file = try openCurrent()
+                try file.append(mark, 0..<mark.count)
+                acknowledgementWritten = acknowledgedThrough
+            } catch {
+                closeCurrent()
+                logger.error("Segments: Event journal: \(error); uploads answered before the stop may be sent again at the next start")
+            }
+        }
         sync(at: now)
         closeCurrent()
         deleteAnswered()

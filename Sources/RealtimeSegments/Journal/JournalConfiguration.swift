@@ -23,7 +23,10 @@
 /// possible; losses of journaled events are not.
 ///
 /// When the journal holds ``maxBytes`` of unacknowledged records (the server is unreachable for
-/// long), or a write fails (disk full, permissions), nothing is dropped: new events are kept in
+/// long), an upload is too large for one record (64 MiB), a segment file left by an earlier run
+/// cannot be read (the journal is then set aside for the run: nothing is replayed, written or
+/// deleted until a start can read it), or a write fails (disk full, permissions), nothing is
+/// dropped: new events are kept in
 /// memory only, exactly as without a journal, with one `Segments:` warning, and
 /// ``SegmentsClient/flushJournal()`` throws ``SegmentsError/journalUnavailable(_:)``. Journaling
 /// resumes, with another `Segments:` line, once the events kept in memory only have been
