@@ -166,17 +166,30 @@ final class EventJournal {
             stagedEnds.removeAll(keepingCapacity: true)
         }
         if !staged.isEmpty {
+            var target: JournalSegmentFile?
+            var bytesBefore = 0
             do throws(JournalIOError) {
                 let file = try openCurrent()
+                target = file
+                bytesBefore = file.bytes
                 try file.append(staged, 0..<staged.count)
             } catch {
-                // A torn write: nothing more goes to this file, whose tail replay will skip.
+                // A torn write: nothing more goes to this file, whose tail replay will skip. The
+                // records written whole before it are journaled (replay reads them); what the
+                // file holds is synced before it is closed, as a commit would have.
+                let written = target.map { $0.bytes - bytesBefore } ?? 0
+                let whole = stagedEnds.prefix(fitting).prefix { $0 <= written }.count
+                if whole > 0 {
+                    currentLastSequence = firstStagedSequence + UInt64(whole - 1)
+                    counters.journalItemsWritten.wrappingIncrement(by: whole, ordering: .relaxed)
+                }
+                if current?.needsSync == true { sync(at: now) }
                 closeCurrent()
-                if stagedEnds.isEmpty {
+                if stagedEnds.count == whole {
                     // Only an acknowledgement mark was lost: replay may send answered items again.
                     logger.error("Segments: Event journal: \(error)")
                 } else {
-                    markMemoryOnly(from: firstStagedSequence, count: stagedEnds.count)
+                    markMemoryOnly(from: firstStagedSequence + UInt64(whole), count: stagedEnds.count - whole)
                     keepInMemory(because: "it cannot be written (\(error))")
                 }
                 return

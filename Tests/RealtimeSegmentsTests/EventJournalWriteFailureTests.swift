@@ -1,0 +1,81 @@
+@testable import RealtimeSegments
+import Foundation
+import Logging
+import XCTest
+
+/// A journal write that fails part way (the file-size limit stands in for a full disk): the
+/// records written whole stay journaled and no longer count as memory only, and what was written
+/// before the failure is still synced.
+final class EventJournalWriteFailureTests: XCTestCase {
+    private var directory: URL!
+    private let counters = EngineCounters()
+    private let now = SegmentsInstant(nanoseconds: 1)
+
+    override func setUp() {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-fail-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func journal(_ durability: JournalConfiguration.Durability) -> EventJournal {
+        EventJournal(
+            configuration: JournalConfiguration(durability: durability), recovery: JournalRecovery(directory: directory),
+            logger: Logger(label: "EventJournalWriteFailureTests"), counters: counters)
+    }
+
+    private func event(_ type: String) -> UploadItem {
+        .event(TrackedEvent(customerIds: ["cookie": "c"], eventType: type, timestamp: 1, properties: [:]))
+    }
+
+    private func recordSize(_ item: UploadItem) -> Int {
+        var bytes: [UInt8] = []
+        JournalRecord.item(sequence: 1, item).append(to: &bytes)
+        return bytes.count
+    }
+
+    /// Runs `body` with writes to files limited to `bytes` in all (`EFBIG` beyond, not a signal).
+    private func withFileSizeLimit(_ bytes: Int, _ body: () -> Void) {
+        let previousHandler = signal(SIGXFSZ, SIG_IGN)
+        var previous = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &previous)
+        var limited = previous
+        limited.rlim_cur = rlim_t(bytes)
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limited), 0)
+        body()
+        var restored = previous
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restored)
+        signal(SIGXFSZ, previousHandler)
+    }
+
+    private func replayed() -> [String] {
+        JournalRecovery.read(directory: directory, logger: Logger(label: "EventJournalWriteFailureTests")).entries.map { entry in
+            guard case .event(let event) = entry.item else { return "?" }
+            return event.eventType
+        }
+    }
+
+    func testRecordsWrittenWholeBeforeAFailedWriteStayJournaledAndAreNotAlsoMemoryOnly() {
+        let journal = journal(.everyCommit)
+        let items = ["e0", "e1", "e2"].map(event)
+        for item in items { journal.queue(item) }
+        // One record and a half fit.
+        withFileSizeLimit(recordSize(items[0]) + recordSize(items[1]) / 2) { journal.commit(at: now) }
+        XCTAssertEqual(replayed(), ["e0"], "e0 was written whole")
+        XCTAssertEqual(journal.memoryOnlyCount, 2, "only e1 and e2 are for the state file to hold")
+    }
+
+    func testWritesBeforeAFailedWriteAreSyncedWhenItsFileIsClosed() {
+        let journal = journal(.interval(milliseconds: 60_000))
+        journal.queue(event("a"))
+        journal.commit(at: now)  // the first commit syncs
+        journal.queue(event("b"))
+        journal.commit(at: now)  // within the interval: not synced
+        let fsyncs = counters.journalFsyncs.load(ordering: .relaxed)
+        journal.acknowledge(1)
+        withFileSizeLimit(journal.totalBytes) { journal.commit(at: now) }  // the mark cannot be written
+        XCTAssertGreaterThan(counters.journalFsyncs.load(ordering: .relaxed), fsyncs, "b was synced before its file was closed")
+        XCTAssertNoThrow(try journal.syncForFlush(at: now).get())
+    }
+}
