@@ -79,3 +79,20 @@ final class EventJournalWriteFailureTests: XCTestCase {
         XCTAssertNoThrow(try journal.syncForFlush(at: now).get())
     }
 }
+
+extension EventJournalWriteFailureTests {
+    /// A file of the next index that appeared after the journal was read (another writer on a
+    /// directory it could not lock) is left as it is: the journal writes the index after it.
+    func testANewSegmentFileNeverEmptiesAFileAlreadyThere() throws {
+        let journal = journal(.everyCommit)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let foreign = directory.appendingPathComponent(JournalSegmentFile.name(index: 1))
+        var record: [UInt8] = []
+        JournalRecord.item(sequence: 1, event("theirs")).append(to: &record)
+        try Data(record).write(to: foreign)
+        journal.queue(event("ours"))
+        journal.commit(at: now)
+        XCTAssertEqual(try Data(contentsOf: foreign), Data(record), "the other writer's file is untouched")
+        XCTAssertEqual(replayed().sorted(), ["ours", "theirs"])
+    }
+}

@@ -272,7 +272,16 @@ final class EventJournal {
 
     private func openCurrent() throws(JournalIOError) -> JournalSegmentFile {
         if let current { return current }
-        let file = try JournalSegmentFile(directory: directory, index: nextIndex, counters: counters)
+        var file: JournalSegmentFile
+        while true {
+            do throws(JournalIOError) {
+                file = try JournalSegmentFile(directory: directory, index: nextIndex, counters: counters)
+                break
+            } catch where error.code == EEXIST && nextIndex < JournalSegmentFile.largestNumber {
+                // Left by another writer since the journal was read: never emptied, passed over.
+                nextIndex += 1
+            }
+        }
         nextIndex += 1
         current = file
         currentLastSequence = 0

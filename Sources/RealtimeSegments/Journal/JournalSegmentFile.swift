@@ -21,12 +21,13 @@ final class JournalSegmentFile {
     /// Writes made since the last ``sync()``.
     private(set) var needsSync = false
 
-    /// Creates (or empties) the file of `index` in `directory` and makes its name durable.
+    /// Creates the file of `index` in `directory` and makes its name durable. A file of that name
+    /// is never opened: it may be another writer's (`EEXIST` in the error's ``JournalIOError/code``).
     init(directory: URL, index: UInt64, counters: EngineCounters) throws(JournalIOError) {
         self.url = directory.appendingPathComponent(Self.name(index: index))
         self.index = index
-        descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw JournalIOError("cannot create \(url.path)") }
+        descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw JournalIOError("creating \(url.path)", errno: errno) }
         // The new name must survive a power loss for the records in it to be found.
         let directoryDescriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
@@ -97,8 +98,11 @@ private func closeDescriptor(_ descriptor: Int32) -> Int32 {
 /// Why the journal could not write or sync.
 struct JournalIOError: Error, CustomStringConvertible {
     var description: String
+    /// The system's error code, if a call failed with one.
+    var code: Int32?
 
     init(_ what: String, errno code: Int32? = nil) {
         description = code.map { "\(what) failed: \(String(cString: strerror($0)))" } ?? what
+        self.code = code
     }
 }
