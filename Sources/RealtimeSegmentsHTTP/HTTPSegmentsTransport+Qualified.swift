@@ -12,7 +12,7 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
     /// keep-alive connection instead of paying connection setup each time (W2). The whole request
     /// has one deadline, ``HTTPTransportConfiguration/qualifiedSegmentsTimeout``.
     ///
-    /// Errors: an API key no header can carry (a control character) →
+    /// Errors: a cancelled calling task → `SegmentsError.cancelled`; an API key no header can carry (a control character) →
     /// `SegmentsError.invalidCredentials`, nothing sent; no connection, a connection lost before the response, or the deadline →
     /// `fetchSegmentsFailed("network error")`; everything else as
     /// `QualifiedSegmentsWire.decodeResponse(status:body:)` maps it (`"<status>"` for any non-2xx
@@ -41,6 +41,7 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
         do throws(ExchangeFailure) {
             exchange = try await perform(request, deadline: deadline)
         } catch {
+            if error.isCancellation { throw .cancelled }
             switch error {
             case .request(let failure):
                 logger.debug("Segments: HTTP POST \(url) failed: \(failure)")

@@ -18,7 +18,8 @@ import RealtimeSegments
 /// non-2xx → `unexpectedStatus`, whether or not its body arrives whole; a deadline → `timeout`; no
 /// connection or a reset before the response → `connectionFailed`; a 2xx body that is cut short,
 /// too large or not of the documented shape → `malformedResponse`, a 2xx body still arriving at the
-/// deadline → `timeout`. An upload or link counts as delivered only if its 2xx body says so
+/// deadline → `timeout`; credentials holding a control character → `invalidCredentials`, nothing
+/// sent; a cancelled calling task → `cancelled`. An upload or link counts as delivered only if its 2xx body says so
 /// (`{"success": true}`, one result per command from `batch`). Commands the server refused
 /// (`"success": false`, or in per-event mode a 4xx answer to one event) are reported as
 /// `SegmentsError.partialUpload(answered:refused:then:)`, and so is a per-event upload that failed
@@ -195,6 +196,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         do throws(ExchangeFailure) {
             exchange = try await perform(request, deadline: deadline)
         } catch {
+            if error.isCancellation { throw .cancelled }
             switch error {
             case .request(let failure):
                 let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
@@ -226,6 +228,13 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         /// The head arrived with `status`, but the body could not be read in full (cut short, the
         /// deadline, or more than ``HTTPTransportConfiguration/maxResponseBytes``).
         case body(any Error, status: Int, retryAfter: String?)
+
+        /// The calling task was cancelled, which is what ended the exchange.
+        var isCancellation: Bool {
+            switch self {
+            case .request(let error), .body(let error, _, _): error is CancellationError || Task.isCancelled
+            }
+        }
     }
 
     /// Executes `request` on the pooled client and reads its whole body, whatever the status (a

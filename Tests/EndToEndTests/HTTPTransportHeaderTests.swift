@@ -74,3 +74,36 @@ final class HTTPTransportHeaderTests: XCTestCase {
         XCTAssertFalse(logs.all.contains { $0.contains("cust-123") }, "\(logs.all)")
     }
 }
+
+/// A call whose task is cancelled ends as `SegmentsError.cancelled`, not as a network failure or
+/// a malformed body.
+final class HTTPTransportCancellationTests: XCTestCase {
+    private func cancelledFetch(port: Int) async throws -> SegmentsError? {
+        let transport = HTTPSegmentsTransport(configuration: try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)"))
+        let task = Task { () async -> SegmentsError? in
+            do throws(SegmentsError) {
+                _ = try await transport.fetchSegments(cookie: "c1", context: SegmentsRequestContext(projectToken: "p", authorization: nil))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        return await task.value
+    }
+
+    func testACallCancelledBeforeTheAnswerArrivesIsCancelled() async throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let error = try await cancelledFetch(port: listener.port)
+        XCTAssertEqual(error, .cancelled)
+    }
+
+    func testACallCancelledWhileItsBodyArrivesIsCancelled() async throws {
+        let server = try CannedHTTPServer(scripted: [.init(status: 200, body: #"{"discovery":[]}"#, delivery: .stalled)])
+        defer { server.stop() }
+        let error = try await cancelledFetch(port: server.port)
+        XCTAssertEqual(error, .cancelled)
+    }
+}
