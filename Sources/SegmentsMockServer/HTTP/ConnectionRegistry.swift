@@ -2,13 +2,16 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// The open client connections of one server, so that ``SegmentsMockHTTPServer/stop()`` can close
-/// them (which also ends every hanging request).
+/// them (which also ends every hanging request), and the answers being worked out off the event
+/// loops (``track(_:)``), which it waits for: their promises must be completed while the loops run.
 ///
 /// Threading: every method may be called from any thread (connections register from their event
 /// loops, `stop()` closes from a task).
 final class ConnectionRegistry: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
+        var inFlight: [Int: EventLoopFuture<Void>] = [:]
+        var nextId = 0
         var closed = false
     }
 
@@ -31,7 +34,20 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Refuses new connections and closes every open one; returns when all are closed.
+    /// Tracks `future`, an answer being worked out off its event loop, until it completes.
+    func track(_ future: EventLoopFuture<Void>) {
+        let id = state.withLockedValue { state in
+            defer { state.nextId += 1 }
+            state.inFlight[state.nextId] = future
+            return state.nextId
+        }
+        future.whenComplete { [weak self] _ in
+            self?.state.withLockedValue { _ = $0.inFlight.removeValue(forKey: id) }
+        }
+    }
+
+    /// Refuses new connections, closes every open one, and returns when all are closed and every
+    /// answer being worked out has completed.
     func closeAll() async {
         let channels = state.withLockedValue { state in
             state.closed = true
@@ -41,5 +57,7 @@ final class ConnectionRegistry: Sendable {
             // Already closing or closed is fine: all we need is that it is closed afterwards.
             try? await channel.close()
         }
+        let inFlight = state.withLockedValue { Array($0.inFlight.values) }
+        for future in inFlight { try? await future.get() }
     }
 }

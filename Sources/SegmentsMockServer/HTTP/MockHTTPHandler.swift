@@ -27,6 +27,8 @@ final class MockHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let processor: MockRequestProcessor
     private let maxBodyBytes: Int
     private let logger: Logger
+    /// The server's connections, which ``SegmentsMockHTTPServer/stop()`` waits on.
+    private let connections: ConnectionRegistry
 
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
@@ -36,8 +38,9 @@ final class MockHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// A delayed reply or the end of a hang, cancelled if the connection closes first.
     private var scheduled: Scheduled<Void>?
 
-    init(processor: MockRequestProcessor, maxBodyBytes: Int, logger: Logger) {
+    init(processor: MockRequestProcessor, maxBodyBytes: Int, logger: Logger, connections: ConnectionRegistry) {
         self.processor = processor
+        self.connections = connections
         self.maxBodyBytes = maxBodyBytes
         self.logger = logger
     }
@@ -131,7 +134,9 @@ final class MockHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .respondLater(let produce):
             // The pipelining handler holds the connection's next request until this response
             // ends, so answers stay in request order.
-            context.eventLoop.makeFutureWithTask(produce).assumeIsolated().whenSuccess { response in
+            let answer = context.eventLoop.makeFutureWithTask(produce)
+            connections.track(answer.map { _ in })
+            answer.assumeIsolated().whenSuccess { response in
                 guard context.channel.isActive else { return }
                 self.write(
                     response, version: version, keepAlive: keepAlive && !response.closesConnection, context: context)

@@ -232,7 +232,8 @@ public final class SegmentsMockHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: true, withErrorHandling: false)
                     try channel.pipeline.syncOperations.addHandler(
-                        MockHTTPHandler(processor: processor, maxBodyBytes: Self.maxRequestBodyBytes, logger: logger))
+                        MockHTTPHandler(
+                            processor: processor, maxBodyBytes: Self.maxRequestBodyBytes, logger: logger, connections: connections))
                 }
             }
     }
