@@ -71,7 +71,11 @@ final class MockHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             body.clear()
             let reply = processor.reply(to: request)
             logger.trace("mock server: \(head.method.rawValue) \(head.uri) -> \(reply.action)")
-            perform(reply, version: head.version, keepAlive: head.isKeepAlive, context: context)
+            // After a request that asks to change protocols, NIO's parser reads nothing more from
+            // the connection: it is answered, then closed, rather than left for the client to wait on.
+            let asksToUpgrade = head.method == .CONNECT
+                || head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" }
+            perform(reply, version: head.version, keepAlive: head.isKeepAlive && !asksToUpgrade, context: context)
         }
     }
 
