@@ -46,6 +46,30 @@ final class FaultDeterminismTests: XCTestCase {
         }
     }
 
+    /// An error fault is an error status: a status outside 400...599 in the profile is left out
+    /// (a 200 with an error body, or a 1xx that NIO cannot follow with a body, is no fault).
+    func testAnErrorFaultAnswersOnlyWithAnErrorStatus() async {
+        let transport = MockSegmentsTransport(
+            backend: SegmentsBackend(),
+            faults: FaultPlan(seed: 1, profiles: [.fetchSegments: FaultProfile(errorRate: 1, errorStatuses: [200, 102, 503])]))
+        for _ in 0..<6 {
+            do {
+                _ = try await transport.fetchSegments(cookie: "c1", context: Fixtures.context)
+                XCTFail("an error fault was answered as a success")
+            } catch {
+                XCTAssertEqual(error, .serverError(status: 503))
+            }
+        }
+        let onlySuccesses = MockSegmentsTransport(
+            backend: SegmentsBackend(), faults: FaultPlan(seed: 1, profiles: [.fetchSegments: FaultProfile(errorRate: 1, errorStatuses: [200])]))
+        do {
+            _ = try await onlySuccesses.fetchSegments(cookie: "c1", context: Fixtures.context)
+            XCTFail("an error fault was answered as a success")
+        } catch {
+            XCTAssertEqual(error, .serverError(status: 500), "no error status left: 500")
+        }
+    }
+
     func testDifferentSeedsGiveDifferentFaults() async {
         let first = await outcomes(seed: 42)
         let second = await outcomes(seed: 43)

@@ -10,7 +10,8 @@ public struct FaultProfile: Sendable, Hashable {
     /// Probability that the request is answered with one of ``errorStatuses`` (JSON error body).
     public var errorRate: Double
     /// The statuses an error fault answers with, used in rotation (the first error gets the
-    /// first status, and so on), so a test knows which error comes next. Empty means `[500]`.
+    /// first status, and so on), so a test knows which error comes next. Statuses outside
+    /// 400...599 are left out (an answer with another status is no error); none left means `[500]`.
     public var errorStatuses: [Int]
     /// The delay before each answer.
     public var latency: LatencyDistribution

@@ -40,7 +40,8 @@ struct FaultStream: Sendable, Hashable {
         } else if hits(profile.malformedRate) {
             outcome = .malformed(variant: Int(variantDraw % UInt64(Self.malformedVariants)))
         } else if hits(profile.errorRate) {
-            let statuses = profile.errorStatuses.isEmpty ? [500] : profile.errorStatuses
+            let errors = profile.errorStatuses.filter { (400...599).contains($0) }
+            let statuses = errors.isEmpty ? [500] : errors
             outcome = .error(status: statuses[errorRotation % statuses.count])
             errorRotation += 1
         } else {
