@@ -32,6 +32,14 @@ final class InMemoryTransportAuthTests: XCTestCase {
         }
     }
 
+    /// As over HTTP, where a fetch without a cookie is a 400: never an empty answer.
+    func testAFetchWithAnEmptyCookieIsRefusedAsOverHTTP() async {
+        let transport = MockSegmentsTransport(backend: SegmentsBackend())
+        await assertThrows(.unexpectedStatus(400)) {
+            _ = try await transport.fetchSegments(cookie: "", context: Fixtures.context)
+        }
+    }
+
     func testBearerAuthorizationWithTheProjectKeyIsAccepted() async throws {
         let backend = SegmentsBackend()
         let transport = MockSegmentsTransport(backend: backend)

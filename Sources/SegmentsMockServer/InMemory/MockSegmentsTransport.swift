@@ -103,6 +103,8 @@ public final class MockSegmentsTransport: SegmentsTransport {
         -> SegmentsResponse
     {
         try await admit(.fetchSegments, context)
+        // The HTTP server's 400 for a missing cookie.
+        guard !cookie.isEmpty else { throw .unexpectedStatus(400) }
         guard let response = backend.segments(forCookie: cookie, projectToken: context.projectToken) else {
             throw .notFound
         }
