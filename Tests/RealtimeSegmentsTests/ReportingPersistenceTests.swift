@@ -165,6 +165,17 @@ final class ReportingPersistenceTests: XCTestCase {
                        "a client that gave the directory up replaced its holder's visitor file")
     }
 
+    /// The warning is about changes made after stop(): none were, so none is logged, however often
+    /// the write-behind is detached (a second stop(), the client's release).
+    func testStoppingTwiceWithoutAChangeLogsNoChangeAfterStop() {
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        fixture.client.stop()
+        fixture.client.stop()
+        fixture.client.reporting.flush()
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Reporting segments changed after stop() stay in memory"), 0)
+    }
+
     func testAVeryLongVisitorIdIsPersistedUnderAHashedName() throws {
         let longId = String(repeating: "é", count: 300)
         try persist([longId: ReportingSegments(campaign: "long")])

@@ -21,6 +21,17 @@ final class ValidationTests: XCTestCase {
         }
     }
 
+    /// A callback registered on a stopped client is never called: a warning says so, where only
+    /// a trace line used to.
+    func testACallbackAddedAfterStopIsReported() {
+        let fixture = Fixture()
+        fixture.client.start()
+        fixture.client.stop()
+        fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { _ in })
+        let warnings = fixture.logs.all.filter { $0.level >= .warning && $0.message.hasPrefix("Segments: Callback registered on a stopped client") }
+        XCTAssertEqual(warnings.count, 1, "\(fixture.logs.messages)")
+    }
+
     func testAnEmptyEventTypeIsRejected() {
         let fixture = Fixture()
         fixture.client.start()

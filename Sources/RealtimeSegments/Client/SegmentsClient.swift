@@ -148,7 +148,11 @@ public final class SegmentsClient: Sendable {
             // Reload trigger 1: a registration while the engine runs. Sequentially consistent
             // against `start()`'s exchange: either this sees `started`, or the engine, which
             // starts after it, sees the registration in its initial check (trigger 2).
-            if lifecycle.atomic.load(ordering: .sequentiallyConsistent) == .started { channels.requestReload() }
+            switch lifecycle.atomic.load(ordering: .sequentiallyConsistent) {
+            case .started: channels.requestReload()
+            case .stopped: logger.warning("Segments: Callback registered on a stopped client; it will never be called")
+            default: break
+            }
         }
     }
 

@@ -29,7 +29,8 @@ public final class SegmentationManager: Sendable {
     ///
     /// If the client is started, this requests a check (debounced like every trigger); a callback
     /// with `isIncludeFirstLoad` is then notified once with the current data. A callback for an
-    /// invalid (empty) category is not registered: a `Segments:` error line says so.
+    /// invalid (empty) category is not registered: a `Segments:` error line says so. One added
+    /// after the client stopped is never called: a `Segments:` warning says so.
     public func addCallback(callbackData: SegmentCallbackData) {
         guard callbackData.category.isValid else {
             logger.error("Segments: Callback ignored: the category name is empty")

@@ -82,7 +82,9 @@ final class ReportingWriteBehind: Sendable {
         // Cleared before taking values: a change after this point queues the next drain.
         drainQueued.store(false, ordering: .releasing)
         if detached.load(ordering: .acquiring) {
-            if !detachedChangeLogged.exchange(true, ordering: .relaxed) {
+            // Only a change made after the detach calls for the line: a second detach (another
+            // stop(), the client's release) finds none.
+            if !store.takeDirty().isEmpty, !detachedChangeLogged.exchange(true, ordering: .relaxed) {
                 fileStore.logger.warning(
                     "Segments: Reporting segments changed after stop() stay in memory: the client no longer holds \(fileStore.directory.deletingLastPathComponent().path)")
             }
