@@ -165,6 +165,23 @@ final class ReportingPersistenceTests: XCTestCase {
                        "a client that gave the directory up replaced its holder's visitor file")
     }
 
+    /// A client that gave its directory up (stopped before it started) may still read its
+    /// visitors, but leaves the files alone: the in-flight temporary file of the directory's next
+    /// holder is not removed, and no file is renamed or moved aside.
+    func testAClientThatGaveItsDirectoryUpLeavesItsFilesAlone() throws {
+        let first = Fixture(stateDirectory: directory)
+        first.client.stop()  // never started: gives the directory up at once
+        let second = Fixture(stateDirectory: directory)
+        second.client.start()
+        let reportingDirectory = directory.appendingPathComponent("reporting-segments")
+        try FileManager.default.createDirectory(at: reportingDirectory, withIntermediateDirectories: true)
+        let temporary = reportingDirectory.appendingPathComponent(".visitor-v.tmp")
+        try Data("{".utf8).write(to: temporary)  // the second client's write in progress
+        _ = try first.client.reportingVisitor(visitorId: "x")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: temporary.path), "the next holder's temporary file was removed")
+        second.client.stop()
+    }
+
     /// The warning is about changes made after stop(): none were, so none is logged, however often
     /// the write-behind is detached (a second stop(), the client's release).
     func testStoppingTwiceWithoutAChangeLogsNoChangeAfterStop() {

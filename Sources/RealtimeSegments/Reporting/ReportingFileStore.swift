@@ -55,9 +55,11 @@ struct ReportingFileStore: Sendable {
     }
 
     /// Every persisted visitor, and the lines to log about the others: corrupt files (and those of
-    /// another version) are skipped with a `Segments:` error and moved aside, leftover temporary
-    /// files are deleted. Logs nothing itself: its caller holds a lock (see ``LogLine``).
-    func loadAll() -> (entries: [(visitorId: String, segments: ReportingSegments)], lines: [LogLine]) {
+    /// another version) are skipped with a `Segments:` error and, when `tidying`, moved aside;
+    /// when `tidying`, leftover temporary files are deleted and files under an earlier name
+    /// renamed. Without `tidying` (a client that gave the directory up) no file is changed. Logs
+    /// nothing itself: its caller holds a lock (see ``LogLine``).
+    func loadAll(tidying: Bool = true) -> (entries: [(visitorId: String, segments: ReportingSegments)], lines: [LogLine]) {
         var lines: [LogLine] = []
         let names: [String]
         do {
@@ -75,6 +77,8 @@ struct ReportingFileStore: Sendable {
         for name in names {
             let url = directory.appendingPathComponent(name)
             if name.hasPrefix(".visitor-") && name.hasSuffix(".tmp") {
+                // Without tidying, perhaps the directory's holder's write in progress.
+                guard tidying else { continue }
                 // An interrupted write: the rename never happened, so the visitor's file (if any)
                 // still holds the previous state.
                 lines.append(.init(level: .debug, text: "Segments: Removing leftover reporting segments temporary file \(url.path)"))
@@ -85,12 +89,12 @@ struct ReportingFileStore: Sendable {
             do {
                 let record = try decoder.decodeUntrusted(Record.self, from: Data(contentsOf: url))
                 guard record.version == Record.currentVersion else {
-                    lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version); \(Self.moveAside(url))"))
+                    lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version); \(tidying ? Self.moveAside(url) : "left in place")"))
                     continue
                 }
                 loaded.append((record.visitorId, record.segments))
                 let expected = "visitor-\(Self.escapedName(record.visitorId)).json"
-                if name != expected {
+                if tidying, name != expected {
                     // Written under the name an earlier version gave the id: the visitor's next
                     // write goes to its name now, and must not leave this file to compete with it.
                     if rename(url.path, fileURL(escapedName: Self.escapedName(record.visitorId)).path) == 0 {
@@ -100,7 +104,7 @@ struct ReportingFileStore: Sendable {
                     }
                 }
             } catch {
-                lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error); \(Self.moveAside(url))"))
+                lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error); \(tidying ? Self.moveAside(url) : "left in place")"))
             }
         }
         return (loaded, lines)

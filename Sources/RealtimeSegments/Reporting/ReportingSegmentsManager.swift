@@ -40,6 +40,8 @@ public final class ReportingSegmentsManager: Sendable {
     private let broadcaster: Broadcaster<ReportingSegmentsEvent>
     private let logger: Logger
     private let restored = ManagedAtomic<Bool>(false)
+    /// Set when the client gives its state directory up: a restore after that changes no file.
+    private let storageDetached = ManagedAtomic<Bool>(false)
     /// Held only while restoring, so concurrent first users wait for the restored state.
     private let restoreGate = Locked(())
 
@@ -91,10 +93,16 @@ public final class ReportingSegmentsManager: Sendable {
 
     /// Writes every change made before this call and nothing after (see
     /// ``ReportingWriteBehind/detach()``): the client gives its state directory up.
-    func detachStorage() { writer?.detach() }
+    func detachStorage() {
+        storageDetached.store(true, ordering: .releasing)
+        writer?.detach()
+    }
 
     /// ``detachStorage()`` without waiting for the last writes.
-    func detachStorageWithoutWaiting() { writer?.detachWithoutWaiting() }
+    func detachStorageWithoutWaiting() {
+        storageDetached.store(true, ordering: .releasing)
+        writer?.detachWithoutWaiting()
+    }
 
     /// Files and bytes written by persistence so far (zero without a state directory). Fewer files
     /// than setter calls means updates coalesced.
@@ -119,7 +127,7 @@ public final class ReportingSegmentsManager: Sendable {
             guard !restored.load(ordering: .acquiring) else { return [] }
             var lines: [ReportingFileStore.LogLine] = []
             if let fileStore {
-                let loaded = fileStore.loadAll()
+                let loaded = fileStore.loadAll(tidying: !storageDetached.load(ordering: .acquiring))
                 store.restore(loaded.entries)
                 lines = loaded.lines
                 lines.append(.init(level: .debug, text: "Segments: Restored reporting segments of \(loaded.entries.count) visitors"))
