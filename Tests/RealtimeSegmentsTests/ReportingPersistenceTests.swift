@@ -1,6 +1,8 @@
 import Foundation
 @testable import RealtimeSegments
 import Logging
+import RealtimeSegmentsTesting
+import Synchronization
 import XCTest
 
 /// SPEC §10: reporting segments are persisted per visitor, crash-safe, and restored at start.
@@ -165,6 +167,33 @@ final class ReportingPersistenceTests: XCTestCase {
                        "a client that gave the directory up replaced its holder's visitor file")
     }
 
+    /// A client dropped without stop() holds its directory until its last reporting write has run:
+    /// a second client on it would otherwise write the same visitor files at the same time.
+    func testADroppedClientKeepsItsDirectoryUntilItsLastReportingWriteIsDone() throws {
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = SegmentsConfiguration(
+            projectToken: Fixture.token, authorization: .token("secret"), transport: InMemorySegmentsTransport(expectedProjectToken: Fixture.token))
+        configuration.stateDirectory = directory
+        // The first failed write of visitor "bad" holds the persistence queue in its log line.
+        let hold = LineHold(prefix: "Segments: Failed to persist reporting segments of visitor bad", entered: entered, gate: gate)
+        configuration.logger = Logger(label: "ReportingPersistenceTests") { _ in HoldingLogHandler(hold: hold) }
+        var first: SegmentsClient? = SegmentsClient(configuration: configuration)
+        _ = try first!.reportingVisitor(visitorId: "bad")  // restores first
+        let reportingDirectory = directory.appendingPathComponent("reporting-segments")
+        try FileManager.default.createDirectory(
+            at: reportingDirectory.appendingPathComponent("visitor-bad.json/keep"), withIntermediateDirectories: true)
+        try first!.reportingVisitor(visitorId: "bad").setDefaultSegments(["country": "SK"])
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the write of visitor bad did not fail")
+        try first!.reportingVisitor(visitorId: "v").setDefaultSegments(["country": "DE"])
+        first = nil  // dropped with its writes still queued
+
+        let second = Fixture(stateDirectory: directory, directoryMayBeRefused: true)
+        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) is in use by another client"), 1)
+        gate.signal()
+        second.client.stop()
+    }
+
     /// A client that gave its directory up (stopped before it started) may still read its
     /// visitors, but leaves the files alone: the in-flight temporary file of the directory's next
     /// holder is not removed, and no file is renamed or moved aside.
@@ -313,4 +342,38 @@ private struct CallingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) { onLog(event.message.description) }
+}
+
+/// Holds the thread that logs a line starting with `prefix`, the first time, until `gate` is
+/// signalled (after signalling `entered`).
+private final class LineHold: Sendable {
+    let prefix: String
+    let entered: DispatchSemaphore
+    let gate: DispatchSemaphore
+    private let held = Mutex(false)
+
+    init(prefix: String, entered: DispatchSemaphore, gate: DispatchSemaphore) {
+        self.prefix = prefix
+        self.entered = entered
+        self.gate = gate
+    }
+
+    func logged(_ message: String) {
+        guard message.hasPrefix(prefix), !held.withLock({ held in defer { held = true }; return held }) else { return }
+        entered.signal()
+        gate.wait()
+    }
+}
+
+private struct HoldingLogHandler: LogHandler {
+    let hold: LineHold
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) { hold.logged(event.message.description) }
 }

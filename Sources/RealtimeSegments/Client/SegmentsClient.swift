@@ -159,7 +159,11 @@ public final class SegmentsClient: Sendable {
     /// A client dropped without ``stop(timeout:)`` still ends its engine thread (without waiting for it).
     deinit {
         openChanges.endAll()
-        reporting.detachStorageWithoutWaiting()
+        // The reporting writes still queued hold the directory too, so that its next client
+        // cannot write the same visitor files meanwhile.
+        let stateLock = stateLock
+        stateLock?.share()
+        reporting.detachStorageWithoutWaiting { stateLock?.release() }
         if lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
             identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
             channels.post(.stop)
@@ -304,7 +308,7 @@ public final class SegmentsClient: Sendable {
     /// Drops this client's hold on its state directory, as the kernel does for a process that dies:
     /// tests start a second client on the directory to stand for the restart after a crash.
     func releaseStateDirectoryForTesting() {
-        stateLock?.release()
+        stateLock?.releaseNow()
     }
 
     /// Throws why a `trackEvent` call is refused: an invalid argument first, then a client that is

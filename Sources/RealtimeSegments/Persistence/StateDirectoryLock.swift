@@ -17,6 +17,10 @@ import Synchronization
 /// for a client never started, until it is stopped or released. The kernel drops it with the
 /// process, so a crashed process leaves no stale lock; the file itself stays.
 ///
+/// A holder that outlives the client's own hold (its reporting write-behind, when a client is
+/// dropped without `stop()`) takes a share (``share()``): the lock is dropped when every holder
+/// has released it.
+///
 /// Threading: any thread; ``release()`` may be called more than once.
 final class StateDirectoryLock: Sendable {
     enum Failure: Error, Equatable {
@@ -28,10 +32,11 @@ final class StateDirectoryLock: Sendable {
         case unavailable(String)
     }
 
-    private let descriptor: Mutex<Int32?>
+    /// The lock file's descriptor while held, and how many holders have not released it.
+    private let state: Mutex<(descriptor: Int32?, holders: Int)>
 
     private init(descriptor: Int32) {
-        self.descriptor = Mutex(descriptor)
+        self.state = Mutex((descriptor, 1))
     }
 
     /// Takes the directory's lock without waiting, creating the directory and the lock file if
@@ -70,13 +75,32 @@ final class StateDirectoryLock: Sendable {
         return .success(StateDirectoryLock(descriptor: fd))
     }
 
-    /// Gives the directory up (closing the file drops the lock).
-    func release() {
-        descriptor.withLock { fd in
-            if let open = fd { close(open) }
-            fd = nil
+    /// One more holder, which must ``release()`` too; nothing once the lock is dropped.
+    func share() {
+        state.withLock { state in
+            if state.descriptor != nil { state.holders += 1 }
         }
     }
 
-    deinit { release() }
+    /// One holder gives the directory up; the last one drops the lock (closing the file).
+    func release() {
+        state.withLock { state in
+            guard let open = state.descriptor else { return }
+            state.holders -= 1
+            if state.holders <= 0 {
+                close(open)
+                state.descriptor = nil
+            }
+        }
+    }
+
+    /// Drops the lock now, whoever still holds it, as the kernel does for a process that dies.
+    func releaseNow() {
+        state.withLock { state in
+            if let open = state.descriptor { close(open) }
+            state.descriptor = nil
+        }
+    }
+
+    deinit { releaseNow() }
 }

@@ -98,10 +98,12 @@ public final class ReportingSegmentsManager: Sendable {
         writer?.detach()
     }
 
-    /// ``detachStorage()`` without waiting for the last writes.
-    func detachStorageWithoutWaiting() {
+    /// ``detachStorage()`` without waiting for the last writes; `then` runs once they are done
+    /// (at once without a state directory).
+    func detachStorageWithoutWaiting(then: @escaping @Sendable () -> Void = {}) {
         storageDetached.store(true, ordering: .releasing)
-        writer?.detachWithoutWaiting()
+        guard let writer else { return then() }
+        writer.detachWithoutWaiting(then: then)
     }
 
     /// Files and bytes written by persistence so far (zero without a state directory). Fewer files

@@ -62,9 +62,12 @@ final class ReportingWriteBehind: Sendable {
     }
 
     /// ``detach()`` without waiting: what was changed before this call is still written, on the
-    /// persistence queue, before it detaches.
-    func detachWithoutWaiting() {
-        queue.async { [self] in drainThenDetach() }
+    /// persistence queue, before it detaches; then `then` runs there.
+    func detachWithoutWaiting(then: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            drainThenDetach()
+            then()
+        }
     }
 
     /// On the persistence queue: the last drain, then nothing more.
