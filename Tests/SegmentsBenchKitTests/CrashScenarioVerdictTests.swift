@@ -41,4 +41,23 @@ final class CrashScenarioVerdictTests: XCTestCase {
         XCTAssertTrue(result.figures.contains { $0.gate == .zero && $0.value != 0 },
                       "20 children that exited with status 1 before their SIGKILL passed every gate: \(result.figures)")
     }
+
+    /// A child's lifetime before its SIGKILL counts from when it says it has started: a first
+    /// child slower to start than the shortest lifetime drawn (a busy machine) is not taken for
+    /// one that never starts.
+    func testAFirstChildSlowToStartIsWaitedFor() throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("crash-slow-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: marker) }
+        let child = try script("""
+            if [ ! -e \(marker) ]; then touch \(marker); sleep 1; fi
+            echo "cookie c-$$"
+            case "$*" in *--drain*) echo drained; exit 0;; esac
+            exec sleep 30
+
+            """)
+        var options = BenchOptions()
+        options.quick = true
+        let result = try CrashScenario(childExecutable: child).run(options, progress: Progress(enabled: false))
+        XCTAssertEqual(result.figure("crash.childrenEndedOnTheirOwn")?.value, 0, "\(result.figures)")
+    }
 }

@@ -91,6 +91,18 @@ final class CrashChildProcess {
 
     var state: Said { said.withLock { $0 } }
 
+    /// Waits up to `seconds` for the child to say its cookie (its client has started); `false` if
+    /// it did not, or ended first.
+    func waitUntilStarted(seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if !state.cookies.isEmpty { return true }
+            guard process.isRunning else { return false }
+            usleep(1_000)
+        }
+        return !state.cookies.isEmpty
+    }
+
     /// Kills the child at once (no chance to stop cleanly) unless it has already ended, waits for
     /// it and for the end of its output, and says how it ended.
     @discardableResult

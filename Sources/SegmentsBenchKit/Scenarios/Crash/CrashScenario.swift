@@ -25,6 +25,8 @@ public struct CrashScenario: Scenario {
 
     /// Milliseconds a child runs before it is killed: drawn uniformly from this range.
     static let lifetimeMilliseconds = 150...700
+    /// How long a child may take to say it started.
+    static let startTimeoutSeconds = 30.0
     /// Event numbers of kill `k` start at `k × stride`.
     static let stride = 10_000_000
     /// The children's upload periods (0: upload at once), one drawn per child.
@@ -60,6 +62,12 @@ public struct CrashScenario: Scenario {
             let upload = Self.uploadPeriodsMilliseconds[Int(random.next() % UInt64(Self.uploadPeriodsMilliseconds.count))]
             let child = try CrashChildProcess(
                 executable: executable, arguments: arguments(first: first, drain: false, uploadMilliseconds: upload))
+            // The lifetime counts from the child's start, however long a busy machine takes to
+            // launch it; one that never says it started ends the run (the first) or is killed.
+            if !child.waitUntilStarted(seconds: Self.startTimeoutSeconds), kill == 0 {
+                child.kill()
+                throw CrashScenarioError.childDidNotStart(executable)
+            }
             usleep(UInt32(Int.random(in: Self.lifetimeMilliseconds, using: &random) * 1_000))
             let ending = child.kill()
             let said = child.state
