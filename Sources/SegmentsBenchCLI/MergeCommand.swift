@@ -12,8 +12,11 @@ struct MergeCommand: ParsableCommand {
             each host's per-second histograms are kept, tagged with its host, in the interval logs. Counts and rates \
             are summed; correctness counters fail when any host's does; other figures (ratios, latencies, allocations) \
             take the worst host's value, never an average, with every host's value and their spread in the notes. \
+            A gated figure missing on a host that ran its scenario is merged as not a number, which the gate fails \
+            (an allocation count is excused on a host without jemalloc). \
             The merged report can be checked against a baseline with `segments-bench check --report OUT/report.json`. \
-            Exits 70 when a report cannot be read or the merged one cannot be written.
+            Exits 70 when a report cannot be read, the reports come from different segments-bench versions, a latency \
+            has no recorded histogram, or the merged one cannot be written.
             """)
 
     @Argument(help: "Report directories (or report.json files), one per machine.") var reports: [String]

@@ -544,7 +544,8 @@ struct CICommand: ParsableCommand {
         abstract: "The quick regression gate: run every scenario with --quick, write the report, check it against the baseline.",
         discussion: """
             Writes the report and, next to it, gate.json, gate-junit.xml and gate-summary.md. With --json, standard output \
-            is one JSON document: {"report": <report.json>, "gate": {"passed": …, "exitCode": …, "rows": […]}}.
+            is one JSON document: {"report": <report.json>, "gate": {"passed": …, "exitCode": …, "rows": […]}}; when the \
+            baseline cannot be read, nothing runs and it is the (empty) rows array, with exit 70.
 
 
             """ + ExitStatus.helpText)

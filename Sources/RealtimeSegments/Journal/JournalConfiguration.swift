@@ -7,7 +7,7 @@
 /// warning). It is off by default: each group commit costs a write and, with
 /// ``Durability/everyCommit``, an `fsync`, which an app that accepts losing what it tracked
 /// since the last upload need not pay. A client started with the journal off on a directory that
-/// still holds segment files leaves them in place and names them in a `Segments:` warning; they
+/// still holds segment files leaves them in place and says how many in a `Segments:` warning; they
 /// are replayed when the journal is turned on again.
 ///
 /// How it works: the engine thread writes what it takes from the ingestion ring to the end of a
@@ -23,15 +23,17 @@
 /// possible; losses of journaled events are not.
 ///
 /// When the journal holds ``maxBytes`` of unacknowledged records (the server is unreachable for
-/// long), an upload is too large for one record (64 MiB), a segment file left by an earlier run
-/// cannot be read (the journal is then set aside for the run: nothing is replayed, written or
-/// deleted until a start can read it), or a write fails (disk full, permissions), nothing is
-/// dropped: new events are kept in
-/// memory only, exactly as without a journal, with one `Segments:` warning, and
-/// ``SegmentsClient/flushJournal()`` throws ``SegmentsError/journalUnavailable(_:)``. Journaling
-/// resumes, with another `Segments:` line, once the events kept in memory only have been
-/// uploaded. Those events are written to the state file at ``SegmentsClient/stop(timeout:)``
-/// (as without a journal), not at a crash.
+/// long), an upload is too large for one record (64 MiB), or a write fails (disk full,
+/// permissions), nothing is dropped: new events are kept in memory only, exactly as without a
+/// journal, with one `Segments:` warning, and ``SegmentsClient/flushJournal()`` throws
+/// ``SegmentsError/journalUnavailable(_:)``. Journaling resumes, with another `Segments:` line,
+/// once the events kept in memory only have been uploaded. Those events are written to the state
+/// file at ``SegmentsClient/stop(timeout:)`` (as without a journal), not at a crash.
+///
+/// A segment file left by an earlier run that cannot be read sets the journal aside for the whole
+/// run, with a `Segments:` error: nothing is replayed, written or deleted (a mark of what the
+/// server answers would hide the unread file's events), events are kept as without a journal,
+/// and every file is replayed at a start that can read them.
 ///
 /// One running client per state directory: two clients journaling into the same directory at
 /// once would replay, and delete, each other's segment files.

@@ -36,8 +36,9 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// message when it has none).
     case fetchSegmentsFailed(String)
     /// ``SegmentsClient/flushJournal()``: the events tracked before the call are not all in the
-    /// event journal (none is configured, it is full, or it cannot be written or synced); they
-    /// are still queued in memory and uploaded as usual.
+    /// event journal (none is configured, it is set aside for the run because a journal file could
+    /// not be read, it is full, an upload is larger than a record, or it cannot be written or
+    /// synced); they are still queued in memory and uploaded as usual.
     case journalUnavailable(String)
     /// The credentials cannot be sent as they are (a control character in the authorization or
     /// API key): the request was not made. Not transient; fix the configuration. The reason never

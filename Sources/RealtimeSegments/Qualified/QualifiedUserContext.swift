@@ -71,7 +71,8 @@ public final class QualifiedUserContext: Sendable {
     /// Errors: ``SegmentsError/invalidSegmentIdentifier`` when the server does not know the user;
     /// ``SegmentsError/fetchSegmentsFailed(_:)`` with `"apiKey/apiHost not defined"`,
     /// `"transport does not support qualified segments"`, `"network error"`, an HTTP status,
-    /// `"decode error"` or the server error's classification (its message when it has none).
+    /// `"decode error"` or the server error's classification (its message when it has none);
+    /// ``SegmentsError/invalidCredentials(_:)`` when the API key cannot be sent (a control character).
     /// Failures are also logged as `Segments:` lines. Cancelling the calling task returns
     /// ``SegmentsError/cancelled`` at once and stores nothing; the request goes on for the other
     /// callers and the cache.

@@ -12,7 +12,7 @@ import Histogram
 /// with every host's value and the spread in the scenario's notes, never an average.
 ///
 /// ```swift
-/// let merged = ReportMerge.merge([(host: "ci-1", report: a), (host: "ci-2", report: b)], command: "segments-bench merge a b --out m")
+/// let merged = try ReportMerge.merge([(host: "ci-1", report: a), (host: "ci-2", report: b)], command: "segments-bench merge a b --out m")
 /// try ReportWriter(directory: URL(fileURLWithPath: "m")).write(merged)
 /// ```
 public enum ReportMerge {

@@ -36,8 +36,9 @@ public struct ScenarioRegistry: Sendable {
 
     /// Adds `scenario` after those already registered.
     /// - Throws: ``ScenarioRegistryError/duplicateName(_:)`` when a scenario of that name is
-    ///   registered already, ``ScenarioRegistryError/invalidName(_:)`` when the name is empty or
-    ///   holds whitespace or starts with `-` (it could not be typed after `run`).
+    ///   registered already, ``ScenarioRegistryError/invalidName(_:)`` when the name is empty,
+    ///   holds whitespace or starts with `-` (it could not be typed after `run`), or holds `.`
+    ///   (which ends a scenario's part of a figure's name).
     public mutating func register(_ scenario: any Scenario) throws {
         let name = scenario.name
         // A figure's scenario is the part of its name before the first dot (`tracking-storm.lostEvents`).
