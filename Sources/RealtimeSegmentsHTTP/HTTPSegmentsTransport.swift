@@ -54,6 +54,11 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     /// Creates a transport on `httpClient` (default: ``sharedClient``, which needs no shutdown). A
     /// client you pass in stays yours to shut down.
     ///
+    /// A client you pass in should not follow redirects (`redirectConfiguration = .disallow`):
+    /// AsyncHTTPClient strips only `authorization` and cookies when it follows one to another host,
+    /// so the qualified segments' `x-api-key`, and on 307 or 308 an upload's body, would reach the
+    /// address the redirect names before the transport sees it.
+    ///
     /// A redirect is never taken for an answer: the default client does not follow one, and when a
     /// client passed in did, the answer is reported as the redirect's status
     /// (`SegmentsError.unexpectedStatus`, a 3xx, with a `Segments:` error line naming where it
