@@ -52,6 +52,35 @@ final class LoadGeneratorTests: XCTestCase {
         XCTAssertGreaterThan(outcome.operations, 10)
         XCTAssertLessThan(latency.max, 100_000, "p50 \(latency.p50) ns: the 1 ms after each call's end was counted in the next call")
     }
+
+    /// A call that starts before the phase ends belongs to the phase's last interval, however late
+    /// it returns: filed at its return, it opened an interval past the end whose rate was its count
+    /// over the few microseconds until the phase finished.
+    func testACallEndingAfterThePhaseStaysInItsLastInterval() throws {
+        let clock = SteppingClock(step: 400_000_000)
+        let outcome = LoadGenerator.run(
+            producers: 1, seconds: 1, ratePerProducer: nil, fromScheduledStart: true, burst: 1, clock: { clock.read() }
+        ) { _, _ in }
+        let intervals = try XCTUnwrap(outcome.latency.intervals)
+        XCTAssertEqual(intervals.histograms.map(\.totalCount), [UInt64(outcome.operations)])
+    }
+}
+
+/// A clock that moves `step` nanoseconds at every read.
+private final class SteppingClock: Sendable {
+    private let now = Mutex<UInt64>(0)
+    private let step: UInt64
+
+    init(step: UInt64) {
+        self.step = step
+    }
+
+    func read() -> UInt64 {
+        now.withLock { now in
+            now += step
+            return now
+        }
+    }
 }
 
 /// A clock whose time moves only as ``LoadGeneratorTests`` says: 1 µs per read, 10 µs per call, and

@@ -54,6 +54,9 @@ public enum LoadGenerator {
                 var recorder = IntervalLatencyRecorder(
                     origin: start, intervalNanoseconds: intervalNanoseconds, expectedIntervals: expectedIntervals)
                 var sequence = 0
+                // A call that started before `end` is filed in the phase's last interval however
+                // late it returns: an interval opened past the end would read as a rate collapse.
+                let lastFilingTime = end &- 1
                 while clock() < start {}
                 if let rate = ratePerProducer, rate > 0, burst > 1 {
                     let interval = UInt64(1e9 / rate * Double(burst))
@@ -65,7 +68,7 @@ public enum LoadGenerator {
                             let now = clock()
                             operation(producer, sequence)
                             let after = clock()
-                            recorder.record(after &- now, at: after)
+                            recorder.record(after &- now, at: min(after, lastFilingTime))
                             sequence += 1
                         }
                         scheduled += interval
@@ -82,7 +85,7 @@ public enum LoadGenerator {
                         }
                         operation(producer, sequence)
                         let after = clock()
-                        recorder.record(after &- (fromScheduledStart ? scheduled : now), at: after)
+                        recorder.record(after &- (fromScheduledStart ? scheduled : now), at: min(after, lastFilingTime))
                         sequence += 1
                         scheduled += interval
                     }
@@ -91,7 +94,7 @@ public enum LoadGenerator {
                     while now < end {
                         operation(producer, sequence)
                         let after = clock()
-                        recorder.record(after &- now, at: after)
+                        recorder.record(after &- now, at: min(after, lastFilingTime))
                         sequence += 1
                         // Read after recording: the next sample is the call alone, not the call plus record().
                         now = clock()
