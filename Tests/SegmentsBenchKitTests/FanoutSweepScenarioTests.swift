@@ -115,6 +115,21 @@ final class FanoutSweepScenarioTests: XCTestCase {
         XCTAssertEqual(stages.unstampedChecks, 2)
     }
 
+    /// A run in which no check completed has no latency to report: not a p50 of 0 ns.
+    func testARunWithoutACompletedCheckReportsNoLatency() {
+        let measurement = FanoutProbe.EngineMeasurement(
+            first: LatencyRecorder(), last: LatencyRecorder(), allocationsPerCheck: nil, floor: LatencyRecorder(), complete: false)
+        let figures = FanoutSweepScenario.breakdownFigures(measurement, prefix: "p", size: 1, windowLabel: nil)
+        XCTAssertFalse(figures.contains { $0.name == "p.firstCallbackP50Ns" }, "\(figures.map(\.name))")
+    }
+
+    /// The floor's p50, the ratio's denominator, comes from the same rounds as the engine's: one
+    /// per measured check, not the warm-up check's too.
+    func testTheFloorHasOneRoundPerMeasuredCheck() throws {
+        let measurement = try FanoutProbe.engine(targets: FanoutTargets(count: 1), checks: 3, mode: .ordered, floorRounds: true)
+        XCTAssertEqual(measurement.floor.count, measurement.last.count)
+    }
+
     func testAWindowIsNamedInMillisecondsOrMicroseconds() {
         XCTAssertEqual(FanoutProbe.label(.milliseconds(5)), "5 ms")
         XCTAssertEqual(FanoutProbe.label(.microseconds(250)), "250 µs")

@@ -135,8 +135,12 @@ public enum FanoutProbe {
                 last.record(targets.lastAt &- received)
                 if let timeline { stages?.record(received: received, timeline: timeline, firstCallback: targets.firstAt) }
             }
-            // One floor round per check (see above).
-            if floorRounds { floor.record(floorRound(targets, payload: floorPayload)) }
+            // One floor round per check (see above), recorded for the measured checks only, so that
+            // a ratio's two p50s come from the same rounds.
+            if floorRounds {
+                let round = floorRound(targets, payload: floorPayload)
+                if check > 0 { floor.record(round) }
+            }
         }
         var allocations: Double?
         if let allocationStart, let end = AllocationProbe.snapshot() {

@@ -20,6 +20,8 @@ public struct FanoutSweepScenario: Scenario {
     static func breakdownFigures(
         _ staged: FanoutProbe.EngineMeasurement, prefix: String, size: Int, windowLabel: String?, setting: String? = nil
     ) -> [Figure] {
+        // A run without a completed check has no latency: a p50 of an empty recorder would read 0 ns.
+        guard staged.complete, staged.first.count > 0 else { return [] }
         let run = [setting, runLabel(windowLabel)].compactMap { $0 }.joined(separator: ", ")
         var figures = NotificationStages.Stage.allCases.compactMap { stage -> Figure? in
             guard let p50 = staged.stages?.p50(of: stage) else { return nil }
@@ -69,8 +71,10 @@ public struct FanoutSweepScenario: Scenario {
             complete = complete && measured.complete
             let first = measured.first.summary("", definition: "")
             let prefix = spinWindow > .zero ? "fanout-sweep.sparse.spin" : "fanout-sweep.sparse"
-            figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
-                                  summary: "data received → first callback, p50, \(setting), \(run)"))
+            if measured.complete, measured.first.count > 0 {
+                figures.append(Figure(name: "\(prefix).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
+                                      summary: "data received → first callback, p50, \(setting), \(run)"))
+            }
             // Once more with the stages stamped: where a sparse check's first callback waits.
             let staged = try FanoutProbe.engine(
                 targets: FanoutTargets(count: 1), checks: checks, mode: .ordered, floorRounds: true, spinWindow: spinWindow,
@@ -132,8 +136,11 @@ public struct FanoutSweepScenario: Scenario {
             // The engine's time also includes handing the check to the delivery thread, which
             // matters at small N only.
             let ratio = Double(last.p50) / max(floorP50, 1)
-            if !engine.complete { notes.append("N=\(size): a check did not reach every callback") }
-            figures += [
+            // A run in which a check did not complete has no latency to report (an empty
+            // recorder's p50 would read 0 ns); its `incomplete` figure fails the gate.
+            let measured = engine.complete && engine.last.count > 0
+            if !engine.complete { notes.append("N=\(size): a check did not reach every callback; its latency is omitted") }
+            if measured { figures += [
                 Figure(name: "fanout-sweep.N\(size).lastCallbackP50Ns", value: Double(last.p50), unit: "ns",
                        summary: "data received → last callback, p50, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
@@ -146,6 +153,8 @@ public struct FanoutSweepScenario: Scenario {
                        // `costs` scenario gates the delivery loop's instructions.
                        gate: nil,
                        summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
+            ] }
+            figures += [
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check did not complete or a callback was not called exactly once"),
             ]
@@ -160,8 +169,9 @@ public struct FanoutSweepScenario: Scenario {
             let spun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .ordered, floorRounds: true, spinWindow: window)
             let spunFirst = spun.first.summary("first callback N=\(size), spin window", definition: "data received → first callback, \(windowLabel) spin window")
             let spunLast = spun.last.summary("last callback N=\(size), spin window", definition: "data received → last callback, \(windowLabel) spin window")
-            if !spun.complete { notes.append("N=\(size), spin window: a check did not reach every callback") }
-            figures += [
+            let spunMeasured = spun.complete && spun.last.count > 0
+            if !spun.complete { notes.append("N=\(size), spin window: a check did not reach every callback; its latency is omitted") }
+            if spunMeasured { figures += [
                 Figure(name: "fanout-sweep.N\(size).spin.firstCallbackP50Ns", value: Double(spunFirst.p50), unit: "ns",
                        summary: "data received → first callback, p50, N=\(size), deliverySpinWindow \(windowLabel)"),
                 Figure(name: "fanout-sweep.N\(size).spin.lastCallbackP50Ns", value: Double(spunLast.p50), unit: "ns",
@@ -170,6 +180,8 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "CPU time the delivery thread spent spinning per check (the window's price), N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).spin.handedOffShare", value: spun.handedOffShare, unit: "ratio",
                        summary: "checks whose delivery started on the still-spinning thread, without a wake-up, N=\(size)"),
+            ] }
+            figures += [
                 Figure(name: "fanout-sweep.N\(size).spin.incomplete", value: spun.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check with the spin window did not complete or a callback was not called exactly once"),
             ]
@@ -195,9 +207,11 @@ public struct FanoutSweepScenario: Scenario {
                     notes.append("\(run): \(unstamped) of \(checks) checks lacked a stamp; their stages are left out")
                 }
             }
-            ordered.append(.init(x: Double(size), y: Double(last.p50)))
-            floor.append(.init(x: Double(size), y: floorP50))
-            if size == sizes.last { latencies += [first, last] }
+            if measured {
+                ordered.append(.init(x: Double(size), y: Double(last.p50)))
+                floor.append(.init(x: Double(size), y: floorP50))
+                if size == sizes.last { latencies += [first, last] }
+            }
             if size >= 10_000 {
                 progress.say("N = \(size): parallel delivery")
                 let parallelRun = try FanoutProbe.engine(targets: targets, checks: checks, mode: .parallel, floorRounds: true)
