@@ -28,7 +28,7 @@ struct LoadOptions: ParsableArguments {
     @Option(help: "Simulated devices (fleet).") var devices: Int?
     @Option(help: "Target rate over time instead of --rate and --duration: duration:target pairs, ramping linearly (10s:2000,30s:2000,10s:0).")
     var stages: String?
-    @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms', under 60 s (repeatable); a missed one exits 2.")
+    @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms', under 60 s (repeatable); a missed one exits 2, as does a percentile with too few samples to hold it (1,000 for p99.9).")
     var thresholds: [String] = []
     @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
     var fetchDelayMs: Double?

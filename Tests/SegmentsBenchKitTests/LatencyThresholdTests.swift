@@ -54,6 +54,18 @@ final class LatencyThresholdTests: XCTestCase {
         XCTAssertFalse(threshold.evaluate(nil).passed)
         XCTAssertTrue(threshold.evaluate(nil).description.contains("FAILED (no samples)"))
     }
+
+    /// A p99.9 of 50 samples is their maximum under another name: the threshold is not measured
+    /// (and fails), as the report shows `—` for it.
+    func testAPercentileTheSamplesCannotHoldIsNotMeasured() throws {
+        var recorder = LatencyRecorder()
+        for milliseconds in 1...50 { recorder.record(UInt64(milliseconds) * 1_000_000) }
+        let outcome = try LatencyThreshold.parse("p99.9(fetch)<60ms", metrics: metrics).evaluate(recorder)
+        XCTAssertNil(outcome.measuredNanoseconds)
+        XCTAssertFalse(outcome.passed)
+        XCTAssertTrue(outcome.description.contains("too few samples"), outcome.description)
+        XCTAssertTrue(try LatencyThreshold.parse("p90(fetch)<60ms", metrics: metrics).evaluate(recorder).passed, "50 samples hold a p90")
+    }
 }
 
 /// The recorder clamps every sample at 60 s: no limit a clamped sample could meet is accepted, so a

@@ -80,9 +80,16 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
         return nil
     }
 
-    /// The statistic of `recorder`, in nanoseconds, or `nil` without samples.
+    /// How many samples the statistic needs (a percentile's ``LatencySummary/minimumCount(forPercentile:)``).
+    public var samplesNeeded: UInt64 {
+        if case .percentile(let percentile) = statistic { return LatencySummary.minimumCount(forPercentile: percentile) }
+        return 1
+    }
+
+    /// The statistic of `recorder`, in nanoseconds, or `nil` with fewer samples than it needs (a
+    /// percentile of fewer would be their maximum under another name).
     public func measured(_ recorder: LatencyRecorder) -> Double? {
-        guard recorder.count > 0 else { return nil }
+        guard recorder.count > 0, recorder.count >= samplesNeeded else { return nil }
         switch statistic {
         case .percentile(let percentile): return Double(recorder.histogram.valueAtPercentile(percentile))
         // The largest sample itself (kept exactly), not the top of its bucket.
@@ -93,7 +100,9 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
 
     /// Judges `recorder` (the metric's samples, `nil` when it was not measured at all).
     public func evaluate(_ recorder: LatencyRecorder?) -> Outcome {
-        guard let recorder, let value = measured(recorder) else { return Outcome(threshold: self, measuredNanoseconds: nil, passed: false) }
+        guard let recorder, let value = measured(recorder) else {
+            return Outcome(threshold: self, measuredNanoseconds: nil, passed: false, samples: recorder?.count ?? 0)
+        }
         let passed = inclusive ? value <= limitNanoseconds : value < limitNanoseconds
         return Outcome(threshold: self, measuredNanoseconds: value, passed: passed)
     }
@@ -108,10 +117,13 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
         public var measuredNanoseconds: Double?
         /// Whether the run met the threshold.
         public var passed: Bool
+        /// The metric's samples, when too few to measure the statistic (else not used).
+        public var samples: UInt64 = 0
 
         /// `threshold p99(fetch)<5ms: passed (measured 1.234 ms)`.
         public var description: String {
-            let measured = measuredNanoseconds.map { String(format: "measured %.3f ms", $0 / 1e6) } ?? "no samples"
+            let measured = measuredNanoseconds.map { String(format: "measured %.3f ms", $0 / 1e6) }
+                ?? (samples == 0 ? "no samples" : "too few samples: \(samples) of the \(threshold.samplesNeeded) it needs")
             return "threshold \(threshold.text): \(passed ? "passed" : "FAILED") (\(measured))"
         }
     }
