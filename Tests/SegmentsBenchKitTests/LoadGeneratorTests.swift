@@ -53,6 +53,25 @@ final class LoadGeneratorTests: XCTestCase {
         XCTAssertLessThan(latency.max, 100_000, "p50 \(latency.p50) ns: the 1 ms after each call's end was counted in the next call")
     }
 
+    /// The open model files an arrival that returns after the schedule's end in its last interval
+    /// too (here one of the last arrivals is held 0.6 s, past the one-second interval, and those
+    /// after it are late).
+    func testAnOpenArrivalReturningAfterTheEndStaysInTheLastInterval() throws {
+        let stages = try LoadStages.parse("1ms:50,999ms:50")  // at 50/s at once, for a second in all
+        let first = Mutex<UInt64?>(nil)
+        let held = Mutex(false)
+        let outcome = LoadGenerator.runOpen(generators: 1, streams: [stages], seed: 3) { _, _, intended, _ in
+            let origin = first.withLock { first in
+                if first == nil { first = intended }
+                return first!
+            }
+            guard intended &- origin > 800_000_000, !held.withLock({ held in defer { held = true }; return held }) else { return }
+            usleep(600_000)
+        }
+        let intervals = try XCTUnwrap(outcome.latency.first?.intervals)
+        XCTAssertEqual(intervals.histograms.map(\.totalCount), [UInt64(try XCTUnwrap(outcome.operations.first))])
+    }
+
     /// A call that starts before the phase ends belongs to the phase's last interval, however late
     /// it returns: filed at its return, it opened an interval past the end whose rate was its count
     /// over the few microseconds until the phase finished.

@@ -37,6 +37,7 @@ extension LoadGenerator {
         let seconds = streams.map(\.totalSeconds).max() ?? 0
         let peak = streams.reduce(0) { $0 + $1.peakRate } / Double(generators)
         let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
+        let lastFilingTime = start + UInt64(seconds * 1e9) &- 1
         let intervalNanoseconds = IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: seconds)
         let expectedIntervals = IntervalLatencyRecorder.expectedIntervals(forPhaseOf: seconds, intervalNanoseconds: intervalNanoseconds)
         let group = DispatchGroup()
@@ -72,7 +73,9 @@ extension LoadGenerator {
                     outcome.maximumStartLag = max(outcome.maximumStartLag, begun &- intended)
                     operation(generator, stream, intended, &random)
                     let done = monotonicNanoseconds()
-                    latency[stream].record(done &- intended, at: done)
+                    // An arrival returning after the schedule's end is filed in its last interval:
+                    // an interval opened past the end would read as a rate collapse.
+                    latency[stream].record(done &- intended, at: min(done, lastFilingTime))
                     outcome.operations[stream] += 1
                 }
                 if peak <= 0 { sleep(untilMonotonic: start + UInt64(seconds * 1e9)) }
