@@ -1,3 +1,4 @@
+#if os(Linux)
 @testable import RealtimeSegments
 import Foundation
 import Logging
@@ -35,18 +36,21 @@ final class EventJournalWriteFailureTests: XCTestCase {
         return bytes.count
     }
 
-    /// Runs `body` with writes to files limited to `bytes` in all (`EFBIG` beyond, not a signal).
+    /// Runs `body` with each file this process writes limited to `bytes` (`EFBIG` beyond, not a
+    /// signal); the limit and the signal's handling are restored however `body` ends.
     private func withFileSizeLimit(_ bytes: Int, _ body: () -> Void) {
         let previousHandler = signal(SIGXFSZ, SIG_IGN)
+        defer { signal(SIGXFSZ, previousHandler) }
         var previous = rlimit()
         getrlimit(Int32(RLIMIT_FSIZE.rawValue), &previous)
         var limited = previous
         limited.rlim_cur = rlim_t(bytes)
-        XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limited), 0)
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limited) == 0 else { return XCTFail("setrlimit(RLIMIT_FSIZE) failed") }
+        defer {
+            var restored = previous
+            setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restored)
+        }
         body()
-        var restored = previous
-        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &restored)
-        signal(SIGXFSZ, previousHandler)
     }
 
     private func replayed() -> [String] {
@@ -96,3 +100,4 @@ extension EventJournalWriteFailureTests {
         XCTAssertEqual(replayed().sorted(), ["ours", "theirs"])
     }
 }
+#endif

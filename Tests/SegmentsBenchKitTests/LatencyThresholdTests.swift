@@ -65,6 +65,9 @@ final class LatencyThresholdTests: XCTestCase {
         XCTAssertFalse(outcome.passed)
         XCTAssertTrue(outcome.description.contains("too few samples"), outcome.description)
         XCTAssertTrue(try LatencyThreshold.parse("p90(fetch)<60ms", metrics: metrics).evaluate(recorder).passed, "50 samples hold a p90")
+        var one = LatencyRecorder()
+        one.record(1_000_000)
+        XCTAssertTrue(try LatencyThreshold.parse("p50(fetch)<60ms", metrics: metrics).evaluate(one).passed, "the median holds from one sample up, as in the report")
     }
 }
 

@@ -130,7 +130,7 @@ public final class SegmentsClient: Sendable {
                 } else {
                     let files = recovery.unreadableFiles.joined(separator: ", ")
                     logger.error(
-                        "Segments: The event journal is set aside for this run: \(files) cannot be read. No journal file is replayed, written or deleted, so that what the server answers now cannot hide the unread events; events are kept in memory and in the state file at stop, and every journal file is replayed at a start that can read them")
+                        "Segments: The event journal is set aside for this run: \(files) cannot be read. No journal file is replayed, written or deleted, so that what the server answers now cannot hide the unread events; events are kept in memory and in the state file at stop, and every journal file is replayed at a start that can read them (fix the file's permissions, or move it out of the directory to give up its events)")
                     initial.journalSetAside = "\(files) cannot be read"
                 }
             } else {

@@ -72,7 +72,7 @@ final class EngineOwner {
     private var uploads: UploadQueue
     /// The write-ahead journal of ``uploads``, if one is configured.
     private let journal: EventJournal?
-    /// Why ``journal`` is `nil` although one is configured (``InitialState/journalSetAside``).
+    /// Why ``journal`` is `nil` although one is configured (``Initial/journalSetAside``).
     private let journalSetAside: String?
     /// ``SegmentsClient/flushJournal()`` calls waiting for the ring position they name to be
     /// drained and committed.

@@ -27,7 +27,10 @@ final class JournalSegmentFile {
         self.url = directory.appendingPathComponent(Self.name(index: index))
         self.index = index
         descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw JournalIOError("creating \(url.path)", errno: errno) }
+        guard descriptor >= 0 else {
+            let code = errno  // before the message's interpolation, which may change it
+            throw JournalIOError("creating \(url.path)", errno: code)
+        }
         // The new name must survive a power loss for the records in it to be found.
         let directoryDescriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
@@ -63,7 +66,10 @@ final class JournalSegmentFile {
     /// Flushes what was written to the device.
     func sync() throws(JournalIOError) {
         guard needsSync, descriptor >= 0 else { return }
-        guard fsync(descriptor) == 0 else { throw JournalIOError("fsync of \(url.lastPathComponent)", errno: errno) }
+        guard fsync(descriptor) == 0 else {
+            let code = errno
+            throw JournalIOError("fsync of \(url.lastPathComponent)", errno: code)
+        }
         needsSync = false
     }
 

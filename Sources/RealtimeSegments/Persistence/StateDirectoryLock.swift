@@ -21,7 +21,8 @@ import Synchronization
 /// dropped without `stop()`) takes a share (``share()``): the lock is dropped when every holder
 /// has released it.
 ///
-/// Threading: any thread; ``release()`` may be called more than once.
+/// Threading: any thread. Each holder calls ``release()`` once; ``releaseNow()`` may be called
+/// more than once.
 final class StateDirectoryLock: Sendable {
     enum Failure: Error, Equatable {
         /// Another client holds the directory.

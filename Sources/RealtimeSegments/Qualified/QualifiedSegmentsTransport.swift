@@ -36,9 +36,11 @@ public struct QualifiedSegmentsQuery: Sendable, Hashable {
 /// The HTTP transport, `InMemorySegmentsTransport` (RealtimeSegmentsTesting) and the mock server's in-process transport
 /// implement it next to ``SegmentsTransport``, so one transport object serves both APIs.
 ///
-/// Threading: called concurrently from any task. Errors: exactly the two SPEC §9 errors —
+/// Threading: called concurrently from any task. Errors: the two SPEC §9 errors —
 /// ``SegmentsError/invalidSegmentIdentifier`` when the server says the user is unknown, and
-/// ``SegmentsError/fetchSegmentsFailed(_:)`` for everything else, with the reference SDK's reason
+/// ``SegmentsError/fetchSegmentsFailed(_:)`` for every failure of the exchange — and, before any
+/// exchange, ``SegmentsError/invalidCredentials(_:)`` for an API key no header can carry and
+/// ``SegmentsError/cancelled`` for a cancelled caller. `fetchSegmentsFailed` carries the reference SDK's reason
 /// strings where it has one: `"network error"` (connection failures and timeouts), `"<status>"` for any
 /// non-2xx status, `"decode error"` for a body of the wrong shape, or the GraphQL error's
 /// `classification` (its `message` when it has none; see ``QualifiedSegmentsWire``).

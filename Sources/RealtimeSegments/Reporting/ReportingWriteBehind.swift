@@ -73,6 +73,9 @@ final class ReportingWriteBehind: Sendable {
     /// On the persistence queue: the last drain, then nothing more.
     private func drainThenDetach() {
         drain()
+        // A visitor whose last write failed (logged) is not written any more either: dropped from
+        // the dirty set, so it does not read as a change made after the detach.
+        _ = store.takeDirty()
         detached.store(true, ordering: .releasing)
     }
 

@@ -97,7 +97,12 @@ final class CrashChildProcess {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if !state.cookies.isEmpty { return true }
-            guard process.isRunning else { return false }
+            guard process.isRunning else {
+                // Ended: what it printed may still be in the pipe.
+                process.waitUntilExit()
+                readRest()
+                return !state.cookies.isEmpty
+            }
             usleep(1_000)
         }
         return !state.cookies.isEmpty

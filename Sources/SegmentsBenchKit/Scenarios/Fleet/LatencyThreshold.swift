@@ -82,7 +82,8 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
 
     /// How many samples the statistic needs (a percentile's ``LatencySummary/minimumCount(forPercentile:)``).
     public var samplesNeeded: UInt64 {
-        if case .percentile(let percentile) = statistic { return LatencySummary.minimumCount(forPercentile: percentile) }
+        // As the report shows them: the median (and below) from one sample up.
+        if case .percentile(let percentile) = statistic, percentile > 50 { return LatencySummary.minimumCount(forPercentile: percentile) }
         return 1
     }
 
@@ -113,7 +114,8 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
     public struct Outcome: Sendable, Hashable, CustomStringConvertible {
         /// The threshold judged.
         public var threshold: LatencyThreshold
-        /// The statistic measured, in nanoseconds; `nil` when the metric had no samples.
+        /// The statistic measured, in nanoseconds; `nil` when the metric had no samples, or too
+        /// few to hold the statistic (see ``samples``).
         public var measuredNanoseconds: Double?
         /// Whether the run met the threshold.
         public var passed: Bool
