@@ -53,6 +53,20 @@ final class JournalReplayTests: XCTestCase {
         .event(TrackedEvent(customerIds: ["cookie": "c"], eventType: type, timestamp: 1_700_000_000, properties: [:]))
     }
 
+    /// Asserts that `flushJournal()` throws `journalUnavailable` with a reason containing `reason`;
+    /// `message` is the failure when it returns.
+    private func assertJournalUnavailable(
+        _ fixture: Fixture, because reason: String, else message: String, file: StaticString = #filePath, line: UInt = #line
+    ) async {
+        do {
+            try await fixture.client.flushJournal()
+            XCTFail(message, file: file, line: line)
+        } catch {
+            guard case .journalUnavailable(let said) = error else { return XCTFail("\(error)", file: file, line: line) }
+            XCTAssertTrue(said.contains(reason), said, file: file, line: line)
+        }
+    }
+
     /// Journals an event through `fixture` and uploads it; fails the test if the journal could not
     /// take it.
     private func trackAndFlush(_ fixture: Fixture, _ type: String, file: StaticString = #filePath, line: UInt = #line) async {
@@ -283,13 +297,9 @@ final class JournalReplayTests: XCTestCase {
             first.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
             first.client.start()
             try first.client.trackEvent(eventType: "big", properties: ["padding": big])
-            do {
-                try await first.client.flushJournal()
-                XCTFail("flushJournal returned: the event is in the journal, where replay reads it as damage")
-            } catch {
-                guard case .journalUnavailable(let reason) = error else { return XCTFail("\(error)") }
-                XCTAssertTrue(reason.contains("larger than a journal record"), reason)
-            }
+            await assertJournalUnavailable(
+                first, because: "larger than a journal record",
+                else: "flushJournal returned: the event is in the journal, where replay reads it as damage")
             // Encoding and saving 64 MiB takes seconds in a sanitized build.
             first.client.stop(timeout: .seconds(300))
         }
@@ -309,13 +319,7 @@ final class JournalReplayTests: XCTestCase {
         fixture.transport.failNext(.trackEvents, with: .timeout, count: 1_000)
         fixture.client.start()
         try fixture.client.trackEvent(eventType: "new")
-        do {
-            try await fixture.client.flushJournal()
-            XCTFail("flushJournal returned although the journal is set aside")
-        } catch {
-            guard case .journalUnavailable(let reason) = error else { return XCTFail("\(error)") }
-            XCTAssertTrue(reason.contains("set aside"), reason)
-        }
+        await assertJournalUnavailable(fixture, because: "set aside", else: "flushJournal returned although the journal is set aside")
         XCTAssertFalse(FileManager.default.fileExists(atPath: segmentFile(3).path), "nothing is written")
         XCTAssertTrue(FileManager.default.fileExists(atPath: segmentFile(1).path), "nothing is deleted")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: The event journal is set aside for this run"), 1)
