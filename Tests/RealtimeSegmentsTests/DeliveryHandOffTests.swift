@@ -201,6 +201,47 @@ final class DeliveryHandOffTests: XCTestCase {
         XCTAssertEqual(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 0, "nothing spun")
     }
 
+    /// A check's fetch that starts while a block still spins after the last delivery restarts
+    /// that block's window: the check's delivery is handed over even when it comes after the
+    /// window that began at the last delivery.
+    func testAFetchStartingWhileABlockSpinsRestartsItsWindow() {
+        let clock = NanosecondDial()
+        let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
+        let result = Locked<UInt64?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        startSpinning(handOff, result: result, done: done)
+        clock.set(900)
+        XCTAssertFalse(handOff.prepare(), "a block spins: no other is readied")
+        clock.set(1_500)  // past the window that began at 0, inside the one that began at 900
+        clock.waitForReadsAfterNow(3)
+        XCTAssertTrue(handOff.isSpinning, "the block read the clock at 1,500 and still spins")
+        XCTAssertTrue(handOff.offer(job(4)), "the check's delivery is handed to the spinning block")
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(result.withLock { $0 }, 4)
+    }
+
+    /// The restarted window ends like any other, and without a fetch the first one ends.
+    func testARestartedWindowEndsOneWindowAfterTheFetchStarted() {
+        let clock = NanosecondDial()
+        let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
+        let result = Locked<UInt64?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        startSpinning(handOff, result: result, done: done)
+        clock.set(900)
+        XCTAssertFalse(handOff.prepare())
+        clock.set(1_900)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "the window that began at 900 ended at 1,900")
+        XCTAssertEqual(result.withLock { $0 }, 0, "nothing was handed over")
+        XCTAssertFalse(handOff.offer(job(5)), "nobody spins: the delivery is queued")
+
+        let second = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
+        clock.set(0)
+        let secondDone = DispatchSemaphore(value: 0)
+        startSpinning(second, result: Locked<UInt64?>(nil), done: secondDone)
+        clock.set(1_000)
+        XCTAssertEqual(secondDone.wait(timeout: .now() + 10), .success, "without a fetch the window began at 0")
+    }
+
     func testTheWindowEndsTheSpinAndItsTimeIsCounted() {
         let counters = EngineCounters()
         let handOff = DeliveryHandOff(window: .microseconds(200), counters: counters)

@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// A check also readies its categories' blocks as its fetch starts (``prepare()``): a block
 /// scheduled then spins for the check's delivery, so a check that comes long after the last
-/// delivery, as checks do with a debounce of seconds, still finds its thread running.
+/// delivery, as checks do with a debounce of seconds, still finds its thread running. A block
+/// still spinning after the last delivery counts its window from the fetch's start instead.
 ///
 /// Threading: ``offer(_:)`` and ``prepare()`` from the engine thread (the one deliverer);
 /// ``blockStarted()`` and ``awaitNext()`` from the category queue's blocks, one at a time.
@@ -34,13 +35,23 @@ final class DeliveryHandOff: Sendable {
     /// Set once by ``close()``.
     private let closed = Atomic<Bool>(false)
     private let windowNanoseconds: UInt64
+    /// When the spinning block's window began: its last delivery, or a later check's fetch start
+    /// (``prepare()``). Written by the spinning block and the engine; read by the spinning block.
+    private let windowStart = Atomic<UInt64>(0)
+    /// Reads the monotonic clock in nanoseconds (injected by tests).
+    private let now: @Sendable () -> UInt64
     /// Nanoseconds spent spinning, summed once per window (``EngineCounters/deliverySpinNanoseconds``).
     private let counters: EngineCounters
 
-    /// `window` is how long a block spins after each delivery (positive).
-    init(window: Duration, counters: EngineCounters) {
+    /// `window` is how long a block spins after each delivery (positive); `now` reads the
+    /// monotonic clock in nanoseconds.
+    init(
+        window: Duration, counters: EngineCounters,
+        now: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
+    ) {
         self.windowNanoseconds = window.clampedNanoseconds
         self.counters = counters
+        self.now = now
     }
 
     /// Hands `job` to the block spinning for it; `false` if none spins, and then one block more is
@@ -71,9 +82,16 @@ final class DeliveryHandOff: Sendable {
     /// ``blockStarted()`` and then ``awaitNext()``: it spins for the check's delivery, so that the
     /// thread's wake-up overlaps the fetch instead of following it. `false` after ``close()`` or
     /// while a block is queued or spins: that block runs first and spins after its delivery as
-    /// usual. Engine thread.
+    /// usual; a block that spins counts its window from this call, so it still spins for the
+    /// check's delivery when the fetch outlasts the rest of the window it began at its last
+    /// delivery. Engine thread.
     func prepare() -> Bool {
         guard !closed.load(ordering: .acquiring) else { return false }
+        // A block spinning after the last delivery counts its window from now: the check's
+        // delivery comes after this fetch, which may outlast what is left of that window. (A
+        // block whose window ends between this store and the exchange below returns; the
+        // delivery then schedules a block as without a window.)
+        windowStart.store(now(), ordering: .releasing)
         return state.compareExchange(expected: Self.idle, desired: Self.queuedUnit, ordering: .acquiringAndReleasing)
             .exchanged
     }
@@ -101,11 +119,12 @@ final class DeliveryHandOff: Sendable {
         guard !closed.load(ordering: .acquiring),
             state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
         else { return nil }
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = now()
+        windowStart.store(start, ordering: .releasing)
         var looks: UInt64 = 0
         defer {
             counters.deliverySpinNanoseconds.wrappingIncrement(
-                by: Int(truncatingIfNeeded: DispatchTime.now().uptimeNanoseconds &- start), ordering: .relaxed)
+                by: Int(truncatingIfNeeded: now() &- start), ordering: .relaxed)
         }
         while true {
             let word = state.load(ordering: .acquiring)
@@ -119,8 +138,7 @@ final class DeliveryHandOff: Sendable {
             looks &+= 1
             // The clock is read every 64 looks: a read costs more than a look.
             if word == Self.spinning,
-                closed.load(ordering: .relaxed)
-                    || looks & 63 == 0 && DispatchTime.now().uptimeNanoseconds &- start >= windowNanoseconds
+                closed.load(ordering: .relaxed) || looks & 63 == 0 && windowHasPassed()
             {
                 if state.compareExchange(expected: Self.spinning, desired: Self.idle, ordering: .acquiringAndReleasing).exchanged {
                     return nil
@@ -129,5 +147,13 @@ final class DeliveryHandOff: Sendable {
             }
             segments_spin_pause()
         }
+    }
+
+    /// Whether the window that began at ``windowStart`` has passed. The start is read before the
+    /// clock, so the time read is never earlier than a start read.
+    private func windowHasPassed() -> Bool {
+        let windowBegan = windowStart.load(ordering: .acquiring)
+        let time = now()
+        return time >= windowBegan && time - windowBegan >= windowNanoseconds
     }
 }
