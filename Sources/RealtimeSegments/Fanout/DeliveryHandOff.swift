@@ -116,11 +116,13 @@ final class DeliveryHandOff: Sendable {
     /// for a handed delivery and returns it, or returns `nil` at once when a block is queued behind
     /// this one (it runs next, in order) or after ``close()``, or when the window passes.
     func awaitNext() -> DeliveryExecutor.Job? {
-        guard !closed.load(ordering: .acquiring),
-            state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
-        else { return nil }
+        guard !closed.load(ordering: .acquiring) else { return nil }
+        // The window's start is stored before the block can be seen spinning, so a prepare() that
+        // sees it spinning restarts the window after this store, never before it.
         let start = now()
         windowStart.store(start, ordering: .releasing)
+        guard state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
+        else { return nil }
         var looks: UInt64 = 0
         defer {
             counters.deliverySpinNanoseconds.wrappingIncrement(
