@@ -9,7 +9,7 @@ public struct FanoutSweepScenario: Scenario {
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
     public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
-    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, and this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window)"
+    public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window), and how far a thread's own data is after it idled as long as a sparse check's engine (the floor of a sparse check's own work)"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     static let warmUpChecks = 20
@@ -47,6 +47,10 @@ public struct FanoutSweepScenario: Scenario {
     /// a segments backend a millisecond away.
     static let sparseFetchDelayMs = 1.0
 
+    /// How long the sparse checks' thread idles before each check: two milliseconds more than the
+    /// spin window, so that the window after the last delivery has closed.
+    static func sparseSpacing(window: Duration) -> Duration { window + .milliseconds(2) }
+
     /// Checks that come long after the last delivery, as they do with a debounce of seconds: at
     /// N = 1, each check starts two milliseconds more than the spin window after the one before
     /// ended, and the mock answers its fetch after `--fetch-delay-ms` (default
@@ -55,7 +59,7 @@ public struct FanoutSweepScenario: Scenario {
     static func sparseChecks(options: BenchOptions, window: Duration, progress: Progress, notes: inout [String]) throws -> [Figure] {
         let delayMs = options.fetchDelayMs ?? sparseFetchDelayMs
         let fetchDelay = Duration.milliseconds(delayMs)
-        let spacing = window + .milliseconds(2)
+        let spacing = sparseSpacing(window: window)
         let checks = options.quick ? 20 : 50
         let windowLabel = FanoutProbe.label(window)
         let setting = "N=1, checks \(FanoutProbe.label(spacing)) apart, fetch answered after \(delayMs) ms"
@@ -299,6 +303,17 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "time the signalling thread spends in that signal, p50, \(side) (what waking costs the waker)"),
             ]
         }
+        // The floor of a sparse check's own work: how far a thread's data is once it has idled
+        // as long as the sparse checks' engine does.
+        let idle = Self.sparseSpacing(window: window)
+        progress.say("memory after idling: a walk through 512 cache lines, straight after the last one and after \(FanoutProbe.label(idle)) idle")
+        let memory = CacheAfterIdleFloor.measure(rounds: options.quick ? 50 : 100, idle: idle)
+        figures += [
+            Figure(name: "fanout-sweep.floor.cacheLineHotNs", value: median(memory.hot), unit: "ns",
+                   summary: "one dependent load of a thread's own data, walked straight after the last walk, median per round (no engine)"),
+            Figure(name: "fanout-sweep.floor.cacheLineAfterIdleNs", value: median(memory.afterIdle), unit: "ns",
+                   summary: "the same load after the thread idled \(FanoutProbe.label(idle)), as the sparse checks' engine does: what a check's cold work pays per line"),
+        ]
         // Growth is always taken between N = 1 and N = 10,000, so that the quick sweep (the gate's
         // baseline) and the full sweep report the same figure.
         if let small = allocations.first(where: { $0.x == 1 }), let large = allocations.first(where: { $0.x == 10_000 }) {
