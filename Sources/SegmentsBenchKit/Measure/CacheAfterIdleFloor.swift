@@ -8,7 +8,7 @@ import SegmentsMockServer
 /// How far a thread's own data is once it has slept: the floor of the work a check does after
 /// the engine idled, as every check does under a debounce of seconds.
 ///
-/// The calling thread walks a random cycle through a few hundred cache lines of its own, each
+/// The calling thread walks a random cycle through 16 KiB of its own (256 lines by default), each
 /// load waiting for the one before, so no two misses overlap and the walk's time per line is the
 /// latency of wherever the lines are. Each round times one walk straight after another (the lines
 /// in the nearest cache) and one after an idle pause. Where the caches keep the lines across the
@@ -24,7 +24,7 @@ enum CacheAfterIdleFloor {
     }
 
     /// `rounds` rounds over `lines` lines (at least 2), each pausing `idle` before its second walk.
-    static func measure(rounds: Int, lines: Int = 512, idle: Duration) -> Measurement {
+    static func measure(rounds: Int, lines: Int = 256, idle: Duration) -> Measurement {
         let next = cycle(lines: lines, seed: 1)
         let lineBytes = 64
         let memory = UnsafeMutableRawPointer.allocate(byteCount: lines * lineBytes, alignment: lineBytes)

@@ -306,7 +306,7 @@ public struct FanoutSweepScenario: Scenario {
         // The floor of a sparse check's own work: how far a thread's data is once it has idled
         // as long as the sparse checks' engine does.
         let idle = Self.sparseSpacing(window: window)
-        progress.say("memory after idling: a walk through 512 cache lines, straight after the last one and after \(FanoutProbe.label(idle)) idle")
+        progress.say("memory after idling: a walk through 256 cache lines (16 KiB), straight after the last one and after \(FanoutProbe.label(idle)) idle")
         let memory = CacheAfterIdleFloor.measure(rounds: options.quick ? 50 : 100, idle: idle)
         figures += [
             Figure(name: "fanout-sweep.floor.cacheLineHotNs", value: median(memory.hot), unit: "ns",
