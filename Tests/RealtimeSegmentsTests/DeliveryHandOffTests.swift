@@ -212,6 +212,8 @@ final class DeliveryHandOffTests: XCTestCase {
         startSpinning(handOff, result: result, done: done)
         clock.set(900)
         XCTAssertFalse(handOff.prepare(), "a block spins: no other is readied")
+        // Two reads at 900 after the restart: the block has judged its window from 900 since.
+        clock.waitForReadsAfterNow(2)
         clock.set(1_500)  // past the window that began at 0, inside the one that began at 900
         clock.waitForReadsAfterNow(3)
         XCTAssertTrue(handOff.isSpinning, "the block read the clock at 1,500 and still spins")
@@ -220,26 +222,60 @@ final class DeliveryHandOffTests: XCTestCase {
         XCTAssertEqual(result.withLock { $0 }, 4)
     }
 
-    /// The restarted window ends like any other, and without a fetch the first one ends.
-    func testARestartedWindowEndsOneWindowAfterTheFetchStarted() {
+    /// The race of a restart with the window's end: the block has read its window's start (0)
+    /// and is about to read the clock when the fetch restarts the window (at 900) and finds it
+    /// spinning, so readies no other block; the block then reads 1,500, past the window it
+    /// judged. It must spin on for the check's delivery, not leave it to a wake-up.
+    func testARestartRacingTheWindowsEndKeepsTheBlockSpinning() {
         let clock = NanosecondDial()
         let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
         let result = Locked<UInt64?>(nil)
         let done = DispatchSemaphore(value: 0)
         startSpinning(handOff, result: result, done: done)
+        clock.holdNextRead()
+        XCTAssertTrue(clock.waitUntilAReadIsHeld(), "the block reads the clock within 10 s")
+        clock.set(900)
+        XCTAssertFalse(handOff.prepare(), "the block spins: no other is readied")
+        clock.set(1_500)
+        clock.releaseHeldRead()
+        clock.waitForReadsAfterNow(3)
+        XCTAssertTrue(handOff.isSpinning, "the block judged the window from 0, then saw the restart and spins on")
+        XCTAssertTrue(handOff.offer(job(6)), "the check's delivery is handed to the spinning block")
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(result.withLock { $0 }, 6)
+    }
+
+    /// The restarted window ends one window after the restart, and the spin's time is counted
+    /// once, from the block's start to its end; without a restart the window ends one window
+    /// after the block started.
+    func testARestartedWindowEndsOneWindowAfterTheFetchStarted() {
+        let clock = NanosecondDial()
+        let counters = EngineCounters()
+        let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: counters, now: clock.read)
+        let result = Locked<UInt64?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        startSpinning(handOff, result: result, done: done)
         clock.set(900)
         XCTAssertFalse(handOff.prepare())
+        clock.waitForReadsAfterNow(2)
+        clock.set(1_899)
+        clock.waitForReadsAfterNow(3)
+        XCTAssertTrue(handOff.isSpinning, "inside the window that began at 900")
         clock.set(1_900)
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "the window that began at 900 ended at 1,900")
         XCTAssertEqual(result.withLock { $0 }, 0, "nothing was handed over")
+        XCTAssertEqual(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 1_900, "one spin, from 0 to 1,900")
         XCTAssertFalse(handOff.offer(job(5)), "nobody spins: the delivery is queued")
 
+        clock.set(10_000)
         let second = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
-        clock.set(0)
         let secondDone = DispatchSemaphore(value: 0)
         startSpinning(second, result: Locked<UInt64?>(nil), done: secondDone)
-        clock.set(1_000)
-        XCTAssertEqual(secondDone.wait(timeout: .now() + 10), .success, "without a fetch the window began at 0")
+        clock.set(10_999)
+        clock.waitForReadsAfterNow(3)
+        XCTAssertTrue(second.isSpinning, "the window began when the block started, at 10,000")
+        clock.set(11_000)
+        XCTAssertEqual(secondDone.wait(timeout: .now() + 10), .success, "and ended one window later")
     }
 
     func testTheWindowEndsTheSpinAndItsTimeIsCounted() {

@@ -36,11 +36,11 @@ public struct SegmentsConfiguration: Sendable {
     /// finishing one, before it sleeps (default zero: it sleeps at once). With a window, a check
     /// also wakes the delivery thread of each category that has callbacks as its fetch starts, and
     /// that thread looks for the check's delivery for up to the window from then (a thread still
-    /// looking after the last delivery looks on for up to the window). A delivery that arrives
-    /// while its thread looks starts without a wake-up, within a microsecond; the price is up to
-    /// this much CPU time per category after the start of every check and after every delivery
-    /// (``SegmentsStatistics/deliverySpinNanoseconds`` counts it). An idle or stopped client never
-    /// spins. Leave it at zero on battery-powered devices; on a server, about the segments
+    /// looking after the last delivery also looks on for up to the window from the fetch's start).
+    /// A delivery that arrives while its thread looks starts without a wake-up, within a
+    /// microsecond; the price is up to this much CPU time per category after the start of every
+    /// check and after every delivery (``SegmentsStatistics/deliverySpinNanoseconds`` counts it).
+    /// An idle or stopped client never spins. Leave it at zero on battery-powered devices; on a server, about the segments
     /// backend's response time. At most 10 ms.
     public var deliverySpinWindow: Duration = .zero
     /// How the engine thread competes with the app's threads for a core

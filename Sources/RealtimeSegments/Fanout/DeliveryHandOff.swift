@@ -40,7 +40,7 @@ final class DeliveryHandOff: Sendable {
     private let windowStart = Atomic<UInt64>(0)
     /// Reads the monotonic clock in nanoseconds (injected by tests).
     private let now: @Sendable () -> UInt64
-    /// Nanoseconds spent spinning, summed once per window (``EngineCounters/deliverySpinNanoseconds``).
+    /// Nanoseconds spent spinning, summed once per spin (``EngineCounters/deliverySpinNanoseconds``).
     private let counters: EngineCounters
 
     /// `window` is how long a block spins after each delivery (positive); `now` reads the
@@ -88,11 +88,12 @@ final class DeliveryHandOff: Sendable {
     func prepare() -> Bool {
         guard !closed.load(ordering: .acquiring) else { return false }
         // A block spinning after the last delivery counts its window from now: the check's
-        // delivery comes after this fetch, which may outlast what is left of that window. (A
-        // block whose window ends between this store and the exchange below returns; the
-        // delivery then schedules a block as without a window.)
-        windowStart.store(now(), ordering: .releasing)
-        return state.compareExchange(expected: Self.idle, desired: Self.queuedUnit, ordering: .acquiringAndReleasing)
+        // delivery comes after this fetch, which may outlast what is left of that window. A block
+        // that judged its window passed from an earlier start before this store looks at the
+        // start again once it has stopped spinning (see awaitNext()). Sequentially consistent,
+        // with the exchange below and the block's own, so that it then sees this store.
+        windowStart.max(now(), ordering: .sequentiallyConsistent)
+        return state.compareExchange(expected: Self.idle, desired: Self.queuedUnit, ordering: .sequentiallyConsistent)
             .exchanged
     }
 
@@ -117,10 +118,10 @@ final class DeliveryHandOff: Sendable {
     /// this one (it runs next, in order) or after ``close()``, or when the window passes.
     func awaitNext() -> DeliveryExecutor.Job? {
         guard !closed.load(ordering: .acquiring) else { return nil }
-        // The window's start is stored before the block can be seen spinning, so a prepare() that
-        // sees it spinning restarts the window after this store, never before it.
+        // The window's start is stored before the block can be seen spinning, and only raises it,
+        // so a restart by prepare() is never lost to it.
         let start = now()
-        windowStart.store(start, ordering: .releasing)
+        windowStart.max(start, ordering: .sequentiallyConsistent)
         guard state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
         else { return nil }
         var looks: UInt64 = 0
@@ -142,7 +143,15 @@ final class DeliveryHandOff: Sendable {
             if word == Self.spinning,
                 closed.load(ordering: .relaxed) || looks & 63 == 0 && windowHasPassed()
             {
-                if state.compareExchange(expected: Self.spinning, desired: Self.idle, ordering: .acquiringAndReleasing).exchanged {
+                if state.compareExchange(expected: Self.spinning, desired: Self.idle, ordering: .sequentiallyConsistent).exchanged {
+                    // A fetch that restarted the window after it was judged found this block
+                    // spinning and readied none: spin on for its delivery, unless a block was
+                    // queued meanwhile (it runs first) or the client stopped.
+                    if !closed.load(ordering: .acquiring), !windowHasPassed(),
+                        state.compareExchange(expected: Self.idle, desired: Self.spinning, ordering: .acquiringAndReleasing).exchanged
+                    {
+                        continue
+                    }
                     return nil
                 }
                 continue  // claimed meanwhile: the delivery is being stored
@@ -154,7 +163,7 @@ final class DeliveryHandOff: Sendable {
     /// Whether the window that began at ``windowStart`` has passed. The start is read before the
     /// clock, so the time read is never earlier than a start read.
     private func windowHasPassed() -> Bool {
-        let windowBegan = windowStart.load(ordering: .acquiring)
+        let windowBegan = windowStart.load(ordering: .sequentiallyConsistent)
         let time = now()
         return time >= windowBegan && time - windowBegan >= windowNanoseconds
     }
