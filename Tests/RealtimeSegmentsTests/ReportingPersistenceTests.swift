@@ -135,6 +135,48 @@ final class ReportingPersistenceTests: XCTestCase {
                        ReportingSegments(country: "DE", customSegments: ["vip"]))
     }
 
+    /// A visitor's file under its current name is what the visitor last wrote; a copy of the
+    /// same visitor under another name (an earlier version's name, a rename that failed, a copy
+    /// made by hand) never replaces it, whatever order the directory lists them in, and is moved
+    /// aside rather than left to compete.
+    func testACopyUnderAnotherNameNeverReplacesTheVisitorsCurrentFile() throws {
+        try persist(["v": ReportingSegments(country: "NEW")])
+        for legacyName in ["visitor-0LEGACY.json", "visitor-zLEGACY.json"] {
+            try Data(#"{"segments":{"country":"OLD","customSegments":[]},"version":1,"visitorId":"v"}"#.utf8)
+                .write(to: reportingDirectory.appendingPathComponent(legacyName))
+            let restored = Fixture(stateDirectory: directory)
+            XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "v").segments.country, "NEW", legacyName)
+            restored.client.stop()
+            let again = Fixture(stateDirectory: directory)
+            XCTAssertEqual(try again.client.reportingVisitor(visitorId: "v").segments.country, "NEW", "\(legacyName), restored again")
+            again.client.stop()
+            let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+            XCTAssertTrue(names.contains("visitor-\(ReportingFileStore.escapedName("v")).json"), "\(names)")
+            XCTAssertFalse(names.contains(legacyName), "the copy is moved aside: \(names)")
+            XCTAssertTrue(names.contains { $0.hasPrefix("\(legacyName).skipped-") }, "and kept: \(names)")
+        }
+    }
+
+    /// Two files of one visitor, neither under its current name: the one written last is restored
+    /// and takes the name; the other is moved aside.
+    func testOfTwoCopiesUnderEarlierNamesTheNewerOneIsRestored() throws {
+        try FileManager.default.createDirectory(at: reportingDirectory, withIntermediateDirectories: true)
+        let older = reportingDirectory.appendingPathComponent("visitor-zOLDER.json")
+        let newer = reportingDirectory.appendingPathComponent("visitor-0NEWER.json")
+        try Data(#"{"segments":{"country":"OLD","customSegments":[]},"version":1,"visitorId":"v"}"#.utf8).write(to: older)
+        try Data(#"{"segments":{"country":"NEW","customSegments":[]},"version":1,"visitorId":"v"}"#.utf8).write(to: newer)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: older.path)
+        let restored = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "v").segments.country, "NEW")
+        restored.client.stop()
+        let again = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try again.client.reportingVisitor(visitorId: "v").segments.country, "NEW", "restored again")
+        again.client.stop()
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertTrue(names.contains("visitor-\(ReportingFileStore.escapedName("v")).json"), "\(names)")
+        XCTAssertTrue(names.contains { $0.hasPrefix("visitor-zOLDER.json.skipped-") }, "\(names)")
+    }
+
     /// A directory holds one project's state even before any engine wrote a state file there: a
     /// client of another project leaves its reporting segments alone.
     func testAReportingOnlyDirectoryOfAnotherProjectIsLeftToThatProject() throws {

@@ -54,11 +54,12 @@ struct ReportingFileStore: Sendable {
         directory.appendingPathComponent(".visitor-\(escapedName).tmp")
     }
 
-    /// Every persisted visitor, and the lines to log about the others: corrupt files (and those of
-    /// another version) are skipped with a `Segments:` error and, when `tidying`, moved aside;
-    /// when `tidying`, leftover temporary files are deleted and files under an earlier name
-    /// renamed. Without `tidying` (a client that gave the directory up) no file is changed. Logs
-    /// nothing itself: its caller holds a lock (see ``LogLine``).
+    /// Every persisted visitor, and the lines to log about the others. Corrupt files, those of
+    /// another version, and a visitor's other files beside the one restored (its file under its
+    /// name now, else the copy written last) are skipped with a `Segments:` error and, when
+    /// `tidying`, moved aside. When `tidying`, leftover temporary files are deleted and a restored
+    /// file under an earlier name is renamed. Without `tidying` (a client that gave the directory
+    /// up) no file is changed. Logs nothing itself: its caller holds a lock (see ``LogLine``).
     func loadAll(tidying: Bool = true) -> (entries: [(visitorId: String, segments: ReportingSegments)], lines: [LogLine]) {
         var lines: [LogLine] = []
         let names: [String]
@@ -72,9 +73,9 @@ struct ReportingFileStore: Sendable {
             return ([], lines)
         }
         let decoder = JSONDecoder()
-        var loaded: [(visitorId: String, segments: ReportingSegments)] = []
-        loaded.reserveCapacity(names.count)
-        for name in names {
+        var found: [Found] = []
+        found.reserveCapacity(names.count)
+        for name in names.sorted() {
             let url = directory.appendingPathComponent(name)
             if name.hasPrefix(".visitor-") && name.hasSuffix(".tmp") {
                 // Without tidying, perhaps the directory's holder's write in progress.
@@ -92,22 +93,44 @@ struct ReportingFileStore: Sendable {
                     lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(url.path): unsupported version \(record.version); \(tidying ? Self.moveAside(url) : "left in place")"))
                     continue
                 }
-                loaded.append((record.visitorId, record.segments))
-                let expected = "visitor-\(Self.escapedName(record.visitorId)).json"
-                if tidying, name != expected {
-                    // Written under the name an earlier version gave the id: the visitor's next
-                    // write goes to its name now, and must not leave this file to compete with it.
-                    if rename(url.path, fileURL(escapedName: Self.escapedName(record.visitorId)).path) == 0 {
-                        lines.append(.init(level: .debug, text: "Segments: Renamed reporting segments file \(name) to \(expected)"))
-                    } else {
-                        lines.append(.init(level: .error, text: "Segments: Could not rename reporting segments file \(url.path) to \(expected) (errno \(errno)); the visitor's next change is written beside it"))
-                    }
-                }
+                let modified = (try? FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date) ?? .distantPast
+                found.append(Found(name: name, url: url, record: record, modified: modified))
             } catch {
                 lines.append(.init(level: .error, text: "Segments: Ignoring corrupt reporting segments file \(url.path): \(error); \(tidying ? Self.moveAside(url) : "left in place")"))
             }
         }
+        var loaded: [(visitorId: String, segments: ReportingSegments)] = []
+        loaded.reserveCapacity(found.count)
+        for files in Dictionary(grouping: found, by: \.record.visitorId).values.sorted(by: { $0[0].name < $1[0].name }) {
+            let visitorId = files[0].record.visitorId
+            let expected = "visitor-\(Self.escapedName(visitorId)).json"
+            // The file under the visitor's name now is what it last wrote; without one, the copy
+            // written last. Names are sorted, so a tie goes the same way at every restore.
+            let kept = files.first { $0.name == expected } ?? files.max { $0.modified < $1.modified }!
+            loaded.append((visitorId, kept.record.segments))
+            for other in files where other.name != kept.name {
+                lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(other.url.path): \(kept.name) holds the same visitor and was written later or under its name; \(tidying ? Self.moveAside(other.url) : "left in place")"))
+            }
+            if tidying, kept.name != expected {
+                // Written under the name an earlier version gave the id: the visitor's next
+                // write goes to its name now, and must not leave this file to compete with it.
+                // Nothing is under that name (it would have been kept), so nothing is replaced.
+                if rename(kept.url.path, fileURL(escapedName: Self.escapedName(visitorId)).path) == 0 {
+                    lines.append(.init(level: .debug, text: "Segments: Renamed reporting segments file \(kept.name) to \(expected)"))
+                } else {
+                    lines.append(.init(level: .error, text: "Segments: Could not rename reporting segments file \(kept.url.path) to \(expected) (errno \(errno)); the visitor's next change is written beside it"))
+                }
+            }
+        }
         return (loaded, lines)
+    }
+
+    /// A visitor's file found at restore.
+    private struct Found {
+        var name: String
+        var url: URL
+        var record: Record
+        var modified: Date
     }
 
     /// Moves a file skipped at restore out of the way, to `<name>.skipped-<time>-<pid>` beside it
