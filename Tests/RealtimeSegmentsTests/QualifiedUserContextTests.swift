@@ -146,13 +146,31 @@ final class QualifiedUserContextTests: XCTestCase {
 
     // MARK: Keeping and replacing values
 
-    func testFailedFetchKeepsThePreviousSegments() async {
-        let fixture = QualifiedFixture()
-        fixture.transport.failNext(.fetchQualifiedSegments, with: .fetchSegmentsFailed("500"))
-        let jane = fixture.user("jane")
-        jane.qualifiedSegments = ["dummy"]
-        try? await jane.fetchQualifiedSegments()
-        XCTAssertEqual(jane.qualifiedSegments, ["dummy"])
+    /// As the reference SDK's tests pin it: a failed fetch leaves the user's segments `nil`, even
+    /// over a value set before (the server may just have said the user is unknown), in every form.
+    func testAFailedFetchLeavesTheSegmentsNilOverAPreviousValue() async throws {
+        for error in [SegmentsError.fetchSegmentsFailed("500"), .invalidSegmentIdentifier] {
+            let fixture = QualifiedFixture()
+            let jane = fixture.user("jane")
+            jane.qualifiedSegments = ["dummy"]
+            fixture.transport.failNext(.fetchQualifiedSegments, with: error)
+            try? await jane.fetchQualifiedSegments()
+            XCTAssertNil(jane.qualifiedSegments, "async, \(error)")
+            XCTAssertFalse(jane.isQualifiedFor(segment: "dummy"))
+
+            jane.qualifiedSegments = ["dummy"]
+            fixture.transport.failNext(.fetchQualifiedSegments, with: error)
+            XCTAssertThrowsError(try jane.fetchQualifiedSegmentsAndWait(options: [.ignoreCache]))
+            XCTAssertNil(jane.qualifiedSegments, "blocking, \(error)")
+
+            jane.qualifiedSegments = ["dummy"]
+            fixture.transport.failNext(.fetchQualifiedSegments, with: error)
+            let failed = await withCheckedContinuation { continuation in
+                jane.fetchQualifiedSegments(options: [.ignoreCache]) { continuation.resume(returning: $0) }
+            }
+            XCTAssertNotNil(failed)
+            XCTAssertNil(jane.qualifiedSegments, "completion, \(error)")
+        }
     }
 
     func testFailedFirstFetchLeavesSegmentsNil() async {

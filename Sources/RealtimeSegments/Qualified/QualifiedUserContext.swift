@@ -11,10 +11,11 @@ import Dispatch
 /// ```
 ///
 /// ``qualifiedSegments`` starts as `nil`. Unlike the reference SDK, a fetch does **not** clear it
-/// when it starts (W10): readers keep seeing the previous value until the new one arrives, so a
+/// when it starts (W10): readers keep seeing the previous value until the fetch ends, so a
 /// decision made during a fetch is not made as if the user had no segments. A successful fetch
-/// stores its answer before the call returns or its completion runs; a failed fetch leaves the
-/// previous value in place (so it stays `nil` if there never was one).
+/// stores its answer before the call returns or its completion runs; a failed fetch sets it to
+/// `nil`, as the reference SDK leaves it, since the previous answer may no longer hold (the server
+/// may have said the user is unknown). A cancelled fetch changes nothing.
 ///
 /// When calls overlap, the latest *started* one wins: a fetch that completes after a later fetch
 /// or a later assignment to ``qualifiedSegments`` does not overwrite their value.
@@ -73,7 +74,8 @@ public final class QualifiedUserContext: Sendable {
     /// `"transport does not support qualified segments"`, `"network error"`, an HTTP status,
     /// `"decode error"` or the server error's classification (its message when it has none);
     /// ``SegmentsError/invalidCredentials(_:)`` when the API key cannot be sent (a control character).
-    /// Failures are also logged as `Segments:` lines. Cancelling the calling task returns
+    /// A failure sets ``qualifiedSegments`` to `nil` and is also logged as a `Segments:` line.
+    /// Cancelling the calling task returns
     /// ``SegmentsError/cancelled`` at once and stores nothing; the request goes on for the other
     /// callers and the cache.
     public func fetchQualifiedSegments(options: [QualifiedSegmentOption] = []) async throws(SegmentsError) {
@@ -124,8 +126,17 @@ public final class QualifiedUserContext: Sendable {
         lastTicket.wrappingIncrementThenLoad(ordering: .relaxed)
     }
 
+    /// Stores a success's answer, or `nil` for a failure (as the reference SDK leaves it: the
+    /// previous answer may no longer hold), then rethrows the failure. A cancelled call stores
+    /// nothing: the caller gave up on it, and nothing was learned about the user.
     private func apply(_ result: QualifiedSegmentsFetcher.Outcome, ticket: UInt64) throws(SegmentsError) {
-        store(try result.get(), ticket: ticket)
+        switch result {
+        case .success(let answer):
+            store(answer, ticket: ticket)
+        case .failure(let error):
+            if error != .cancelled { store(nil, ticket: ticket) }
+            throw error
+        }
     }
 
     /// Stores `answer` (prebuilt, so a cache hit builds nothing) in one lock step, unless a call
