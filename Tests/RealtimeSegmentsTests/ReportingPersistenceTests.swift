@@ -67,7 +67,9 @@ final class ReportingPersistenceTests: XCTestCase {
         let writer = Fixture(stateDirectory: directory)
         try writer.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["source": "ads"])
         writer.client.reporting.flush()
-        // The setter's own background write fails too; each failure is one line.
+        // The setter's own background write fails too; each failure is one line (the background
+        // write's is logged off the persistence queue, perhaps after the flush's).
+        waitUntil(timeout: 10) { writer.logs.count(prefix: "Segments: Cannot create reporting segments directory") > 0 }
         XCTAssertGreaterThanOrEqual(writer.logs.count(prefix: "Segments: Cannot create reporting segments directory"), 1)
         XCTAssertEqual(writer.client.reporting.persistedWrites.files, 0)
 
@@ -202,6 +204,8 @@ final class ReportingPersistenceTests: XCTestCase {
         second.client.reporting.flush()
         try first.client.reportingVisitor(visitorId: "v-1").setDefaultSegments(["country": "DE"])
         first.client.reporting.flush()
+        // The background write's lines are logged off the persistence queue, after it.
+        waitUntil(timeout: 10) { first.logs.count(prefix: "Segments: Reporting segments changed after stop() stay in memory") > 0 }
         XCTAssertEqual(first.logs.count(prefix: "Segments: Reporting segments changed after stop() stay in memory"), 1)
         second.client.stop()
         let restarted = Fixture(stateDirectory: directory)
@@ -214,19 +218,19 @@ final class ReportingPersistenceTests: XCTestCase {
     func testADroppedClientKeepsItsDirectoryUntilItsLastReportingWriteIsDone() throws {
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
+        let firstWrite = Mutex(true)
         var configuration = SegmentsConfiguration(
             projectToken: Fixture.token, authorization: .token("secret"), transport: InMemorySegmentsTransport(expectedProjectToken: Fixture.token))
         configuration.stateDirectory = directory
-        // The first failed write of visitor "bad" holds the persistence queue in its log line.
-        let hold = LineHold(prefix: "Segments: Failed to persist reporting segments of visitor bad", entered: entered, gate: gate)
-        configuration.logger = Logger(label: "ReportingPersistenceTests") { _ in HoldingLogHandler(hold: hold) }
+        // The first reporting write holds the persistence queue until the gate opens.
+        configuration.reportingWriteForTesting = {
+            guard firstWrite.withLock({ first in defer { first = false }; return first }) else { return }
+            entered.signal()
+            gate.wait()
+        }
         var first: SegmentsClient? = SegmentsClient(configuration: configuration)
-        _ = try first!.reportingVisitor(visitorId: "bad")  // restores first
-        let reportingDirectory = directory.appendingPathComponent("reporting-segments")
-        try FileManager.default.createDirectory(
-            at: reportingDirectory.appendingPathComponent("visitor-bad.json/keep"), withIntermediateDirectories: true)
-        try first!.reportingVisitor(visitorId: "bad").setDefaultSegments(["country": "SK"])
-        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the write of visitor bad did not fail")
+        try first!.reportingVisitor(visitorId: "held").setDefaultSegments(["country": "SK"])
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the first write did not start")
         try first!.reportingVisitor(visitorId: "v").setDefaultSegments(["country": "DE"])
         first = nil  // dropped with its writes still queued
 
@@ -346,6 +350,42 @@ final class ReportingPersistenceTests: XCTestCase {
     /// Restore logs (a corrupt file, the count restored) only after it released its lock: a log
     /// handler is app code, and one that asks the reporting manager something from another thread
     /// and waits for the answer must get it.
+    /// A write's `Segments:` lines reach the app's log handler, which is app code, while no
+    /// persistence work waits on it: a handler that reacts to a failed write by making room and
+    /// flushing (on another thread, waiting for it) is not held up, and the flush writes.
+    func testAWriteFailureIsLoggedWithoutHoldingThePersistenceQueue() throws {
+        try blockReportingDirectory()
+        let manager = Locked<ReportingSegmentsManager?>(nil)
+        let linesThatBlockedTheApp = Locked<[String]>([])
+        let handled = DispatchSemaphore(value: 0)
+        let reportingDirectory = reportingDirectory
+        let logger = Logger(label: "write") { _ in
+            CallingLogHandler { message in
+                guard message.hasPrefix("Segments: Cannot create reporting segments directory"),
+                    let manager = manager.withLock({ $0 })
+                else { return }
+                try? FileManager.default.removeItem(at: reportingDirectory)  // room for the next write
+                let flushed = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    manager.flush()
+                    flushed.signal()
+                }
+                if flushed.wait(timeout: .now() + 2) == .timedOut {
+                    linesThatBlockedTheApp.withLock { $0.append(message) }
+                }
+                handled.signal()
+            }
+        }
+        let reporting = ReportingSegmentsManager(stateDirectory: directory, logger: logger)
+        manager.withLock { $0 = reporting }
+        reporting.restoreIfNeeded()
+        reporting.setDefaultSegments(["country": "DE"], visitorId: "v-1")  // written in the background, and failing
+        XCTAssertEqual(handled.wait(timeout: .now() + 10), .success, "the failure was logged")
+        XCTAssertEqual(linesThatBlockedTheApp.withLock { $0 }, [], "no line was logged while the persistence queue waited on it")
+        reporting.flush()
+        XCTAssertEqual(reporting.persistedWrites.files, 1, "the handler's flush wrote the visitor kept after the failure")
+    }
+
     func testRestoreLogsWithoutHoldingItsLock() throws {
         try persist(["good": ReportingSegments(country: "DE")])
         try Data("{not json".utf8).write(to: reportingDirectory.appendingPathComponent("visitor-bad.json"))
@@ -386,36 +426,3 @@ private struct CallingLogHandler: LogHandler {
     func log(event: LogEvent) { onLog(event.message.description) }
 }
 
-/// Holds the thread that logs a line starting with `prefix`, the first time, until `gate` is
-/// signalled (after signalling `entered`).
-private final class LineHold: Sendable {
-    let prefix: String
-    let entered: DispatchSemaphore
-    let gate: DispatchSemaphore
-    private let held = Mutex(false)
-
-    init(prefix: String, entered: DispatchSemaphore, gate: DispatchSemaphore) {
-        self.prefix = prefix
-        self.entered = entered
-        self.gate = gate
-    }
-
-    func logged(_ message: String) {
-        guard message.hasPrefix(prefix), !held.withLock({ held in defer { held = true }; return held }) else { return }
-        entered.signal()
-        gate.wait()
-    }
-}
-
-private struct HoldingLogHandler: LogHandler {
-    let hold: LineHold
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { hold.logged(event.message.description) }
-}

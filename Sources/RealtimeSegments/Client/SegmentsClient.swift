@@ -141,7 +141,8 @@ public final class SegmentsClient: Sendable {
         self.initial = Locked(initial)
         self.reporting = ReportingSegmentsManager(
             stateDirectory: configuration.stateDirectory, logger: logger,
-            beginWork: { channels.beginWork() }, endWork: { channels.endWork() })
+            beginWork: { channels.beginWork() }, endWork: { channels.endWork() },
+            beforeWrite: configuration.reportingWriteForTesting)
 
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {

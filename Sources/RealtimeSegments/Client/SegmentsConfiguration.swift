@@ -79,6 +79,9 @@ public struct SegmentsConfiguration: Sendable {
     /// calling thread (`identifyCustomer`, `anonymize`): lets a test hold a call there to force
     /// two calls' interleaving. Not part of the API; `nil` outside tests.
     var identityPublishedForTesting: (@Sendable () -> Void)?
+    /// Runs on the reporting persistence queue before each batch of visitor files is written:
+    /// lets a test hold that queue. Not part of the API; `nil` outside tests.
+    var reportingWriteForTesting: (@Sendable () -> Void)?
     /// Where the engine stamps the stages of each check's notification (``CheckTimeline``), for
     /// `segments-bench`; `nil` (the default) stamps nothing.
     @_spi(Benchmarks)

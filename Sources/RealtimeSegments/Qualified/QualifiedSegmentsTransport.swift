@@ -44,6 +44,11 @@ public struct QualifiedSegmentsQuery: Sendable, Hashable {
 /// strings where it has one: `"network error"` (connection failures and timeouts), `"<status>"` for any
 /// non-2xx status, `"decode error"` for a body of the wrong shape, or the GraphQL error's
 /// `classification` (its `message` when it has none; see ``QualifiedSegmentsWire``).
+///
+/// Every call must end, with an answer or an error, within a deadline of the transport's own: the
+/// client shares one call among all concurrent fetches of a user, so a call that never returns
+/// holds every later fetch of that user that does not pass ``QualifiedSegmentOption/ignoreCache``.
+/// The HTTP transport ends each call within its request timeout.
 public protocol QualifiedSegmentsTransport: Sendable {
     /// Returns the names of the audiences in `query.segmentsToCheck` whose state is `qualified`,
     /// in server order. `apiKey` goes in the `x-api-key` header.

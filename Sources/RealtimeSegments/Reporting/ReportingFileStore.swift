@@ -27,11 +27,14 @@ struct ReportingFileStore: Sendable {
     struct WriteOutcome: Sendable {
         var files = 0
         var bytes = 0
-        /// Visitors whose file was not replaced (logged); their previous file is unchanged.
+        /// Visitors whose file was not replaced; their previous file is unchanged.
         var failed: [String] = []
+        /// What to log about the failures, once no persistence work waits on the log handler.
+        var lines: [LogLine] = []
     }
 
-    /// A line for the caller of ``loadAll()`` to log once it holds no lock.
+    /// A line for the caller of ``loadAll()`` or ``write(_:)`` to log once it holds no lock and
+    /// blocks no queue: a log handler is app code, which may call back into the manager.
     struct LogLine: Sendable {
         var level: Logger.Level
         var text: String
@@ -146,15 +149,15 @@ struct ReportingFileStore: Sendable {
     }
 
     /// Replaces the file of every visitor in `entries`, then syncs the directory once. A failed
-    /// write is logged as a `Segments:` error, leaves that visitor's previous file, and is listed
-    /// in ``WriteOutcome/failed``.
+    /// write leaves that visitor's previous file, is listed in ``WriteOutcome/failed``, and has a
+    /// `Segments:` error in ``WriteOutcome/lines`` for the caller to log.
     func write(_ entries: [(visitorId: String, segments: ReportingSegments)]) -> WriteOutcome {
         var outcome = WriteOutcome()
         guard !entries.isEmpty else { return outcome }
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            logger.error("Segments: Cannot create reporting segments directory \(directory.path): \(error)")
+            outcome.lines.append(.init(level: .error, text: "Segments: Cannot create reporting segments directory \(directory.path): \(error)"))
             outcome.failed = entries.map(\.visitorId)
             return outcome
         }
@@ -168,7 +171,7 @@ struct ReportingFileStore: Sendable {
                 outcome.files += 1
                 outcome.bytes += data.count
             } catch {
-                logger.error("Segments: Failed to persist reporting segments of visitor \(visitorId): \(error)")
+                outcome.lines.append(.init(level: .error, text: "Segments: Failed to persist reporting segments of visitor \(visitorId): \(error)"))
                 outcome.failed.append(visitorId)
             }
         }

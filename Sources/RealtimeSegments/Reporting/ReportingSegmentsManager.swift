@@ -47,14 +47,15 @@ public final class ReportingSegmentsManager: Sendable {
 
     init(
         stateDirectory: URL?, logger: Logger,
-        beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {}
+        beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {},
+        beforeWrite: (@Sendable () -> Void)? = nil
     ) {
         self.logger = logger
         let store = ReportingSegmentsStore(tracksDirty: stateDirectory != nil)
         self.store = store
         let fileStore = stateDirectory.map { ReportingFileStore(stateDirectory: $0, logger: logger) }
         self.fileStore = fileStore
-        writer = fileStore.map { ReportingWriteBehind(store: store, fileStore: $0) }
+        writer = fileStore.map { ReportingWriteBehind(store: store, fileStore: $0, beforeWrite: beforeWrite) }
         broadcaster = Broadcaster(label: "RealtimeSegments.reporting.delivery", beginWork: beginWork, endWork: endWork)
     }
 

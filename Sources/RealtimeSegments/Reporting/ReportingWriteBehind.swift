@@ -27,9 +27,13 @@ final class ReportingWriteBehind: Sendable {
     /// Whether the line saying that later changes stay in memory was logged.
     private let detachedChangeLogged = ManagedAtomic<Bool>(false)
 
-    init(store: ReportingSegmentsStore, fileStore: ReportingFileStore) {
+    /// Runs before each batch is written (tests hold the queue with it).
+    private let beforeWrite: (@Sendable () -> Void)?
+
+    init(store: ReportingSegmentsStore, fileStore: ReportingFileStore, beforeWrite: (@Sendable () -> Void)? = nil) {
         self.store = store
         self.fileStore = fileStore
+        self.beforeWrite = beforeWrite
     }
 
     /// Asks for a drain after a visitor was marked dirty. Lock-free; queues at most one drain.
@@ -46,37 +50,51 @@ final class ReportingWriteBehind: Sendable {
         guard !drainQueued.load(ordering: .relaxed),
             drainQueued.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
-        queue.async { [self] in drain() }
+        queue.async { [self] in logElsewhere(drain()) }
     }
 
-    /// Writes every visitor changed before this call, and waits for it. Not from the persistence queue.
+    /// Writes every visitor changed before this call, and waits for it; logs its failures on the
+    /// calling thread. Not from the persistence queue.
     func flush() {
-        queue.sync { drain() }
+        log(queue.sync { drain() })
     }
 
     /// Writes every visitor changed before this call, waits for it, and writes nothing after: the
     /// client gives its state directory up (another client may hold it next). Later changes stay
     /// in memory, with one `Segments:` warning. Not from the persistence queue.
     func detach() {
-        queue.sync { drainThenDetach() }
+        log(queue.sync { drainThenDetach() })
     }
 
     /// ``detach()`` without waiting: what was changed before this call is still written, on the
     /// persistence queue, before it detaches; then `then` runs there.
     func detachWithoutWaiting(then: @escaping @Sendable () -> Void) {
         queue.async { [self] in
-            drainThenDetach()
+            let lines = drainThenDetach()
             then()
+            logElsewhere(lines)
         }
     }
 
-    /// On the persistence queue: the last drain, then nothing more.
-    private func drainThenDetach() {
-        drain()
+    /// On the persistence queue: the last drain, then nothing more. Returns the lines to log.
+    private func drainThenDetach() -> [ReportingFileStore.LogLine] {
+        let lines = drain()
         // A visitor whose last write failed (logged) is not written any more either: dropped from
         // the dirty set, so it does not read as a change made after the detach.
         _ = store.takeDirty()
         detached.store(true, ordering: .releasing)
+        return lines
+    }
+
+    private func log(_ lines: [ReportingFileStore.LogLine]) {
+        for line in lines { fileStore.logger.log(level: line.level, "\(line.text)") }
+    }
+
+    /// Logs from the persistence queue without holding it: a handler that flushes, or waits for a
+    /// thread that does, would otherwise wait for itself.
+    private func logElsewhere(_ lines: [ReportingFileStore.LogLine]) {
+        guard !lines.isEmpty else { return }
+        DispatchQueue.global(qos: .utility).async { [self] in log(lines) }
     }
 
     /// Files and bytes written so far.
@@ -84,23 +102,26 @@ final class ReportingWriteBehind: Sendable {
         (filesWritten.load(ordering: .relaxed), bytesWritten.load(ordering: .relaxed))
     }
 
-    private func drain() {
+    /// On the persistence queue: writes the dirty visitors; returns the lines to log.
+    private func drain() -> [ReportingFileStore.LogLine] {
         // Cleared before taking values: a change after this point queues the next drain.
         drainQueued.store(false, ordering: .releasing)
         if detached.load(ordering: .acquiring) {
             // Only a change made after the detach calls for the line: a second detach (another
             // stop(), the client's release) finds none.
             if !store.takeDirty().isEmpty, !detachedChangeLogged.exchange(true, ordering: .relaxed) {
-                fileStore.logger.warning(
-                    "Segments: Reporting segments changed after stop() stay in memory: the client no longer holds \(fileStore.directory.deletingLastPathComponent().path)")
+                return [.init(level: .warning, text: "Segments: Reporting segments changed after stop() stay in memory: the client no longer holds \(fileStore.directory.deletingLastPathComponent().path)")]
             }
-            return
+            return []
         }
-        let outcome = fileStore.write(store.takeDirty())
+        let dirty = store.takeDirty()
+        if !dirty.isEmpty { beforeWrite?() }
+        let outcome = fileStore.write(dirty)
         filesWritten.wrappingIncrement(by: outcome.files, ordering: .relaxed)
         bytesWritten.wrappingIncrement(by: outcome.bytes, ordering: .relaxed)
         // Kept for the next drain (the next change or flush), so a failed write loses nothing
         // while the process runs; not retried here, where a disk that keeps failing would spin.
         store.markDirty(outcome.failed)
+        return outcome.lines
     }
 }
