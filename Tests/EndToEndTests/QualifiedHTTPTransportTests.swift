@@ -137,6 +137,29 @@ final class QualifiedHTTPTransportTests: XCTestCase {
         ])
     }
 
+    /// A successful answer larger than `maxResponseBytes` is not of the documented shape as far as
+    /// the client can take it: `decode error`, as for a malformed body (SPEC §9), not a network
+    /// error; a larger non-2xx answer still fails with its status.
+    func testAnAnswerOverTheResponseLimitIsADecodeError() async throws {
+        let body = #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":"a","state":"qualified"}}]}}}}"#
+        let server = try CannedHTTPServer(responses: [(200, body), (503, body), (200, body)])
+        defer { server.stop() }
+        var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)")
+        configuration.maxResponseBytes = 16
+        let limited = HTTPSegmentsTransport(configuration: configuration)
+        var outcomes: [Result<[String], SegmentsError>] = []
+        for _ in 0..<2 {
+            do { outcomes.append(.success(try await limited.fetchQualifiedSegments(query, apiKey: "k"))) } catch {
+                outcomes.append(.failure(error))
+            }
+        }
+        XCTAssertEqual(outcomes, [.failure(.fetchSegmentsFailed("decode error")), .failure(.fetchSegmentsFailed("503"))])
+        let unlimited = HTTPSegmentsTransport(
+            configuration: try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(server.port)"))
+        let segments = try await unlimited.fetchQualifiedSegments(query, apiKey: "k")
+        XCTAssertEqual(segments, ["a"], "the same body within the limit is read")
+    }
+
     func testSequentialFetchesReuseOneKeepAliveConnection() async throws {
         let server = try CannedHTTPServer(responses: [(200, #"{"data":{"customer":{"audiences":{"edges":[]}}}}"#)])
         defer { server.stop() }

@@ -60,6 +60,15 @@ final class QualifiedFetchTests: XCTestCase {
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
     }
 
+    /// SPEC §9: a timeout of zero means no expiry, through the client as well as in the cache.
+    func testZeroCacheTimeoutKeepsTheAnswerForever() async throws {
+        let fixture = QualifiedFixture(cacheTimeout: .zero)
+        try await fixture.user("jane").fetchQualifiedSegments()
+        fixture.clock.advance(by: .seconds(1_000_000_000))
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+    }
+
     func testZeroCacheSizeFetchesEveryTime() async throws {
         let fixture = QualifiedFixture(cacheSize: 0)
         try await fixture.user("jane").fetchQualifiedSegments()
@@ -210,6 +219,18 @@ final class QualifiedFetchTests: XCTestCase {
         XCTAssertEqual(fixture.cache.count, 3)
         try await fixture.user("u4").fetchQualifiedSegments(options: [.resetCache])
         XCTAssertEqual(fixture.cache.keysByRecency, ["fs_user_id-$-u4"])
+    }
+
+    /// Both options at once, as the reference SDK's sample passes them: the cache is emptied, the
+    /// request is sent, and its answer is not saved.
+    func testIgnoreCacheWithResetCacheEmptiesTheCacheAndSavesNothing() async throws {
+        let fixture = QualifiedFixture()
+        for user in ["u1", "u2", "u3"] { try await fixture.user(user).fetchQualifiedSegments() }
+        let u1 = fixture.user("u1")
+        try await u1.fetchQualifiedSegments(options: [.ignoreCache, .resetCache])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 4, "u1 was fetched again, not served from the cache")
+        XCTAssertEqual(fixture.cache.count, 0, "emptied first, and the answer not saved")
+        XCTAssertEqual(u1.qualifiedSegments, ["a"])
     }
 
     func testResetCacheRefetchesACachedUser() async throws {
