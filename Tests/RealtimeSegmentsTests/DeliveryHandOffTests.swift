@@ -201,15 +201,34 @@ final class DeliveryHandOffTests: XCTestCase {
         XCTAssertEqual(counters.deliverySpinNanoseconds.load(ordering: .relaxed), 0, "nothing spun")
     }
 
+    /// A block spinning on a hand-off with a 1,000 ns window, whose clock is a dial set to 0.
+    private struct DialSpin {
+        let clock: NanosecondDial
+        let handOff: DeliveryHandOff
+        let result = Locked<UInt64?>(nil)
+        let done = DispatchSemaphore(value: 0)
+    }
+
+    private func startSpinningOnADial(counters: EngineCounters = EngineCounters(), file: StaticString = #filePath, line: UInt = #line) -> DialSpin {
+        let clock = NanosecondDial()
+        let spin = DialSpin(clock: clock, handOff: DeliveryHandOff(window: .nanoseconds(1_000), counters: counters, now: clock.read))
+        startSpinning(spin.handOff, result: spin.result, done: spin.done, file: file, line: line)
+        return spin
+    }
+
+    /// Offers `job` and asserts that the spinning block takes it and returns it.
+    private func assertHandsOver(_ job: DeliveryExecutor.Job, to spin: DialSpin, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(spin.handOff.offer(job), "the check's delivery is handed to the spinning block", file: file, line: line)
+        XCTAssertEqual(spin.done.wait(timeout: .now() + 10), .success, file: file, line: line)
+        XCTAssertEqual(spin.result.withLock { $0 }, job.generation, file: file, line: line)
+    }
+
     /// A check's fetch that starts while a block still spins after the last delivery restarts
     /// that block's window: the check's delivery is handed over even when it comes after the
     /// window that began at the last delivery.
     func testAFetchStartingWhileABlockSpinsRestartsItsWindow() {
-        let clock = NanosecondDial()
-        let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
-        let result = Locked<UInt64?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        startSpinning(handOff, result: result, done: done)
+        let spin = startSpinningOnADial()
+        let (clock, handOff) = (spin.clock, spin.handOff)
         clock.set(900)
         XCTAssertFalse(handOff.prepare(), "a block spins: no other is readied")
         // Two reads at 900 after the restart: the block has judged its window from 900 since.
@@ -217,9 +236,7 @@ final class DeliveryHandOffTests: XCTestCase {
         clock.set(1_500)  // past the window that began at 0, inside the one that began at 900
         clock.waitForReadsAfterNow(3)
         XCTAssertTrue(handOff.isSpinning, "the block read the clock at 1,500 and still spins")
-        XCTAssertTrue(handOff.offer(job(4)), "the check's delivery is handed to the spinning block")
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(result.withLock { $0 }, 4)
+        assertHandsOver(job(4), to: spin)
     }
 
     /// The race of a restart with the window's end: the block has read its window's start (0)
@@ -227,11 +244,8 @@ final class DeliveryHandOffTests: XCTestCase {
     /// spinning, so readies no other block; the block then reads 1,500, past the window it
     /// judged. It must spin on for the check's delivery, not leave it to a wake-up.
     func testARestartRacingTheWindowsEndKeepsTheBlockSpinning() {
-        let clock = NanosecondDial()
-        let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: EngineCounters(), now: clock.read)
-        let result = Locked<UInt64?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        startSpinning(handOff, result: result, done: done)
+        let spin = startSpinningOnADial()
+        let (clock, handOff) = (spin.clock, spin.handOff)
         clock.holdNextRead()
         XCTAssertTrue(clock.waitUntilAReadIsHeld(), "the block reads the clock within 10 s")
         clock.set(900)
@@ -240,21 +254,16 @@ final class DeliveryHandOffTests: XCTestCase {
         clock.releaseHeldRead()
         clock.waitForReadsAfterNow(3)
         XCTAssertTrue(handOff.isSpinning, "the block judged the window from 0, then saw the restart and spins on")
-        XCTAssertTrue(handOff.offer(job(6)), "the check's delivery is handed to the spinning block")
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(result.withLock { $0 }, 6)
+        assertHandsOver(job(6), to: spin)
     }
 
     /// The restarted window ends one window after the restart, and the spin's time is counted
     /// once, from the block's start to its end; without a restart the window ends one window
     /// after the block started.
     func testARestartedWindowEndsOneWindowAfterTheFetchStarted() {
-        let clock = NanosecondDial()
         let counters = EngineCounters()
-        let handOff = DeliveryHandOff(window: .nanoseconds(1_000), counters: counters, now: clock.read)
-        let result = Locked<UInt64?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        startSpinning(handOff, result: result, done: done)
+        let spin = startSpinningOnADial(counters: counters)
+        let (clock, handOff, result, done) = (spin.clock, spin.handOff, spin.result, spin.done)
         clock.set(900)
         XCTAssertFalse(handOff.prepare())
         clock.waitForReadsAfterNow(2)

@@ -146,14 +146,7 @@ final class ReportingPersistenceTests: XCTestCase {
         for legacyName in ["visitor-0LEGACY.json", "visitor-zLEGACY.json"] {
             try Data(#"{"segments":{"country":"OLD","customSegments":[]},"version":1,"visitorId":"v"}"#.utf8)
                 .write(to: reportingDirectory.appendingPathComponent(legacyName))
-            let restored = Fixture(stateDirectory: directory)
-            XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "v").segments.country, "NEW", legacyName)
-            restored.client.stop()
-            let again = Fixture(stateDirectory: directory)
-            XCTAssertEqual(try again.client.reportingVisitor(visitorId: "v").segments.country, "NEW", "\(legacyName), restored again")
-            again.client.stop()
-            let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
-            XCTAssertTrue(names.contains("visitor-\(ReportingFileStore.escapedName("v")).json"), "\(names)")
+            let names = try assertVisitorVRestoresWithCountryNEWTwice(legacyName)
             XCTAssertFalse(names.contains(legacyName), "the copy is moved aside: \(names)")
             XCTAssertTrue(names.contains { $0.hasPrefix("\(legacyName).skipped-") }, "and kept: \(names)")
         }
@@ -168,15 +161,24 @@ final class ReportingPersistenceTests: XCTestCase {
         try Data(#"{"segments":{"country":"OLD","customSegments":[]},"version":1,"visitorId":"v"}"#.utf8).write(to: older)
         try Data(#"{"segments":{"country":"NEW","customSegments":[]},"version":1,"visitorId":"v"}"#.utf8).write(to: newer)
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: older.path)
-        let restored = Fixture(stateDirectory: directory)
-        XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "v").segments.country, "NEW")
-        restored.client.stop()
-        let again = Fixture(stateDirectory: directory)
-        XCTAssertEqual(try again.client.reportingVisitor(visitorId: "v").segments.country, "NEW", "restored again")
-        again.client.stop()
-        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
-        XCTAssertTrue(names.contains("visitor-\(ReportingFileStore.escapedName("v")).json"), "\(names)")
+        let names = try assertVisitorVRestoresWithCountryNEWTwice("two earlier names")
         XCTAssertTrue(names.contains { $0.hasPrefix("visitor-zOLDER.json.skipped-") }, "\(names)")
+    }
+
+    /// Restores visitor "v" twice, each time in a new client that then stops, asserting that its
+    /// country is "NEW" both times and that its file is under its name now; the directory's names.
+    private func assertVisitorVRestoresWithCountryNEWTwice(
+        _ setting: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> [String] {
+        for restore in ["restored", "restored again"] {
+            let fixture = Fixture(stateDirectory: directory)
+            XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "v").segments.country, "NEW",
+                           "\(setting), \(restore)", file: file, line: line)
+            fixture.client.stop()
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertTrue(names.contains("visitor-\(ReportingFileStore.escapedName("v")).json"), "\(names)", file: file, line: line)
+        return names
     }
 
     /// A directory holds one project's state even before any engine wrote a state file there: a
