@@ -242,6 +242,38 @@ final class ReportingPersistenceTests: XCTestCase {
         second.client.stop()
     }
 
+    /// stop() gives the directory up only once a reporting restore running on another thread has
+    /// ended: that restore may still remove, rename or move aside files that the directory's next
+    /// holder writes.
+    func testStopWaitsForARestoreInProgressBeforeGivingTheDirectoryUp() throws {
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let firstRestore = Mutex(true)
+        var configuration = SegmentsConfiguration(
+            projectToken: Fixture.token, authorization: .token("secret"), transport: InMemorySegmentsTransport(expectedProjectToken: Fixture.token))
+        configuration.stateDirectory = directory
+        configuration.reportingRestoreForTesting = {
+            guard firstRestore.withLock({ first in defer { first = false }; return first }) else { return }
+            entered.signal()
+            gate.wait()
+        }
+        let first = SegmentsClient(configuration: configuration)
+        Thread.detachNewThread { _ = try? first.reportingVisitor(visitorId: "x") }  // restores, held
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the restore did not start")
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            first.stop()
+            stopped.signal()
+        }
+        // A stop() that does not wait returns within the second (it has nothing else to wait for).
+        XCTAssertEqual(stopped.wait(timeout: .now() + 1), .timedOut, "stop() returned while the restore was still running")
+        let second = Fixture(stateDirectory: directory, directoryMayBeRefused: true)
+        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) is in use by another client"), 1)
+        second.client.stop()
+        gate.signal()
+        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success, "stop() returned once the restore ended")
+    }
+
     /// A client that gave its directory up (stopped before it started) may still read its
     /// visitors, but leaves the files alone: the in-flight temporary file of the directory's next
     /// holder is not removed, and no file is renamed or moved aside.

@@ -142,7 +142,7 @@ public final class SegmentsClient: Sendable {
         self.reporting = ReportingSegmentsManager(
             stateDirectory: configuration.stateDirectory, logger: logger,
             beginWork: { channels.beginWork() }, endWork: { channels.endWork() },
-            beforeWrite: configuration.reportingWriteForTesting)
+            beforeWrite: configuration.reportingWriteForTesting, duringRestore: configuration.reportingRestoreForTesting)
 
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {

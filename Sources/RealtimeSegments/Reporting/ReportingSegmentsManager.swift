@@ -42,14 +42,18 @@ public final class ReportingSegmentsManager: Sendable {
     private let restored = ManagedAtomic<Bool>(false)
     /// Set when the client gives its state directory up: a restore after that changes no file.
     private let storageDetached = ManagedAtomic<Bool>(false)
-    /// Held only while restoring, so concurrent first users wait for the restored state.
+    /// Held only while restoring, so concurrent first users wait for the restored state, and a
+    /// client giving its directory up waits for a restore that may still change files in it.
     private let restoreGate = Locked(())
+    /// Runs inside a restore before the files are read (tests hold a restore with it).
+    private let duringRestore: (@Sendable () -> Void)?
 
     init(
         stateDirectory: URL?, logger: Logger,
         beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {},
-        beforeWrite: (@Sendable () -> Void)? = nil
+        beforeWrite: (@Sendable () -> Void)? = nil, duringRestore: (@Sendable () -> Void)? = nil
     ) {
+        self.duringRestore = duringRestore
         self.logger = logger
         let store = ReportingSegmentsStore(tracksDirty: stateDirectory != nil)
         self.store = store
@@ -96,13 +100,22 @@ public final class ReportingSegmentsManager: Sendable {
     /// ``ReportingWriteBehind/detach()``): the client gives its state directory up.
     func detachStorage() {
         storageDetached.store(true, ordering: .releasing)
+        waitForARestoreInProgress()
         writer?.detach()
+    }
+
+    /// Returns once no restore is running. A restore that starts after the detach changes no file
+    /// (it reads `storageDetached`); one already running may, so the directory is not given up
+    /// before it ends.
+    private func waitForARestoreInProgress() {
+        restoreGate.withLock { _ in }
     }
 
     /// ``detachStorage()`` without waiting for the last writes; `then` runs once they are done
     /// (at once without a state directory).
     func detachStorageWithoutWaiting(then: @escaping @Sendable () -> Void = {}) {
         storageDetached.store(true, ordering: .releasing)
+        waitForARestoreInProgress()
         guard let writer else { return then() }
         writer.detachWithoutWaiting(then: then)
     }
@@ -130,6 +143,7 @@ public final class ReportingSegmentsManager: Sendable {
             guard !restored.load(ordering: .acquiring) else { return [] }
             var lines: [ReportingFileStore.LogLine] = []
             if let fileStore {
+                duringRestore?()
                 let loaded = fileStore.loadAll(tidying: !storageDetached.load(ordering: .acquiring))
                 store.restore(loaded.entries)
                 lines = loaded.lines
