@@ -15,8 +15,9 @@ struct MergeCommand: ParsableCommand {
             A gated figure missing on a host that ran its scenario is merged as not a number, which the gate fails \
             (an allocation count is excused on a host without jemalloc). \
             The merged report can be checked against a baseline with `segments-bench check --report OUT/report.json`. \
-            Exits 70 when a report cannot be read, the reports come from different segments-bench versions, a latency \
-            has no recorded histogram, or the merged one cannot be written.
+            Exits 70 when a report cannot be read, the reports come from different segments-bench versions, one run \
+            is given twice (the same machine, start time and command), a latency has no recorded histogram, or the \
+            merged one cannot be written.
             """)
 
     @Argument(help: "Report directories (or report.json files), one per machine.") var reports: [String]

@@ -36,6 +36,18 @@ final class ReportMergeGapTests: XCTestCase {
         XCTAssertEqual(GateCheck(report: merged, baseline: Baseline(from: a)).exitStatus, .pass)
     }
 
+    /// The same report given twice (one directory named twice, or a copy) would count its events
+    /// and samples twice: refused, naming the inputs.
+    func testTheSameRunGivenTwiceIsNotMerged() {
+        let a = report(host: "a", figures: [lost])
+        let b = report(host: "b", figures: [lost])
+        XCTAssertThrowsError(try ReportMerge.merge(
+            [(host: "a", report: a), (host: "b", report: b), (host: "a (copy)", report: a)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .sameRunTwice(["a", "a (copy)"]))
+        }
+        XCTAssertNoThrow(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge"))
+    }
+
     func testReportsOfDifferentToolVersionsAreNotMerged() {
         let a = report(host: "a", figures: [lost], toolVersion: "1.0")
         let b = report(host: "b", figures: [lost], toolVersion: "1.1")

@@ -97,7 +97,8 @@ final class ReportMergeTests: XCTestCase {
         let good = report(host: "a", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
         let bad = report(host: "b", latency: empty, figures: figures(lost: 3, ratio: 1, events: 10))
         let baseline = Baseline(from: good)
-        let passing = try ReportMerge.merge([(host: "a", report: good), (host: "a2", report: good)], command: "merge")
+        let alsoGood = report(host: "a2", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        let passing = try ReportMerge.merge([(host: "a", report: good), (host: "a2", report: alsoGood)], command: "merge")
         XCTAssertTrue(GateCheck(report: passing, baseline: baseline).passed)
         let failing = try ReportMerge.merge([(host: "a", report: good), (host: "b", report: bad)], command: "merge")
         XCTAssertEqual(failing.scenarios[0].figure("storm.lostEvents")?.value, 3)
@@ -160,7 +161,9 @@ final class ReportMergeTests: XCTestCase {
         let latency = try ReportWriter.makeJSONDecoder().decode(LatencySummary.self, from: Data(json.utf8))
         var a = report(host: "a", latency: LatencyRecorder(), figures: [])
         a.scenarios[0].latencies = [latency]
-        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: a)], command: "merge")) { error in
+        var b = report(host: "b", latency: LatencyRecorder(), figures: [])
+        b.scenarios[0].latencies = [latency]
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")) { error in
             XCTAssertEqual(error as? MergeError, .histogramMissing(host: "a", scenario: "storm", latency: "call"))
         }
     }

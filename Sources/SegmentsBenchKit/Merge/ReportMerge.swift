@@ -46,11 +46,17 @@ public enum ReportMerge {
     /// gate cannot pass (an allocation count is excused on a host that ran without jemalloc).
     ///
     /// - Throws: ``MergeError/noReports`` for none, ``MergeError/toolVersionsDiffer(_:)`` for
-    ///   reports of different versions, ``MergeError/histogramMissing(host:scenario:latency:)``.
+    ///   reports of different versions, ``MergeError/sameRunTwice(_:)`` for one run given twice,
+    ///   ``MergeError/histogramMissing(host:scenario:latency:)``.
     public static func merge(_ inputs: [Input], command: String) throws -> BenchReport {
         guard let first = inputs.first else { throw MergeError.noReports }
         if Set(inputs.map(\.report.toolVersion)).count > 1 {
             throw MergeError.toolVersionsDiffer(inputs.map { "\($0.host): \($0.report.toolVersion)" })
+        }
+        // The same run given twice would count its events and samples twice.
+        for (index, input) in inputs.enumerated() {
+            let same = inputs[..<index].filter { Self.isSameRun($0.report, input.report) }
+            if let earlier = same.first { throw MergeError.sameRunTwice([earlier.host, input.host]) }
         }
         for input in inputs {
             for scenario in input.report.scenarios {
@@ -77,6 +83,11 @@ public enum ReportMerge {
             command: command, scenarios: scenarios, toolVersion: distinct(reports.map(\.toolVersion)))
         merged.startedAt = startedAt
         return merged
+    }
+
+    /// Whether two reports come from one run: the same machine, start time and command.
+    private static func isSameRun(_ a: BenchReport, _ b: BenchReport) -> Bool {
+        a.machine.hostname == b.machine.hostname && a.startedAt == b.startedAt && a.command == b.command
     }
 
     private static func mergeScenario(_ parts: [(host: String, result: ScenarioResult)], hostCount: Int) -> ScenarioResult {

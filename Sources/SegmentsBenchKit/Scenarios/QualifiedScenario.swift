@@ -73,9 +73,11 @@ public struct QualifiedScenario: Scenario {
         progress.say("\(mixCalls) calls, 80/20 over \(users) users, cache \(cacheSize)")
         var random = SplitMix64(seed: options.seed)
         let hot = max(1, users / 5)
+        let cold = users - hot  // none with a single user: every call then goes to it
         let requestsBeforeMix = backend.requestCount(.qualifiedSegments)
         for _ in 0..<mixCalls {
-            let user = random.next() % 10 < 8 ? Int(random.next() % UInt64(hot)) : hot + Int(random.next() % UInt64(users - hot))
+            let user = cold == 0 || random.next() % 10 < 8
+                ? Int(random.next() % UInt64(hot)) : hot + Int(random.next() % UInt64(cold))
             do { try contexts[user].fetchQualifiedSegmentsAndWait() } catch { failures += 1 }
             if contexts[user].qualifiedSegments != expected(user) { wrongAnswers += 1 }
         }
