@@ -30,10 +30,14 @@ struct CompareCommand: ParsableCommand {
     func validate() throws {
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must lie strictly between 0 and 1") }
         guard resamples >= 2_000 else { throw ValidationError("--resamples must be at least 2000") }
-        guard defaultThreshold >= 0 else { throw ValidationError("--default-threshold must not be negative") }
+        guard defaultThreshold.isFinite, defaultThreshold >= 0, defaultThreshold < 1 else {
+            throw ValidationError("--default-threshold must be a share from 0 up to, not including, 1 (0.05 = 5%)")
+        }
     }
 
     func run() throws {
+        // Checked before the runs, which can take an hour, so that their verdict is not lost.
+        let directory = try reportDirectory(out)
         let thresholds: ThresholdFile?
         if let thresholdFile {
             let loaded: ThresholdFile
@@ -73,7 +77,7 @@ struct CompareCommand: ParsableCommand {
                 wallSeconds: outcome.seconds, series: compared, candidateOnlyFigures: candidateOnly,
                 incompleteFigures: incomplete)
         }
-        let files = try report.write(to: URL(fileURLWithPath: out, isDirectory: true))
+        let files = try report.write(to: directory)
         print(ComparisonText(report).console())
         print("Written: \(files.map(\.path).joined(separator: ", "))")
         if report.exitCode != CompareExitCode.passed { throw ExitCode(report.exitCode) }

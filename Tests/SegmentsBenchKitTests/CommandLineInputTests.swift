@@ -188,6 +188,31 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertTrue(table.contains("1 baseline figures belong to scenarios that were not part of this run"), table)
     }
 
+    /// A default threshold that no change could pass (infinite, or 100% and more: `5` meant as 5%
+    /// reads as 500%) is a usage error, found before anything runs.
+    func testCompareRefusesADefaultThresholdThatNoChangeCouldPass() {
+        let binaries = ["--baseline-binary", "/nonexistent/a", "--candidate-binary", "/nonexistent/b", "--out", scratch()]
+        for value in ["inf", "nan", "1", "5"] {
+            assertUsageError(["compare", "--default-threshold", value] + binaries, naming: "--default-threshold")
+        }
+    }
+
+    /// `compare` and `calibrate` find an unwritable `--out` before their runs, which can take an
+    /// hour, not after them with the verdict lost.
+    func testCompareAndCalibrateCheckTheirOutputBeforeRunning() throws {
+        let directory = scratch()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let blocked = directory + "/file"  // a file where the output's directory would go
+        XCTAssertTrue(FileManager.default.createFile(atPath: blocked, contents: Data("x".utf8)))
+        let binaries = ["--baseline-binary", "/nonexistent/a", "--candidate-binary", "/nonexistent/b"]
+        let compare = try XCTUnwrap(failure(["compare", "--out", blocked + "/compare"] + binaries))
+        XCTAssertEqual(compare.status, 64, compare.message)
+        XCTAssertTrue(compare.message.contains("--out"), compare.message)
+        let calibrate = try XCTUnwrap(failure(["calibrate", "--binary", "/nonexistent/a", "--out", blocked + "/thresholds.json"]))
+        XCTAssertEqual(calibrate.status, 64, calibrate.message)
+        XCTAssertTrue(calibrate.message.contains("--out"), calibrate.message)
+    }
+
     /// A threshold file calibrated for other runs would judge this comparison with the wrong noise.
     func testCompareRefusesAThresholdFileCalibratedForOtherRuns() throws {
         let file = scratch() + "/thresholds.json"
