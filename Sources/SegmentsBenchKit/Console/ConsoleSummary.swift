@@ -10,8 +10,11 @@ public enum ConsoleSummary {
                      "clock: \(ReportFormat.clock(report.machine.clock))"]
         for scenario in report.scenarios {
             lines.append(String(format: "== %@ (%.1f s)", scenario.scenario, scenario.wallSeconds))
-            for figure in scenario.figures where figure.gate != nil || figure.unit == "ops/s" {
-                lines.append("  \(figure.name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(ReportFormat.value(of: figure, clock: report.machine.clock))")
+            let shown = scenario.figures.filter { $0.gate != nil || $0.unit == "ops/s" }
+            // Values in one column after the longest name, which is never cut.
+            let column = shown.map(\.name.count).max().map { max($0, 52) } ?? 52
+            for figure in shown {
+                lines.append("  \(figure.name.padding(toLength: column, withPad: " ", startingAt: 0)) \(ReportFormat.value(of: figure, clock: report.machine.clock))")
             }
             for latency in scenario.latencies where latency.count > 0 {
                 // A percentile the sample count cannot support is shown as `—` with that count.
