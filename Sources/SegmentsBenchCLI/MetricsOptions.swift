@@ -94,7 +94,7 @@ struct MetricsOptions: ParsableArguments {
         #endif
         if server != nil, metricsLingerSeconds > 0 {
             FileHandle.standardError.write(Data("metrics: serving \(metricsLingerSeconds) s more for a last scrape\n".utf8))
-            usleep(UInt32(min(metricsLingerSeconds, 4_000) * 1e6))
+            Thread.sleep(forTimeInterval: metricsLingerSeconds)
         }
         return try outcome.get()
     }

@@ -48,6 +48,19 @@ final class LatencyThresholdTests: XCTestCase {
         XCTAssertTrue(try LatencyThreshold.parse("p99(fetch)<=100ms", metrics: metrics).evaluate(recorder).passed)
     }
 
+    /// The verdict line shows the measured value in a unit that keeps its digits: 600 ns is not
+    /// "0.001 ms".
+    func testTheMeasuredValueIsShownInAUnitThatFitsIt() throws {
+        var recorder = LatencyRecorder()
+        recorder.record(600)
+        let fast = try LatencyThreshold.parse("max(fetch)<1ms", metrics: metrics).evaluate(recorder)
+        XCTAssertTrue(fast.description.contains("measured 600 ns"), fast.description)
+        var slow = LatencyRecorder()
+        slow.record(1_234_000_000)
+        let outcome = try LatencyThreshold.parse("max(fetch)<1s", metrics: metrics).evaluate(slow)
+        XCTAssertTrue(outcome.description.contains("measured 1.23 s"), outcome.description)
+    }
+
     func testAMetricWithoutSamplesFailsItsThreshold() throws {
         let threshold = try LatencyThreshold.parse("p99(fetch)<1s", metrics: metrics)
         XCTAssertFalse(threshold.evaluate(LatencyRecorder()).passed)
