@@ -34,6 +34,19 @@ final class GateExitStatusTests: XCTestCase {
         XCTAssertEqual(ExitStatus.harnessError.rawValue, 70)
     }
 
+    /// A run that missed a `--threshold` limit exits 2 from `run`; `check` on its report, and `ci`,
+    /// give the same verdict instead of passing it (also on a report merged from hosts, whose count
+    /// is the sum of theirs).
+    func testAReportThatMissedAThresholdIsARegression() {
+        let missed = Figure(name: "fleet.thresholdsFailed", value: 2, unit: "count", summary: "--threshold limits the run missed")
+        let met = Figure(name: "fleet.thresholdsFailed", value: 0, unit: "count", summary: "--threshold limits the run missed")
+        let failing = GateCheck(report: report([missed], scenario: "fleet"), baseline: Baseline(from: report([], scenario: "fleet")))
+        XCTAssertEqual(failing.exitStatus, .regression, failing.renderTable())
+        XCTAssertEqual(failing.rows.first { $0.name == "fleet.thresholdsFailed" }?.verdict, .regressed)
+        let passing = GateCheck(report: report([met], scenario: "fleet"), baseline: Baseline(from: report([], scenario: "fleet")))
+        XCTAssertEqual(passing.exitStatus, .pass, passing.renderTable())
+    }
+
     func testAnUnchangedRunExitsZero() {
         let check = check { _ in }
         XCTAssertEqual(check.exitStatus, .pass)

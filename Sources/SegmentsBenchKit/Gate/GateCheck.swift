@@ -104,6 +104,9 @@ public struct GateCheck: Sendable {
         unit.hasPrefix("allocs") || name.localizedCaseInsensitiveContains("jemalloc")
     }
 
+    /// The suffix of the figure that counts the `--threshold` limits a run missed.
+    static let thresholdsFailedSuffix = ".thresholdsFailed"
+
     /// The suffix of the figure that ``SuiteRunner`` reports, set to 1, for a scenario that threw.
     static let scenarioFailedSuffix = ".scenarioFailed"
 
@@ -145,6 +148,14 @@ public struct GateCheck: Sendable {
                 rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: nil,
                                 rule: Self.describe(figure.gate!), verdict: .new))
             }
+        }
+        // The run's own --threshold limits: a report that missed one is a regression here as in
+        // `run`, whatever the baseline (a merged report's count is its hosts' sum, so any host's
+        // miss counts: a merged percentile is never above the worst host's).
+        for figure in report.figures
+        where figure.name.hasSuffix(Self.thresholdsFailedSuffix) && figure.value > 0 && !rows.contains(where: { $0.name == figure.name }) {
+            rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: 0,
+                            rule: "the run's --threshold limits", verdict: .regressed))
         }
         self.rows = rows
         harnessErrors = Self.harnessErrors(in: report) + unitChanges
