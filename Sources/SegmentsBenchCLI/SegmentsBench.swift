@@ -16,7 +16,8 @@ struct SegmentsBench: ParsableCommand {
 
 /// Options shared by the commands that run scenarios.
 struct LoadOptions: ParsableArguments {
-    @Option(help: "Callbacks to register (a sweep's largest N).") var callbacks: Int?
+    @Option(help: "Callbacks to register: fanout-sweep and peers run that N alone instead of their sweep; qualified takes it as its number of users.")
+    var callbacks: Int?
     @Option(help: "Producer threads.") var producers: Int?
     @Option(help: "Target events per second per producer (fleet: across the whole fleet); default: each scenario's own (tracking-storm: flat out).") var rate: Double?
     @Option(help: "Seconds of load.") var duration: Double?

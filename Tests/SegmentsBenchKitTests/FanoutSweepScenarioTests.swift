@@ -30,6 +30,16 @@ final class FanoutSweepScenarioTests: XCTestCase {
         XCTAssertEqual(result.figure("fanout-sweep.N1.spin.firstCallbackP50Ns")?.summary.hasSuffix("deliverySpinWindow 5 ms"), true)
     }
 
+    /// With `--callbacks`, the report describes the run that happened: that N alone, without the
+    /// registration-churn phase, which a note names.
+    func testARunAtOneNSaysSoAndThatTheChurnPhaseDidNotRun() throws {
+        let result = try runQuickAtOneCallback()
+        XCTAssertTrue(result.summary.hasPrefix("one segment change delivered to N = 1 callback of one category"), result.summary)
+        XCTAssertFalse(result.summary.contains("100k"), result.summary)
+        XCTAssertTrue(result.notes.contains { $0.contains("--callbacks 1") && $0.contains("churn") }, "\(result.notes)")
+        XCTAssertNil(result.figure("fanout-sweep.churn.incomplete"))
+    }
+
     /// `--spin-window-ms` sets the window of the runs with one, and the report says which.
     func testTheSpinWindowCanBeChosen() throws {
         let result = try runQuickAtOneCallback { $0.spinWindowMs = 0.25 }

@@ -8,7 +8,13 @@ public struct FanoutSweepScenario: Scenario {
     public let honouredOptions: Set<BenchOptionName> = [.callbacks, .spinWindowMs, .fetchDelayMs]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes (a new segment set for every check)"
     public let needsSegmentsClient: String? = "delivery modes (ordered and parallel) and its callbacks' registry"
-    public let simulates = "one segment change delivered to N = 1, 10, 100, 1k, 10k, 100k callbacks of one category"
+    public let simulates = simulated(sizes: [1, 10, 100, 1_000, 10_000, 100_000])
+
+    /// What a run over `sizes` simulates, as the report's summary says it.
+    static func simulated(sizes: [Int]) -> String {
+        let spelled = sizes.map { $0 >= 1_000 ? "\($0 / 1_000)k" : "\($0)" }.joined(separator: ", ")
+        return "one segment change delivered to N = \(spelled) callback\(sizes == [1] ? "" : "s") of one category"
+    }
     public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window), and how far a thread's own data is after it idled as long as a sparse check's engine (the floor of a sparse check's own work)"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
@@ -240,7 +246,9 @@ public struct FanoutSweepScenario: Scenario {
             }
         }
         figures += try Self.sparseChecks(options: options, window: window, progress: progress, notes: &notes)
-        if options.callbacks == nil {
+        if let callbacks = options.callbacks {
+            notes.append("--callbacks \(callbacks): N = \(callbacks) alone instead of the sweep, and no registration-churn phase (it runs at 10k callbacks in the sweep)")
+        } else {
             let stable = 10_000
             let rate = 10_000.0
             progress.say("N = \(stable): deliveries while another thread adds and removes a callback \(Int(rate)) times a second")
@@ -347,7 +355,7 @@ public struct FanoutSweepScenario: Scenario {
         configuration["breakdown"] = "two more runs at each N and of the sparse checks, without and with the spin window, the engine stamping each check's stages"
         configuration["warmUp"] = "\(Self.warmUpChecks) checks at N=1 without and with the spin window, unmeasured"
         return ScenarioResult(
-            scenario: name, summary: "\(simulates). Measures \(measures).", configuration: configuration,
+            scenario: name, summary: "\(Self.simulated(sizes: sizes)). Measures \(measures).", configuration: configuration,
             figures: figures, latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable,
             notes: notes)
     }
