@@ -61,6 +61,11 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     /// `--duration`, or the scenario's default (a third of it with `--quick`).
     public func duration(default value: Double) -> Double { duration ?? (quick ? value / 3 : value) }
 
+    /// The engine's debounce: `--debounce` seconds, else `value` seconds, to the nanosecond.
+    public func debounce(default value: Double) -> Duration {
+        .nanoseconds(Int64(((debounce ?? value) * 1e9).rounded()))
+    }
+
     /// The options as report configuration text: `quick`, then each option in `honoured` that has a
     /// value (`transport` and `seed` always do), `target` (its URL, not its credentials) when there
     /// is one, and `engine` (its name) when it is not `SegmentsClient`. An option the scenario does

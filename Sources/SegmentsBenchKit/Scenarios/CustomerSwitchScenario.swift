@@ -24,7 +24,7 @@ public struct CustomerSwitchScenario: Scenario {
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 9)
         let switchRate = options.switchRate ?? 20
-        let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.02) * 1000))
+        let debounce = options.debounce(default: 0.02)
         let engine = try EngineUnderTest.make(
             transport: options.transport, debounce: debounce, markResponsesWithCookie: true, engine: options.engine)
         defer { engine.shutdown() }

@@ -16,7 +16,7 @@ public struct TrackingStormScenario: Scenario {
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let producers = options.producers ?? 2
         let seconds = options.duration(default: 9)
-        let debounce = Duration.milliseconds(Int64((options.debounce ?? 1.0) * 1000))
+        let debounce = options.debounce(default: 1.0)
         var figures: [Figure] = []
         var notes: [String] = []
 

@@ -41,7 +41,7 @@ public struct FleetScenario: Scenario {
         let deviceCount = max(1, options.devices ?? Self.defaultDevices(quick: options.quick))
         let schedule = options.stages ?? .constant(rate: options.rate ?? 2_000, seconds: options.duration(default: 20))
         let switchRate = options.switchRate ?? 20
-        let debounce = Duration.milliseconds(Int64((options.debounce ?? 0.1) * 1000))
+        let debounce = options.debounce(default: 0.1)
         let threads = min(4, max(2, CgroupCPULimit.currentCores()))
         // Generator g drives devices g, g + G, …: never more generators than devices, or one
         // would draw arrivals with no device to give them to.
