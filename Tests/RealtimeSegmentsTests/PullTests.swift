@@ -221,6 +221,38 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(transport.fetchCount, 3)
     }
 
+    /// A result given up on because the customer changed is not kept in the cache: the next call
+    /// fetches the current customer's segments instead of being served the previous customer's.
+    func testAResultGivenUpOnIsNotServedToTheNextCustomerFromTheCache() async throws {
+        let fixture = Fixture { $0.maxPullRefetches = 0 }
+        fixture.client.start()
+        let numbers = Locked<[String: Int]>([:])  // each customer's cookie → its own segment
+        fixture.transport.setResponder { cookie in
+            let number = numbers.withLock { numbers in
+                if let known = numbers[cookie] { return known }
+                numbers[cookie] = numbers.count + 1
+                return numbers.count
+            }
+            return response([.discovery: [number]])
+        }
+        fixture.transport.holdFetches()
+        async let first = fixture.client.getSegments(category: .discovery)
+        waitUntil { fixture.transport.heldFetchCount == 1 }
+        fixture.client.anonymize()
+        fixture.transport.releaseHeldFetches()
+        do {
+            _ = try await first
+            XCTFail("expected customerChanged")
+        } catch {
+            XCTAssertEqual(error as? SegmentsError, .customerChanged)
+        }
+        let segments = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "fetched again for the current customer")
+        let current = try XCTUnwrap(fixture.transport.fetchedCookies.last)
+        XCTAssertNotEqual(current, fixture.transport.fetchedCookies.first)
+        XCTAssertEqual(segments, [segment(try XCTUnwrap(numbers.withLock { $0[current] }))])
+    }
+
     func testGetSegmentsBeforeStartThrowsNotStarted() async {
         let fixture = Fixture()
         do {

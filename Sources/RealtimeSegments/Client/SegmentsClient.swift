@@ -166,7 +166,7 @@ public final class SegmentsClient: Sendable {
         stateLock?.share()
         reporting.detachStorageWithoutWaiting { stateLock?.release() }
         if lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing) == .started {
-            identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
+            identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1, isStopped: true) }
             channels.post(.stop)
         }
     }
@@ -295,7 +295,8 @@ public final class SegmentsClient: Sendable {
             channels.closeInbox()
             stateLock?.release()
         case .started:
-            identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1) }
+            identity.update { IdentitySnapshot(customerIds: $0.customerIds, generation: $0.generation + 1, isStopped: true) }
+            configuration.stopGenerationRaisedForTesting?()
             channels.post(.stop)
         case .stopped:
             break  // another call stopped it: wait for the same engine
@@ -418,7 +419,8 @@ public final class SegmentsClient: Sendable {
             ids.merge(customerIds) { _, new in new }
             guard ids != current.customerIds else { return nil }
             let hardIdsChanged = customerIds.contains { current.customerIds[$0.key] != $0.value }
-            return IdentitySnapshot(customerIds: ids, generation: current.generation + (hardIdsChanged ? 1 : 0))
+            return IdentitySnapshot(
+                customerIds: ids, generation: current.generation + (hardIdsChanged ? 1 : 0), isStopped: current.isStopped)
         }
         configuration.identityPublishedForTesting?()
         channels.ingest(.identify(next, properties: properties, namedHardId: !customerIds.isEmpty))
@@ -434,7 +436,8 @@ public final class SegmentsClient: Sendable {
             return
         }
         let next = identity.update { current in
-            IdentitySnapshot(customerIds: [CustomerIdKey.cookie: UUID().uuidString], generation: current.generation + 1)
+            IdentitySnapshot(
+                customerIds: [CustomerIdKey.cookie: UUID().uuidString], generation: current.generation + 1, isStopped: current.isStopped)
         }
         registry.clearPendingFirstLoads()
         configuration.identityPublishedForTesting?()

@@ -82,6 +82,9 @@ public struct SegmentsConfiguration: Sendable {
     /// Runs on the reporting persistence queue before each batch of visitor files is written:
     /// lets a test hold that queue. Not part of the API; `nil` outside tests.
     var reportingWriteForTesting: (@Sendable () -> Void)?
+    /// Runs in `stop()` between raising the customer generation and posting the stop to the
+    /// engine: lets a test hold a stop there. Not part of the API; `nil` outside tests.
+    var stopGenerationRaisedForTesting: (@Sendable () -> Void)?
     /// Runs inside a reporting restore, before the files are read: lets a test hold a restore in
     /// progress. Not part of the API; `nil` outside tests.
     var reportingRestoreForTesting: (@Sendable () -> Void)?

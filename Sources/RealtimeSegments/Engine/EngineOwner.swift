@@ -479,22 +479,27 @@ final class EngineOwner {
     /// Starts the fetches that waited for a linking fetch to end, for the customer current now.
     private func resumeFetchesAwaitingLink() {
         let deferred = links.takeDeferred()
+        let current = identity.load()
+        // Nothing is fetched once stop() began (it raised the generation with `isStopped`).
+        let stopBegan = stopping || current.isStopped
         if deferred.check {
-            if stopping { startCheck(checks.checkNotMade()) } else { launchFetch(.check, for: identity.load()) }
+            if stopBegan { startCheck(checks.checkNotMade()) } else { launchFetch(.check, for: current) }
         }
         if deferred.pull {
-            if stopping { pulls.fetchAbandoned() } else { launchFetch(.pull, for: identity.load()) }
+            if stopBegan { pulls.fetchAbandoned() } else { launchFetch(.pull, for: current) }
         }
     }
 
     // MARK: Pull (getSegments)
 
     private func handlePull(category: SegmentCategory, force: Bool, completion: @escaping PullCompletion) {
-        guard !stopping else {
+        let current = identity.load()
+        // `stop()` raises the generation before the engine takes its stop: from then on nothing
+        // is fetched, and a pull fails as stopped, not as a customer change.
+        guard !stopping, !current.isStopped else {
             complete(completion, with: .failure(.stopped))
             return
         }
-        let current = identity.load()
         if !force, let cached = pullCache.lookup(category, generation: current.generation, now: clock.now()) {
             counters.pullCacheHits.wrappingIncrement(ordering: .relaxed)
             complete(completion, with: .success(cached))
@@ -514,12 +519,12 @@ final class EngineOwner {
 
     private func handlePullCompleted(_ outcome: FetchOutcome) {
         recordLink(outcome)
-        guard !stopping else {
+        let current = identity.load()
+        guard !stopping, !current.isStopped else {
             pulls.fetchAbandoned()
             completePullWaiters(with: .failure(.stopped))
             return
         }
-        let current = identity.load()
         switch pulls.fetchEnded(isCurrent: outcome.identity.generation == current.generation) {
         case .refetch:
             logger.debug("Segments: Repeating manual fetch because customer has changed")

@@ -11,11 +11,15 @@ public final class IdentitySnapshot: AtomicReference, Sendable {
     let customerIds: [String: String]
     /// The customer generation these ids belong to.
     let generation: UInt64
+    /// Set by `stop()` with the generation it raises, and kept by every later snapshot: the raise
+    /// is the client stopping, not a customer change, even before the engine takes the stop.
+    let isStopped: Bool
 
-    init(customerIds: [String: String], generation: UInt64) {
+    init(customerIds: [String: String], generation: UInt64, isStopped: Bool = false) {
         precondition(customerIds[CustomerIdKey.cookie] != nil, "an identity always has a cookie")
         self.customerIds = customerIds
         self.generation = generation
+        self.isStopped = isStopped
     }
 
     /// The anonymous id.

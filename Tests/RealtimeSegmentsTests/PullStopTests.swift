@@ -1,0 +1,47 @@
+import Dispatch
+import Foundation
+@testable import RealtimeSegments
+import RealtimeSegmentsTesting
+import XCTest
+
+/// SPEC §5–6: `stop()` raises the customer generation, but it is not a customer change. A pull
+/// whose answer the engine takes between that raise and the stop itself is not repeated for a
+/// "new customer" nor failed as `customerChanged`: it fails with `stopped`, and no fetch follows.
+final class PullStopTests: XCTestCase {
+    func testAPullAnsweredWhileStopBeginsFailsWithStoppedAndFetchesNoMore() {
+        for refetches in [0, 3] {
+            let entered = DispatchSemaphore(value: 0)
+            let gate = DispatchSemaphore(value: 0)
+            let fixture = Fixture {
+                $0.maxPullRefetches = refetches
+                $0.stopGenerationRaisedForTesting = {
+                    entered.signal()
+                    gate.wait()
+                }
+            }
+            fixture.client.start()
+            fixture.settle()
+            fixture.transport.holdFetches()
+            let outcome = Locked<Result<[Segment], SegmentsError>?>(nil)
+            fixture.client.getSegments(category: .discovery, force: true) { result in outcome.withLock { $0 = result } }
+            waitUntil { fixture.transport.heldFetchCount == 1 }
+            let stopped = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                fixture.client.stop()
+                stopped.signal()
+            }
+            XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "stop() raised the generation")
+            // The answer reaches the engine now, under the raised generation, before the stop.
+            fixture.transport.releaseHeldFetches(keepHolding: true)
+            waitUntil { outcome.withLock { $0 } != nil || fixture.transport.heldFetchCount > 0 }
+            XCTAssertEqual(fixture.transport.heldFetchCount, 0, "no fetch after stop() began (refetches \(refetches))")
+            gate.signal()
+            XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+            waitUntil { outcome.withLock { $0 } != nil }
+            XCTAssertEqual(outcome.withLock { $0 }.map { "\($0)" }, "\(Result<[Segment], SegmentsError>.failure(.stopped))",
+                           "refetches \(refetches)")
+            XCTAssertEqual(fixture.transport.fetchCount, 1, "the pull's fetch and nothing after it (refetches \(refetches))")
+            fixture.transport.releaseHeldFetches()
+        }
+    }
+}
