@@ -16,7 +16,7 @@ struct MergeCommand: ParsableCommand {
             (an allocation count is excused on a host without jemalloc). \
             The merged report can be checked against a baseline with `segments-bench check --report OUT/report.json`. \
             Exits 70 when a report cannot be read, the reports come from different segments-bench versions, one run \
-            is given twice (the same machine, start time and command), a latency has no recorded histogram, or the \
+            is given twice (the same machine, start time, command and figures), a latency has no recorded histogram, or the \
             merged one cannot be written.
             """)
 

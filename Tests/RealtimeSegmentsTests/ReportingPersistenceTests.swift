@@ -381,9 +381,6 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(try reader.client.reportingVisitor(visitorId: "v-1").segments.customSegments.count, 1_000)
     }
 
-    /// Restore logs (a corrupt file, the count restored) only after it released its lock: a log
-    /// handler is app code, and one that asks the reporting manager something from another thread
-    /// and waits for the answer must get it.
     /// A write's `Segments:` lines reach the app's log handler, which is app code, while no
     /// persistence work waits on it: a handler that reacts to a failed write by making room and
     /// flushing (on another thread, waiting for it) is not held up, and the flush writes.
@@ -420,6 +417,9 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(reporting.persistedWrites.files, 1, "the handler's flush wrote the visitor kept after the failure")
     }
 
+    /// Restore logs (a corrupt file, the count restored) only after it released its lock: a log
+    /// handler is app code, and one that asks the reporting manager something from another thread
+    /// and waits for the answer must get it.
     func testRestoreLogsWithoutHoldingItsLock() throws {
         try persist(["good": ReportingSegments(country: "DE")])
         try Data("{not json".utf8).write(to: reportingDirectory.appendingPathComponent("visitor-bad.json"))

@@ -58,7 +58,11 @@ final class LatencyThresholdTests: XCTestCase {
         var slow = LatencyRecorder()
         slow.record(1_234_000_000)
         let outcome = try LatencyThreshold.parse("max(fetch)<1s", metrics: metrics).evaluate(slow)
-        XCTAssertTrue(outcome.description.contains("measured 1.23 s"), outcome.description)
+        XCTAssertTrue(outcome.description.contains("measured 1.234 s"), outcome.description)
+        var justOver = LatencyRecorder()
+        justOver.record(5_004_000)
+        let over = try LatencyThreshold.parse("max(fetch)<5ms", metrics: metrics).evaluate(justOver)
+        XCTAssertTrue(over.description.contains("FAILED (measured 5.004 ms)"), "a miss must not read as the limit: \(over.description)")
     }
 
     func testAMetricWithoutSamplesFailsItsThreshold() throws {

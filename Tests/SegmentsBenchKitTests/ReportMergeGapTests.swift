@@ -48,6 +48,16 @@ final class ReportMergeGapTests: XCTestCase {
         XCTAssertNoThrow(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge"))
     }
 
+    /// Hosts launched together from one image can share a hostname, a command and a start second;
+    /// their runs measured different things, so they are merged.
+    func testRunsOfHostsThatShareANameAndAStartSecondAreMerged() throws {
+        let first = report(host: "pod", figures: [lost, ratio])
+        var second = report(host: "pod", figures: [lost, ratio])
+        second.scenarios[0].figures[1].value = 1.5
+        let merged = try ReportMerge.merge([(host: "pod (a)", report: first), (host: "pod (b)", report: second)], command: "merge")
+        XCTAssertEqual(merged.scenarios[0].figure("storm.p50ToFloor")?.value, 1.5)
+    }
+
     func testReportsOfDifferentToolVersionsAreNotMerged() {
         let a = report(host: "a", figures: [lost], toolVersion: "1.0")
         let b = report(host: "b", figures: [lost], toolVersion: "1.1")

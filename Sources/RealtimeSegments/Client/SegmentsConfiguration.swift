@@ -85,8 +85,9 @@ public struct SegmentsConfiguration: Sendable {
     /// Runs in `stop()` between raising the customer generation and posting the stop to the
     /// engine: lets a test hold a stop there. Not part of the API; `nil` outside tests.
     var stopGenerationRaisedForTesting: (@Sendable () -> Void)?
-    /// Runs inside a reporting restore, before the files are read: lets a test hold a restore in
-    /// progress. Not part of the API; `nil` outside tests.
+    /// Runs inside a reporting restore, once it has decided whether to tidy the directory and
+    /// before the files are read: lets a test hold a restore in progress. Not part of the API;
+    /// `nil` outside tests.
     var reportingRestoreForTesting: (@Sendable () -> Void)?
     /// Where the engine stamps the stages of each check's notification (``CheckTimeline``), for
     /// `segments-bench`; `nil` (the default) stamps nothing.

@@ -480,7 +480,7 @@ final class EngineOwner {
     private func resumeFetchesAwaitingLink() {
         let deferred = links.takeDeferred()
         let current = identity.load()
-        // Nothing is fetched once stop() began (it raised the generation with `isStopped`).
+        // A deferred fetch is dropped once stop() began (it raised the generation with `isStopped`).
         let stopBegan = stopping || current.isStopped
         if deferred.check {
             if stopBegan { startCheck(checks.checkNotMade()) } else { launchFetch(.check, for: current) }

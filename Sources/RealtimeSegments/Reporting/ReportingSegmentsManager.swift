@@ -45,7 +45,8 @@ public final class ReportingSegmentsManager: Sendable {
     /// Held only while restoring, so concurrent first users wait for the restored state, and a
     /// client giving its directory up waits for a restore that may still change files in it.
     private let restoreGate = Locked(())
-    /// Runs inside a restore before the files are read (tests hold a restore with it).
+    /// Runs inside a restore once it has decided whether to tidy, before the files are read (tests
+    /// hold a restore with it).
     private let duringRestore: (@Sendable () -> Void)?
 
     init(
@@ -143,8 +144,9 @@ public final class ReportingSegmentsManager: Sendable {
             guard !restored.load(ordering: .acquiring) else { return [] }
             var lines: [ReportingFileStore.LogLine] = []
             if let fileStore {
+                let tidying = !storageDetached.load(ordering: .acquiring)
                 duringRestore?()
-                let loaded = fileStore.loadAll(tidying: !storageDetached.load(ordering: .acquiring))
+                let loaded = fileStore.loadAll(tidying: tidying)
                 store.restore(loaded.entries)
                 lines = loaded.lines
                 lines.append(.init(level: .debug, text: "Segments: Restored reporting segments of \(loaded.entries.count) visitors"))

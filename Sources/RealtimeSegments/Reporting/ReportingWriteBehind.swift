@@ -18,6 +18,8 @@ final class ReportingWriteBehind: Sendable {
     private let store: ReportingSegmentsStore
     private let fileStore: ReportingFileStore
     private let queue = DispatchQueue(label: "RealtimeSegments.reporting.persistence", qos: .utility)
+    /// Where background writes log their lines, in the order of the writes, off ``queue``.
+    private let logQueue = DispatchQueue(label: "RealtimeSegments.reporting.log", qos: .utility)
     /// A drain is queued and has not started taking values yet.
     private let drainQueued = ManagedAtomic<Bool>(false)
     private let filesWritten = ManagedAtomic<Int>(0)
@@ -94,7 +96,7 @@ final class ReportingWriteBehind: Sendable {
     /// thread that does, would otherwise wait for itself.
     private func logElsewhere(_ lines: [ReportingFileStore.LogLine]) {
         guard !lines.isEmpty else { return }
-        DispatchQueue.global(qos: .utility).async { [self] in log(lines) }
+        logQueue.async { [self] in log(lines) }
     }
 
     /// Files and bytes written so far.

@@ -68,7 +68,8 @@ public struct GateCheck: Sendable {
         public var machine: MachineInfo
     }
 
-    /// Every gated figure of the baseline and of the run, sorted by name (baseline figures first).
+    /// Every gated figure of the baseline and of the run, sorted by name (baseline figures first),
+    /// then a row for each `--threshold` count the run missed limits by (judged on the run alone).
     public var rows: [Row]
     /// Why the harness could not judge, beyond what the rows show (``Verdict/missing`` and
     /// ``Verdict/invalid``): the baseline could not be read, a scenario threw, a reported figure is

@@ -85,9 +85,15 @@ public enum ReportMerge {
         return merged
     }
 
-    /// Whether two reports come from one run: the same machine, start time and command.
+    /// Whether two reports come from one run: the same machine, start time and command, and the
+    /// same figures. Hosts launched together from one image can share the first three (a start
+    /// time has whole seconds); their figures still differ.
     private static func isSameRun(_ a: BenchReport, _ b: BenchReport) -> Bool {
-        a.machine.hostname == b.machine.hostname && a.startedAt == b.startedAt && a.command == b.command
+        guard a.machine.hostname == b.machine.hostname, a.startedAt == b.startedAt, a.command == b.command else { return false }
+        func values(_ report: BenchReport) -> [[UInt64]] {
+            report.scenarios.map { scenario in scenario.figures.map(\.value.bitPattern) + scenario.latencies.map(\.count) }
+        }
+        return values(a) == values(b)
     }
 
     private static func mergeScenario(_ parts: [(host: String, result: ScenarioResult)], hostCount: Int) -> ScenarioResult {

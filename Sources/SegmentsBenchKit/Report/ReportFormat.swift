@@ -9,20 +9,23 @@ public enum ReportFormat {
     /// A duration in nanoseconds in the largest unit that keeps it at least 1, with three
     /// significant digits: `142 ns`, `1.42 µs`, `14.2 µs`, `1.20 ms`, `2.50 s`.
     /// Whole nanoseconds below 1 µs print without decimals; non-finite values print as `n/a`.
-    public static func humanDuration(ns: Double) -> String {
+    public static func humanDuration(ns: Double) -> String { humanDuration(ns: ns, digits: 3) }
+
+    /// ``humanDuration(ns:)`` with `digits` significant digits.
+    public static func humanDuration(ns: Double, digits: Int) -> String {
         guard ns.isFinite else { return "n/a" }
-        if ns < 0 { return "-" + humanDuration(ns: -ns) }
+        if ns < 0 { return "-" + humanDuration(ns: -ns, digits: digits) }
         if ns == 0 { return "0 ns" }
         // Round first, so that 999.7 ns reads as 1.00 µs rather than 1000 ns.
-        let rounded = roundedToSignificantDigits(ns, 3)
+        let rounded = roundedToSignificantDigits(ns, digits)
         let units: [(scale: Double, name: String)] = [(1e9, "s"), (1e6, "ms"), (1e3, "µs")]
         for unit in units where rounded >= unit.scale {
             let value = rounded / unit.scale
             if value >= 1000 { return grouped(value.rounded()) + " " + unit.name }
-            return fixedSignificant(value, 3) + " " + unit.name
+            return fixedSignificant(value, digits) + " " + unit.name
         }
         if rounded == rounded.rounded() { return grouped(rounded) + " ns" }
-        return fixedSignificant(rounded, 3) + " ns"
+        return fixedSignificant(rounded, digits) + " ns"
     }
 
     /// A duration for axis ticks: ``humanDuration(ns:)`` without trailing zeros (`1 µs`, `2.5 ms`),

@@ -12,7 +12,7 @@ public struct FanoutSweepScenario: Scenario {
 
     /// What a run over `sizes` simulates, as the report's summary says it.
     static func simulated(sizes: [Int]) -> String {
-        let spelled = sizes.map { $0 >= 1_000 ? "\($0 / 1_000)k" : "\($0)" }.joined(separator: ", ")
+        let spelled = sizes.map { $0 >= 1_000 && $0 % 1_000 == 0 ? "\($0 / 1_000)k" : "\($0)" }.joined(separator: ", ")
         return "one segment change delivered to N = \(spelled) callback\(sizes == [1] ? "" : "s") of one category"
     }
     public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window), and how far a thread's own data is after it idled as long as a sparse check's engine (the floor of a sparse check's own work)"

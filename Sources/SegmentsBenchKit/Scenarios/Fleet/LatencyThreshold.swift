@@ -122,9 +122,10 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
         /// The metric's samples, when too few to measure the statistic (else not used).
         public var samples: UInt64 = 0
 
-        /// `threshold p99(fetch)<5ms: passed (measured 1.23 ms)`.
+        /// `threshold p99(fetch)<5ms: passed (measured 1.234 ms)`: four significant digits, so that
+        /// a value just past a round limit does not read as the limit.
         public var description: String {
-            let measured = measuredNanoseconds.map { "measured \(ReportFormat.humanDuration(ns: $0))" }
+            let measured = measuredNanoseconds.map { "measured \(ReportFormat.humanDuration(ns: $0, digits: 4))" }
                 ?? (samples == 0 ? "no samples" : "too few samples: \(samples) of the \(threshold.samplesNeeded) it needs")
             return "threshold \(threshold.text): \(passed ? "passed" : "FAILED") (\(measured))"
         }
