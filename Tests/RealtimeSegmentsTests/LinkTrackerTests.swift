@@ -14,7 +14,7 @@ final class LinkTrackerTests: XCTestCase {
     ) -> FetchOutcome {
         FetchOutcome(
             purpose: .check, identity: identity, linked: linked, linkAttempted: attempted,
-            result: .success(SegmentsResponse(wireCategories: [:])))
+            result: .success(SegmentsResponse(wireCategories: [:])), sequence: 1)
     }
 
     private let alice = ["cookie": "c1", "registered": "alice"]

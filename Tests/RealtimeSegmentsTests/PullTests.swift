@@ -253,6 +253,36 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(segments, [segment(try XCTUnwrap(numbers.withLock { $0[current] }))])
     }
 
+    /// The cache keeps the answer to the latest request: a check sent before a forced pull but
+    /// answered after it does not put its older answer in place of the pull's.
+    func testAnOlderChecksAnswerDoesNotReplaceANewerPullsInTheCache() async throws {
+        let transport = CallTimeAnswersTransport(server: response([.discovery: [1]]))
+        let fixture = Fixture { $0.transport = transport }
+        _ = fixture.register(.discovery, tag: "d")
+        fixture.client.start()
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))  // the initial check: fetch 0
+        waitUntil { transport.callCount == 1 }
+        transport.release(0)
+        fixture.settle()
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        fixture.clock.advance(by: .seconds(5))  // a check: fetch 1, sent while the server has [1]
+        waitUntil { transport.callCount == 2 }
+        transport.setServer(response([.discovery: [2]]))
+        let pulled = Locked<Result<[Segment], SegmentsError>?>(nil)
+        fixture.client.getSegments(category: .discovery, force: true) { result in pulled.withLock { $0 = result } }
+        waitUntil { transport.callCount == 3 }  // the pull: fetch 2, sent after the change
+        transport.release(2)
+        waitUntil { pulled.withLock { $0 } != nil }
+        XCTAssertEqual(try pulled.withLock { $0 }?.get(), [segment(2)])
+        transport.release(1)  // the check's older answer arrives last
+        fixture.settle()
+        let cached = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(transport.callCount, 3, "served from the cache")
+        XCTAssertEqual(cached, [segment(2)], "the cache went back to the older answer")
+    }
+
     func testGetSegmentsBeforeStartThrowsNotStarted() async {
         let fixture = Fixture()
         do {

@@ -210,7 +210,7 @@ final class CheckCycle {
             return false
         case .success(let response):
             counters.checksSucceeded.wrappingIncrement(ordering: .relaxed)
-            apply(response, for: outcome.identity)
+            apply(response, for: outcome.identity, sequence: outcome.sequence)
             return true
         }
     }
@@ -241,7 +241,7 @@ final class CheckCycle {
     }
 
     /// Diffs `response` against the last known state, stores it, and schedules the deliveries.
-    private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot) {
+    private func apply(_ response: SegmentsResponse, for snapshot: IdentitySnapshot, sequence: UInt64) {
         counters.checkTimeline?.mark(.applying)
         let next = LastKnownState(customerIds: snapshot.customerIds, response: response)
         var changed = LastKnownState.changedCategories(
@@ -265,7 +265,7 @@ final class CheckCycle {
         // and the delivery thread's wake-up.
         let previous = lastKnown
         lastKnown = next
-        let replacedEntry = pullCache.store(response, generation: snapshot.generation, at: clock.now())
+        let replacedEntry = pullCache.store(response, generation: snapshot.generation, sequence: sequence, at: clock.now())
         defer { withExtendedLifetime((previous, replacedEntry)) {} }
 
         let registrations = registry.snapshot()

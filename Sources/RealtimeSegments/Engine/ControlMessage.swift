@@ -47,6 +47,9 @@ struct FetchOutcome: Sendable {
     /// Whether the fetch sent link-ids (whatever came of it).
     var linkAttempted: Bool
     var result: Result<SegmentsResponse, FetchFailure>
+    /// The fetch's place in the order the engine launched its fetches: the pull cache keeps the
+    /// answer to the latest request, whichever answer arrives last.
+    var sequence: UInt64
 }
 
 /// Why a fetch produced no data.

@@ -81,6 +81,8 @@ final class EngineOwner {
     private var random = SystemRandomNumberGenerator()
 
     private var stopping = false
+    /// The number of the last fetch launched (``FetchOutcome/sequence``).
+    private var fetchSequence: UInt64 = 0
     /// The upload in flight started after stop: its failure is the final attempt's. One that was
     /// already out when stop came leaves the final attempt still to be made.
     private var uploadInFlightIsFinalAttempt = false
@@ -435,11 +437,13 @@ final class EngineOwner {
         let counters = counters
         let turn = fetchExecutor.map { InTurnOwner(owner: self, executor: $0) }
         if fetchExecutor != nil { fetchStepsThisPass = true }
+        fetchSequence &+= 1
+        let sequence = fetchSequence
         channels.beginWork()
         Task(executorPreference: fetchExecutor) { @Sendable in
             let outcome = await performFetch(
                 purpose, identity: identity, link: link, transport: transport,
-                context: context, counters: counters)
+                context: context, counters: counters, sequence: sequence)
             // A step on the engine thread hands the result over in place: through the inbox it
             // waited for this task's end and another pass over the inbox, on the way from the
             // data's arrival to the first callback.
@@ -461,11 +465,13 @@ final class EngineOwner {
         let context = configuration.requestContext
         let channels = channels
         let counters = counters
+        fetchSequence &+= 1
+        let sequence = fetchSequence
         channels.beginWork()
         Task(executorPreference: SerialQueueTaskExecutor(label: "Segments.fetch")) { @Sendable in
             let outcome = await performFetch(
                 purpose, identity: identity, link: link, transport: transport,
-                context: context, counters: counters)
+                context: context, counters: counters, sequence: sequence)
             channels.post(.fetchCompleted(outcome))
             channels.endWork()
         }
@@ -535,7 +541,7 @@ final class EngineOwner {
         case .deliver:
             switch outcome.result {
             case .success(let response):
-                pullCache.store(response, generation: current.generation, at: clock.now())
+                pullCache.store(response, generation: current.generation, sequence: outcome.sequence, at: clock.now())
                 completePullWaiters(with: .success(response))
             case .failure(.link(let error)):
                 logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")
@@ -718,7 +724,7 @@ private struct InTurnOwner: @unchecked Sendable {
 @inline(never)
 private func performFetch(
     _ purpose: FetchPurpose, identity: IdentitySnapshot, link: [String: String]?,
-    transport: any SegmentsTransport, context: SegmentsRequestContext, counters: EngineCounters
+    transport: any SegmentsTransport, context: SegmentsRequestContext, counters: EngineCounters, sequence: UInt64
 ) async -> FetchOutcome {
     if let link {
         counters.linkCalls.wrappingIncrement(ordering: .relaxed)
@@ -726,15 +732,18 @@ private func performFetch(
             try await transport.linkCustomerIds(cookie: identity.cookie, externalIds: link, context: context)
         } catch {
             return FetchOutcome(
-                purpose: purpose, identity: identity, linked: nil, linkAttempted: true, result: .failure(.link(error)))
+                purpose: purpose, identity: identity, linked: nil, linkAttempted: true, result: .failure(.link(error)),
+                sequence: sequence)
         }
     }
     do {
         let response = try await transport.fetchSegments(cookie: identity.cookie, context: context)
         return FetchOutcome(
-            purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .success(response))
+            purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .success(response),
+            sequence: sequence)
     } catch {
         return FetchOutcome(
-            purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .failure(.fetch(error)))
+            purpose: purpose, identity: identity, linked: link, linkAttempted: link != nil, result: .failure(.fetch(error)),
+            sequence: sequence)
     }
 }

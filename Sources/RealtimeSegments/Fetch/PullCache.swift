@@ -8,6 +8,8 @@ import Synchronization
 /// younger than the TTL.
 final class PullCacheEntry: AtomicReference, Sendable {
     let generation: UInt64
+    /// The fetch's ``FetchOutcome/sequence``: an answer to an earlier request does not replace it.
+    let sequence: UInt64
     let fetchedAt: SegmentsInstant
     let response: SegmentsResponse
     /// The response's lists with their ids spelled out (see ``Segment``), made by the first hit and
@@ -19,8 +21,9 @@ final class PullCacheEntry: AtomicReference, Sendable {
     /// data race).
     private let spelled = AtomicLazyReference<SpelledLists>()
 
-    init(generation: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
+    init(generation: UInt64, sequence: UInt64, fetchedAt: SegmentsInstant, response: SegmentsResponse) {
         self.generation = generation
+        self.sequence = sequence
         self.fetchedAt = fetchedAt
         self.response = response
     }
@@ -57,11 +60,17 @@ final class PullCache: Sendable {
         return entry.segments(of: category)
     }
 
-    /// Replaces the entry; returns the one it replaced, so that the engine can let it go (and free
-    /// what it held) after the work that is waiting on this store.
+    /// Replaces the entry, unless it holds the same customer's answer to a later request (fetch
+    /// `sequence`): a request sent earlier and answered later is older data. Returns the entry it
+    /// replaced, so that the engine can let it go (and free what it held) after the work that is
+    /// waiting on this store. Engine thread only (the one writer).
     @discardableResult
-    func store(_ response: SegmentsResponse, generation: UInt64, at now: SegmentsInstant) -> PullCacheEntry? {
-        entry.exchange(PullCacheEntry(generation: generation, fetchedAt: now, response: response), ordering: .releasing)
+    func store(_ response: SegmentsResponse, generation: UInt64, sequence: UInt64, at now: SegmentsInstant) -> PullCacheEntry? {
+        if let current = entry.load(ordering: .acquiring), current.generation == generation, current.sequence > sequence {
+            return nil
+        }
+        return entry.exchange(
+            PullCacheEntry(generation: generation, sequence: sequence, fetchedAt: now, response: response), ordering: .releasing)
     }
 
     func clear() { entry.store(nil, ordering: .releasing) }
