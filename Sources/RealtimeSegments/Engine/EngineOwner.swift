@@ -485,6 +485,8 @@ final class EngineOwner {
     /// Starts the fetches that waited for a linking fetch to end, for the customer current now.
     private func resumeFetchesAwaitingLink() {
         let deferred = links.takeDeferred()
+        // Called after every fetch: the identity is loaded (a retain) only when a fetch waited.
+        guard deferred.check || deferred.pull else { return }
         let current = identity.load()
         // A deferred fetch is dropped once stop() began (it raised the generation with `isStopped`).
         let stopBegan = stopping || current.isStopped

@@ -47,6 +47,11 @@ private final class SpelledLists: Sendable {
 /// Holds the current ``PullCacheEntry``.
 final class PullCache: Sendable {
     private let entry = ManagedAtomic<PullCacheEntry?>(nil)
+    /// The stored entry's generation (0: none) and fetch sequence, for ``store(_:generation:sequence:at:)``
+    /// to compare without loading the entry itself (a retain and a release per check). Written by
+    /// the engine thread alone.
+    private let storedGeneration = Atomic<UInt64>(0)
+    private let storedSequence = Atomic<UInt64>(0)
     let ttl: Duration
 
     init(ttl: Duration) { self.ttl = ttl }
@@ -66,12 +71,18 @@ final class PullCache: Sendable {
     /// waiting on this store. Engine thread only (the one writer).
     @discardableResult
     func store(_ response: SegmentsResponse, generation: UInt64, sequence: UInt64, at now: SegmentsInstant) -> PullCacheEntry? {
-        if let current = entry.load(ordering: .acquiring), current.generation == generation, current.sequence > sequence {
+        if storedGeneration.load(ordering: .relaxed) == generation, storedSequence.load(ordering: .relaxed) > sequence {
             return nil
         }
+        storedGeneration.store(generation, ordering: .relaxed)
+        storedSequence.store(sequence, ordering: .relaxed)
         return entry.exchange(
             PullCacheEntry(generation: generation, sequence: sequence, fetchedAt: now, response: response), ordering: .releasing)
     }
 
-    func clear() { entry.store(nil, ordering: .releasing) }
+    /// Engine thread only.
+    func clear() {
+        storedGeneration.store(0, ordering: .relaxed)
+        entry.store(nil, ordering: .releasing)
+    }
 }
