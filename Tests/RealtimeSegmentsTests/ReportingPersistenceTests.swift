@@ -25,6 +25,25 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: reportingDirectory.path, contents: Data("x".utf8)))
     }
 
+    /// A client configuration on the test's directory with an in-memory transport.
+    private func configurationOnTheDirectory() -> SegmentsConfiguration {
+        var configuration = SegmentsConfiguration(
+            projectToken: Fixture.token, authorization: .token("secret"), transport: InMemorySegmentsTransport(expectedProjectToken: Fixture.token))
+        configuration.stateDirectory = directory
+        return configuration
+    }
+
+    /// A hook that, the first time it runs, signals `entered` and waits for `gate`; later calls
+    /// pass straight through.
+    private func holdingTheFirstCall(entered: DispatchSemaphore, gate: DispatchSemaphore) -> @Sendable () -> Void {
+        let first = Mutex(true)
+        return {
+            guard first.withLock({ isFirst in defer { isFirst = false }; return isFirst }) else { return }
+            entered.signal()
+            gate.wait()
+        }
+    }
+
     private func persist(_ segments: [String: ReportingSegments]) throws {
         let fixture = Fixture(stateDirectory: directory)
         for (visitorId, value) in segments {
@@ -220,16 +239,9 @@ final class ReportingPersistenceTests: XCTestCase {
     func testADroppedClientKeepsItsDirectoryUntilItsLastReportingWriteIsDone() throws {
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
-        let firstWrite = Mutex(true)
-        var configuration = SegmentsConfiguration(
-            projectToken: Fixture.token, authorization: .token("secret"), transport: InMemorySegmentsTransport(expectedProjectToken: Fixture.token))
-        configuration.stateDirectory = directory
+        var configuration = configurationOnTheDirectory()
         // The first reporting write holds the persistence queue until the gate opens.
-        configuration.reportingWriteForTesting = {
-            guard firstWrite.withLock({ first in defer { first = false }; return first }) else { return }
-            entered.signal()
-            gate.wait()
-        }
+        configuration.reportingWriteForTesting = holdingTheFirstCall(entered: entered, gate: gate)
         var first: SegmentsClient? = SegmentsClient(configuration: configuration)
         try first!.reportingVisitor(visitorId: "held").setDefaultSegments(["country": "SK"])
         XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the first write did not start")
@@ -248,15 +260,8 @@ final class ReportingPersistenceTests: XCTestCase {
     func testStopWaitsForARestoreInProgressBeforeGivingTheDirectoryUp() throws {
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
-        let firstRestore = Mutex(true)
-        var configuration = SegmentsConfiguration(
-            projectToken: Fixture.token, authorization: .token("secret"), transport: InMemorySegmentsTransport(expectedProjectToken: Fixture.token))
-        configuration.stateDirectory = directory
-        configuration.reportingRestoreForTesting = {
-            guard firstRestore.withLock({ first in defer { first = false }; return first }) else { return }
-            entered.signal()
-            gate.wait()
-        }
+        var configuration = configurationOnTheDirectory()
+        configuration.reportingRestoreForTesting = holdingTheFirstCall(entered: entered, gate: gate)
         let first = SegmentsClient(configuration: configuration)
         Thread.detachNewThread { _ = try? first.reportingVisitor(visitorId: "x") }  // restores, held
         XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "the restore did not start")
