@@ -339,11 +339,7 @@ final class PersistenceTests: XCTestCase {
             if case .failure(.stopped) = result { stopHandled.signal() }
         }
         waitUntil { fixture.transport.heldFetchCount == 1 }
-        let stopReturned = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            fixture.client.stop()
-            stopReturned.signal()
-        }
+        let stopReturned = fixture.stopOnAnotherThread()
         XCTAssertEqual(stopHandled.wait(timeout: .now() + 10), .success, "the engine handled stop")
         fixture.transport.failNext(.trackEvents, with: .timeout)
         fixture.transport.releaseHeldUploads()

@@ -25,11 +25,7 @@ final class PullStopTests: XCTestCase {
             let outcome = Locked<Result<[Segment], SegmentsError>?>(nil)
             fixture.client.getSegments(category: .discovery, force: true) { result in outcome.withLock { $0 = result } }
             waitUntil { fixture.transport.heldFetchCount == 1 }
-            let stopped = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                fixture.client.stop()
-                stopped.signal()
-            }
+            let stopped = fixture.stopOnAnotherThread()
             XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "stop() raised the generation")
             // The answer reaches the engine now, under the raised generation, before the stop.
             fixture.transport.releaseHeldFetches(keepHolding: true)

@@ -85,6 +85,17 @@ final class Fixture: Sendable {
         return callback
     }
 
+    /// Calls `stop()` on a thread of its own; the semaphore is signalled once it returns.
+    func stopOnAnotherThread() -> DispatchSemaphore {
+        let returned = DispatchSemaphore(value: 0)
+        let client = client
+        Thread.detachNewThread {
+            client.stop()
+            returned.signal()
+        }
+        return returned
+    }
+
     /// The current cookie.
     var cookie: String { client.customerIds["cookie"] ?? "" }
 }

@@ -44,12 +44,11 @@ final class NanosecondDial: Sendable {
         release.signal()
     }
 
-    /// Returns once `count` reads have been counted after this call began, or after 10 s. The
-    /// second such read started after this call, so it saw every earlier ``set(_:)``; a third
-    /// shows that the reader went on after acting on it.
-    func waitForReadsAfterNow(_ count: Int) {
+    /// Returns once `count` reads have been counted after this call began (fails the test after
+    /// 10 s). The second such read started after this call, so it saw every earlier ``set(_:)``; a
+    /// third shows that the reader went on after acting on it.
+    func waitForReadsAfterNow(_ count: Int, file: StaticString = #filePath, line: UInt = #line) {
         let start = reads.load(ordering: .sequentiallyConsistent)
-        let deadline = Date().addingTimeInterval(10)
-        while reads.load(ordering: .sequentiallyConsistent) - start < count && Date() < deadline { sched_yield() }
+        waitUntil(file: file, line: line) { reads.load(ordering: .sequentiallyConsistent) - start >= count }
     }
 }

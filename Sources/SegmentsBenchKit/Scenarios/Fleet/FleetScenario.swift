@@ -227,7 +227,7 @@ extension BenchReport {
     /// The `--threshold` limits the report's scenarios missed (their `….thresholdsFailed` figures).
     public var thresholdsFailed: Int {
         scenarios.reduce(0) { total, result in
-            total + result.figures.filter { $0.name.hasSuffix(".thresholdsFailed") }.reduce(0) { $0 + Int($1.value) }
+            total + result.figures.filter { $0.name.hasSuffix(GateCheck.thresholdsFailedSuffix) }.reduce(0) { $0 + Int($1.value) }
         }
     }
 }
