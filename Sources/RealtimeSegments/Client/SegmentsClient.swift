@@ -264,9 +264,11 @@ public final class SegmentsClient: Sendable {
         let counters = counters
         EngineThread.start(scheduling: configuration.engineScheduling, logger: logger) {
             counters.engineThreadStarted()
+            channels.consumerThread.enter()
             owner.makeOwner().run()
             // Items that calls racing stop() put in the ring after the engine's last look.
             channels.closeRing(logger: logger)
+            channels.consumerThread.leave()
             counters.engineThreadEnding()
             running.leave()
         }

@@ -52,6 +52,11 @@ public final class EngineChannels: Sendable {
     /// The engine's place in a ``SegmentsEngineGroup``, or `nil` when it runs on a thread of its
     /// own. Set at creation: a wake-up goes to the group thread's ready list instead of `wakeup`.
     let groupMember: EngineGroupMember?
+    /// The thread that empties the ring while it does (the engine's own, or its group thread).
+    let consumerThread = ConsumerThread()
+    /// Where calls made on ``consumerThread`` into a full ring wait for their slots, in the order
+    /// of their claims (see ``publishElsewhere(_:_:)``). Takes a thread only when used.
+    private let publishing = DispatchQueue(label: "Segments.ingest")
 
     /// Creates the channels with a ring of at least `ringCapacity` events.
     @_spi(Benchmarks)
@@ -76,7 +81,19 @@ public final class EngineChannels: Sendable {
     /// Never drops the item.
     @inline(__always)
     func ingest(_ item: consuming IngestItem) {
-        ring.enqueue(item) { waitForRoom(attempt: $0) }
+        let (claimed, isFree) = ring.claimWithoutWaiting()
+        guard _fastPath(isFree) else { return ingestWhenFree(claimed, item) }
+        ring.fill(claimed, with: item)
+        wakeIfSleeping()
+    }
+
+    /// The rest of ``ingest(_:)`` when its slot was still taken: waits for it, or, on the thread
+    /// that empties the ring, leaves the wait to another thread.
+    @inline(never)
+    private func ingestWhenFree(_ claimed: EventRing<IngestItem>.ClaimedSlot, _ item: consuming IngestItem) {
+        if consumerThread.isCurrent { return publishElsewhere(claimed, item) }
+        ring.waitUntilFree(claimed) { waitForRoom(attempt: $0) }
+        ring.fill(claimed, with: item)
         wakeIfSleeping()
     }
 
@@ -111,8 +128,27 @@ public final class EngineChannels: Sendable {
         _ claimed: EventRing<IngestItem>.ClaimedSlot, eventType: consuming String,
         properties: consuming [String: JSONValue], timestamp: Double
     ) {
+        if consumerThread.isCurrent {
+            return publishElsewhere(claimed, .event(eventType: eventType, properties: properties, timestamp: timestamp))
+        }
         ring.waitUntilFree(claimed) { waitForRoom(attempt: $0) }
         publishEvent(claimed, eventType: eventType, properties: properties, timestamp: timestamp)
+    }
+
+    /// Publishes `item` in its claimed slot from ``publishing``'s thread once the slot is free, and
+    /// returns at once: for a call on the thread that empties the ring, which would wait forever
+    /// for room only it can make (app code the engine runs: a never-blocking transport's step, a
+    /// log handler, tracking into a client that thread serves). The item keeps its place in the
+    /// order, since the position is claimed. Counted as outstanding work until published.
+    private func publishElsewhere(_ claimed: EventRing<IngestItem>.ClaimedSlot, _ item: consuming IngestItem) {
+        beginWork()
+        let pending = PendingPublication(claimed: claimed, item: item)
+        publishing.async {
+            self.ring.waitUntilFree(pending.claimed) { self.waitForRoom(attempt: $0) }
+            self.ring.fill(pending.claimed, with: pending.item)
+            self.wakeIfSleeping()
+            self.endWork()
+        }
     }
 
     /// Builds the event in its claimed, free slot, publishes it and wakes a sleeping engine: the
@@ -456,4 +492,13 @@ private struct Inbox {
     var messages: [ControlMessage] = []
     /// Set once, by the engine thread as it ends; from then on messages are refused.
     var closed = false
+}
+
+/// An item waiting to be published in its claimed slot by another thread than its caller's.
+private struct PendingPublication: @unchecked Sendable {
+    // @unchecked Sendable: the slot's pointer is not Sendable, but the claim gives the position to
+    // this one publication alone until it publishes (``EventRing``'s ownership rule), and the ring,
+    // which owns the memory, lives as long as the channels the publishing closure holds.
+    let claimed: EventRing<IngestItem>.ClaimedSlot
+    let item: IngestItem
 }

@@ -201,6 +201,7 @@ final class EngineGroupThread: @unchecked Sendable {
             let ended = remove(at: index)
             // What the client's own thread does after `run()`.
             ended.finished()
+            ended.channels.consumerThread.leave()
             return false
         }
         schedules[index] = schedule
@@ -236,6 +237,7 @@ final class EngineGroupThread: @unchecked Sendable {
         }
         guard keepRunning else { return false }
         for join in pendingScratch {
+            join.channels.consumerThread.enter()
             let owner = join.makeOwner()
             join.member.index = engines.count
             engines.append(Engine(member: join.member, channels: join.channels, owner: owner, finished: join.finished))

@@ -163,7 +163,13 @@ public final class EventRing<Element: Sendable>: @unchecked Sendable {
     /// when the caller built it, before this call, and so before the slot is published.
     @inline(__always)
     func enqueue(_ element: consuming Element, whileFull: (_ attempt: Int) -> Void) {
-        let claimed = claim(whileFull: whileFull)
+        fill(claim(whileFull: whileFull), with: element)
+    }
+
+    /// Moves an owned `element` into a claimed slot that is free, and publishes it: the second
+    /// half of ``enqueue(_:whileFull:)``, for a producer that claimed without waiting.
+    @inline(__always)
+    func fill(_ claimed: ClaimedSlot, with element: consuming Element) {
         Self.move(element, into: claimed.element)
         publish(claimed)
     }
