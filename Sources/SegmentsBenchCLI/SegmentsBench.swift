@@ -283,16 +283,16 @@ func runnableSuite(options: BenchOptions, skippingMissingTools: Bool = false) th
         }
     }
     let runnable = scenarios.filter { $0.refusal(of: options) == nil }
-    let skipped = scenarios.filter { $0.refusal(of: options) != nil }.map(\.name)
     var conditions: [String] = []
     if let target = options.target { conditions.append("against --target \(target.description)") }
     if !options.engine.isDefault { conditions.append("on the engine '\(options.engine.name)'") }
+    if let duration = options.duration { conditions.append("with --duration \(duration)") }
     guard !runnable.isEmpty else {
         throw ValidationError("no scenario of the suite runs \(conditions.joined(separator: " "))")
     }
-    if !skipped.isEmpty {
-        FileHandle.standardError.write(Data(
-            "note: \(conditions.joined(separator: " ")), skipping \(skipped.joined(separator: ", ")) (they cannot run there)\n".utf8))
+    for scenario in scenarios {
+        guard let refusal = scenario.refusal(of: options) else { continue }
+        FileHandle.standardError.write(Data("note: skipping \(scenario.name): \(refusal)\n".utf8))
     }
     return runnable
 }

@@ -32,6 +32,9 @@ public protocol Scenario: Sendable {
     /// `run`, `ci` and `baseline update` run it anyway, so it fails there (a gate does not pass
     /// on figures nobody measured).
     var missingTool: String? { get }
+    /// The shortest `--duration` the scenario can measure anything in, in seconds, and why, or
+    /// `nil` when any duration works (the default). A shorter `--duration` is refused.
+    var shortestDuration: (seconds: Double, reason: String)? { get }
     /// Runs once with `options`, reporting progress for anything longer than a few seconds.
     /// Blocks the calling thread (a plain thread, not a Swift concurrency task): the engine's own
     /// tasks need the cooperative pool free.
@@ -42,6 +45,7 @@ extension Scenario {
     public var needsMockIntrospection: String? { "the in-process mock backend (it does not declare that it runs against a target)" }
     public var needsSegmentsClient: String? { nil }
     public var missingTool: String? { nil }
+    public var shortestDuration: (seconds: Double, reason: String)? { nil }
     public var honouredOptionsAgainstTarget: Set<BenchOptionName> { honouredOptions }
 
     /// The options it honours with `options`: ``honouredOptionsAgainstTarget`` against a target,
@@ -51,9 +55,14 @@ extension Scenario {
     }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
-    /// scenario that needs the mock, or an engine other than `SegmentsClient` given to one that
-    /// does not drive any engine.
+    /// scenario that needs the mock, an engine other than `SegmentsClient` given to one that
+    /// does not drive any engine, or a `--duration` below ``shortestDuration``.
     public func refusal(of options: BenchOptions) -> String? {
+        if let duration = options.duration, let shortest = shortestDuration, duration < shortest.seconds {
+            func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value))" : "\(value)" }
+            return "scenario '\(name)' needs --duration of at least \(seconds(shortest.seconds)) seconds, not "
+                + "\(seconds(duration)): \(shortest.reason)"
+        }
         if let target = options.target, let needs = needsMockIntrospection {
             return "scenario '\(name)' cannot run against --target \(target.description): it needs \(needs)"
         }

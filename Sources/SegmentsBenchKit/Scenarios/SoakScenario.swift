@@ -11,6 +11,8 @@ public struct SoakScenario: Scenario {
     public let needsMockIntrospection: String? = nil
     public let simulates = "a long mixed run for one customer: 2 producers tracking at a steady rate, identify calls, 100 callbacks, pulls (no anonymize: every new customer legitimately grows the mock backend, which would hide an engine leak)"
     public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
+    public let shortestDuration: (seconds: Double, reason: String)? = (
+        3, "it samples memory once a second and compares the last sample with the one after warm-up")
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 30)
@@ -73,6 +75,10 @@ public struct SoakScenario: Scenario {
                                   gate: .lowerIsBetter(relative: 0.5, absolute: 0.25),
                                   summary: "jemalloc active bytes at the end over after warm-up (1.0 = flat)"))
         }
+        var notes: [String] = AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote]
+        if !figures.contains(where: { $0.name == "soak.rssGrowth" }) {
+            notes.append("soak.rssGrowth not measured: \(rssPoints.count) RSS samples, 3 needed (RSS is read from /proc/self/statm on Linux)")
+        }
         var series = [ChartSeries(chart: "soak-memory", label: "RSS", xLabel: "seconds", yLabel: "MiB", points: rssPoints)]
         if !activePoints.isEmpty {
             series.append(ChartSeries(chart: "soak-memory", label: "jemalloc active", xLabel: "seconds", yLabel: "MiB", points: activePoints))
@@ -81,6 +87,6 @@ public struct SoakScenario: Scenario {
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.configuration(honouring: honouredOptions).merging(["duration": "\(seconds)"]) { $1 },
             figures: figures, series: series, allocationsMeasured: AllocationProbe.isAvailable,
-            notes: AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote])
+            notes: notes)
     }
 }
