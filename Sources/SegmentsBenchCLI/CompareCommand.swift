@@ -13,7 +13,8 @@ struct CompareCommand: ParsableCommand {
             figure measured in a time or a rate. A figure regressed (or improved) only when p < alpha, the bootstrap \
             interval of the median ratio excludes 1, and the change exceeds its noise threshold (calibrated, or the \
             default). Writes compare.json and compare.md into --out. Exit status: 0 no regression, 2 a figure \
-            regressed, 64 usage error, 70 harness error (a binary missing or failing, a figure the candidate never measured, a unit that changed).
+            regressed, 64 usage error, 70 harness error (a binary missing or failing, a figure the candidate never measured, a unit that changed). \
+            Ended by SIGINT, SIGTERM or SIGHUP, it ends the build it is running first and exits 128 + the signal's number.
             """)
 
     @Option(help: "The reference build's segments-bench executable (A).") var baselineBinary: String

@@ -58,16 +58,18 @@ struct RepetitionOptions: ParsableArguments {
             baseline: baseline, candidate: candidate,
             schedule: InterleavedSchedule(scenarios: scenarios, repetitions: repetitions), quick: quick,
             progress: Progress(enabled: true, prefix: label))
-        return (scenarios, try runner.run())
+        return (scenarios, try endingChildrenOnSignal { try runner.run() })
     }
 }
 
-/// Runs `body`; a ``CompareError`` is printed on standard error and becomes exit status 70.
+/// Runs `body`; a ``CompareError`` is printed on standard error and becomes exit status 70, or
+/// 128 + the signal's number when a signal ended the command (as `endingChildrenOnSignal` exits).
 func exitingOnHarnessError<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as CompareError {
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        if error == .interrupted, let signal = BenchChildren.shared.endingSignal { throw ExitCode(128 + signal) }
         throw ExitCode(CompareExitCode.harnessError)
     }
 }

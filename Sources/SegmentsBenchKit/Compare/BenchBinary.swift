@@ -29,8 +29,8 @@ public struct BenchBinary: Sendable, Hashable {
     ///
     /// - Parameter directory: an existing directory for the process's output files.
     /// - Throws: ``CompareError`` when the binary fails or prints something else.
-    public func scenarioNames(scratch directory: URL) throws -> [String] {
-        let output = try execute(["list", "--json"], output: directory.appendingPathComponent("list"))
+    public func scenarioNames(scratch directory: URL, children: BenchChildren = .shared) throws -> [String] {
+        let output = try execute(["list", "--json"], output: directory.appendingPathComponent("list"), children: children)
         guard let entries = try? JSONSerialization.jsonObject(with: output) as? [[String: Any]] else {
             throw CompareError.outputUnreadable(path: "\(path) list --json", reason: "not a JSON array of scenarios")
         }
@@ -39,14 +39,18 @@ public struct BenchBinary: Sendable, Hashable {
 
     /// Runs `scenario` once (`run SCENARIO [--quick] --out DIR --json`) and reads its `report.json`.
     ///
-    /// - Parameter directory: a directory of its own for this run (created if missing); the
-    ///   report goes to `directory/report/`, the process's output next to it.
-    /// - Throws: ``CompareError`` when the run fails, times out or writes no readable report.
-    public func run(scenario: String, quick: Bool, in directory: URL) throws -> BenchReport {
+    /// - Parameters:
+    ///   - directory: a directory of its own for this run (created if missing); the report goes
+    ///     to `directory/report/`, the process's output next to it.
+    ///   - children: where the run's process is recorded while it runs, so that it ends with the
+    ///     command (``BenchChildren/endAll()``).
+    /// - Throws: ``CompareError`` when the run fails, times out, writes no readable report, or was
+    ///   ended or refused by ``BenchChildren/endAll()`` (``CompareError/interrupted``).
+    public func run(scenario: String, quick: Bool, in directory: URL, children: BenchChildren = .shared) throws -> BenchReport {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let reportDirectory = directory.appendingPathComponent("report", isDirectory: true)
         let arguments = ["run", scenario] + (quick ? ["--quick"] : []) + ["--out", reportDirectory.path, "--json"]
-        _ = try execute(arguments, output: directory.appendingPathComponent("run"))
+        _ = try execute(arguments, output: directory.appendingPathComponent("run"), children: children)
         let reportURL = reportDirectory.appendingPathComponent(ReportLayout.reportJSON)
         do {
             return try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
@@ -57,8 +61,9 @@ public struct BenchBinary: Sendable, Hashable {
 
     /// Runs the binary with `arguments`; its standard output goes to `<output>.stdout` (and is
     /// returned), its standard error to `<output>.stderr`.
-    private func execute(_ arguments: [String], output: URL) throws -> Data {
+    private func execute(_ arguments: [String], output: URL, children: BenchChildren) throws -> Data {
         try validate()
+        if children.isEnded { throw CompareError.interrupted }
         let command = ([path] + arguments).joined(separator: " ")
         let stdoutURL = URL(fileURLWithPath: output.path + ".stdout")
         let stderrURL = URL(fileURLWithPath: output.path + ".stderr")
@@ -86,6 +91,14 @@ public struct BenchBinary: Sendable, Hashable {
         } catch {
             throw CompareError.runFailed(command: command, status: -1, standardError: "\(error)")
         }
+        let pid = process.processIdentifier
+        guard children.adopt(pid) else {
+            // Ended between the look above and the start.
+            process.terminate()
+            exited.wait()
+            throw CompareError.interrupted
+        }
+        defer { children.release(pid) }
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             if exited.wait(timeout: .now() + 5) == .timedOut {
@@ -95,6 +108,7 @@ public struct BenchBinary: Sendable, Hashable {
             throw CompareError.runTimedOut(command: command, seconds: timeout)
         }
         process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal, children.isEnded { throw CompareError.interrupted }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw CompareError.runFailed(
                 command: command, status: process.terminationStatus, standardError: Self.tail(of: stderrURL))

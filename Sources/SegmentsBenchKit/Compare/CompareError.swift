@@ -7,6 +7,9 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
     case runFailed(command: String, status: Int32, standardError: String)
     /// A run did not finish within its time limit and was terminated.
     case runTimedOut(command: String, seconds: Double)
+    /// The command was told to end (``BenchChildren/endAll()``): its running build was ended and
+    /// no other starts.
+    case interrupted
     /// A run's output could not be read back.
     case outputUnreadable(path: String, reason: String)
     /// A wall-clock figure is not in every run of its scenario (or is not a number in some).
@@ -24,6 +27,8 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
             "`\(command)` failed with status \(status)" + (standardError.isEmpty ? "" : ":\n\(standardError)")
         case .runTimedOut(let command, let seconds):
             "`\(command)` did not finish within \(Int(seconds)) s and was terminated"
+        case .interrupted:
+            "interrupted: the running build was ended and no other was started"
         case .outputUnreadable(let path, let reason):
             "cannot read \(path): \(reason)"
         case .figureMissing(let name, let side, let runs, let expected):
