@@ -74,11 +74,12 @@ public enum CrashChild {
             exit(0)
         }
         let period = Double(max(1, options.flushMilliseconds)) / 1000
-        let perPeriod = max(1, Int((options.rate * period).rounded()))
+        var quota = PeriodQuota(rate: options.rate, period: period)
         var next = options.first
         var deadline = Date()
         while true {
-            for _ in 0..<perPeriod {
+            let count = quota.next()
+            for _ in 0..<count {
                 if (next - options.first) % eventsPerCustomer == 0 {
                     // The mock keeps the last 1,000 events of each customer: a new one (a new
                     // cookie) at start and every few hundred events keeps every event countable,
@@ -89,9 +90,11 @@ public enum CrashChild {
                 try client.trackEvent(eventType: "crash_test", properties: [sequenceProperty: .number(Double(next))])
                 next += 1
             }
-            let durable = next - 1
-            try runBlocking { try await client.flushJournal() }
-            say("durable \(durable)")
+            if count > 0 {
+                let durable = next - 1
+                try runBlocking { try await client.flushJournal() }
+                say("durable \(durable)")
+            }
             deadline += period
             let wait = deadline.timeIntervalSinceNow
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
