@@ -59,6 +59,14 @@ final class BootstrapTests: XCTestCase {
         XCTAssertEqual(interval.estimate, .infinity)
     }
 
+    /// Between two infinite order statistics the quantile is infinite, not ∞ − ∞ = NaN: a NaN
+    /// bound read as "the interval excludes 1" and let an undecided change through.
+    func testAQuantileBetweenTwoInfiniteOrderStatisticsIsInfinite() {
+        XCTAssertEqual(SampleStatistics.quantile([1, .infinity, .infinity], 0.75), .infinity)
+        XCTAssertEqual(SampleStatistics.quantile([1, .infinity], 0.5), .infinity)
+        XCTAssertEqual(SampleStatistics.quantile([-.infinity, -.infinity, 1], 0.25), -.infinity)
+    }
+
     func testQuantilesInterpolateBetweenOrderStatistics() {
         XCTAssertEqual(SampleStatistics.quantile([1, 2, 3, 4], 0.5), 2.5)
         XCTAssertEqual(SampleStatistics.quantile([1, 2, 3, 4], 0.25), 1.75)

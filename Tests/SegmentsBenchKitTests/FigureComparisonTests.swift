@@ -22,6 +22,16 @@ final class FigureComparisonTests: XCTestCase {
         XCTAssertEqual(comparison.verdict, .noChange)
     }
 
+    /// A baseline whose median is 0 in many resamples puts +∞ at the interval's top; the
+    /// interval then contains 1, so the change is not judged a regression.
+    func testAnIntervalReachingInfinityContainsOneAndIsNoRegression() {
+        let comparison = compare(Array(repeating: 0, count: 8) + Array(repeating: 10, count: 12),
+                                 Array(repeating: 1, count: 6) + Array(repeating: 11, count: 14))
+        XCTAssertLessThan(comparison.test.pValue, 0.01)
+        XCTAssertEqual(comparison.ratio.high, .infinity)
+        XCTAssertEqual(comparison.verdict, .noChange)
+    }
+
     func testATwentyFivePercentSlowerCandidateRegressed() {
         let comparison = compare(baseline, baseline.map { $0 * 1.25 })
         XCTAssertLessThan(comparison.test.pValue, 0.01)

@@ -59,6 +59,19 @@ final class FigureSamplesTests: XCTestCase {
         XCTAssertThrowsError(try samples.validated())
     }
 
+    /// A build that reports ∞ or NaN in some runs measured something wrong there: a harness
+    /// error naming the figure, not a figure left unjudged (which let `compare` exit 0).
+    func testANonFiniteValueInSomeRunsIsAHarnessError() {
+        var samples = FigureSamples()
+        for _ in 0..<3 { samples.add(report([("s.latencyNs", 100, "ns")]), scenario: "s", side: .baseline) }
+        samples.add(report([("s.latencyNs", .infinity, "ns")]), scenario: "s", side: .candidate)
+        samples.add(report([("s.latencyNs", 100, "ns")]), scenario: "s", side: .candidate)
+        samples.add(report([("s.latencyNs", .nan, "ns")]), scenario: "s", side: .candidate)
+        XCTAssertThrowsError(try samples.validated()) { error in
+            XCTAssertEqual(error as? CompareError, .figureNotFinite(name: "s.latencyNs", side: .candidate, runs: 2, of: 3))
+        }
+    }
+
     func testAFigureOnlyTheCandidateMeasuresIsListedNotCompared() throws {
         var samples = FigureSamples()
         samples.add(report([("s.latencyNs", 10, "ns")]), scenario: "s", side: .baseline)

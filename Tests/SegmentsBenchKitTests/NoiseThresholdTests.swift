@@ -58,4 +58,10 @@ final class NoiseThresholdTests: XCTestCase {
         // Groups of 9 cannot be drawn from 2 runs: groups of 1 are, as above.
         XCTAssertEqual(NoiseThreshold.calibrate(sameBuild: [1, 2], groupSize: 9, splits: 100).relative, 1, accuracy: 1e-12)
     }
+
+    /// Splits that compare a median of 0 with one that is not: the documented infinite threshold,
+    /// not NaN (which admits no noise at all, and is written to the file as "NaN").
+    func testSplitsAgainstAZeroMedianGiveAnInfiniteThresholdNotNaN() {
+        XCTAssertEqual(NoiseThreshold.calibrate(sameBuild: [0, 1], groupSize: 1).relative, .infinity)
+    }
 }

@@ -14,6 +14,9 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
     case outputUnreadable(path: String, reason: String)
     /// A wall-clock figure is not in every run of its scenario (or is not a number in some).
     case figureMissing(name: String, side: InterleavedSchedule.Side, runs: Int, expected: Int)
+    /// A wall-clock figure was infinite or not a number in some runs of a build: those runs
+    /// measured something wrong, and the figure cannot be judged.
+    case figureNotFinite(name: String, side: InterleavedSchedule.Side, runs: Int, of: Int)
     /// The scenarios measured no wall-clock figure at all.
     case noWallClockFigures(scenarios: [String])
     /// A figure's unit differs between the builds (values in different units are not comparable).
@@ -33,6 +36,8 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
             "cannot read \(path): \(reason)"
         case .figureMissing(let name, let side, let runs, let expected):
             "figure \(name) is a number in \(runs) of the \(expected) runs of build \(side.rawValue)"
+        case .figureNotFinite(let name, let side, let runs, let expected):
+            "figure \(name) is infinite or not a number in \(runs) of the \(expected) runs of build \(side.rawValue)"
         case .noWallClockFigures(let scenarios):
             "no wall-clock figure (a time or a rate) in \(scenarios.joined(separator: ", "))"
         case .unitChanged(let name, let baseline, let candidate):

@@ -14,6 +14,7 @@ public struct ConfidenceInterval: Codable, Sendable, Hashable {
         self.high = high
     }
 
-    /// `true` when `value` lies within `low ... high`.
-    public func contains(_ value: Double) -> Bool { low <= value && value <= high }
+    /// `true` when `value` lies within `low ... high`, or a bound is not a number: an interval
+    /// that cannot be told is not taken to exclude anything.
+    public func contains(_ value: Double) -> Bool { !(value < low) && !(value > high) }
 }

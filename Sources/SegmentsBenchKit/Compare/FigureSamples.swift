@@ -25,6 +25,8 @@ public struct FigureSamples: Sendable {
         public var baseline: [Double] = []
         /// The candidate build's values, in run order.
         public var candidate: [Double] = []
+        /// Runs of each build that reported the figure infinite or not a number.
+        var notFinite: [InterleavedSchedule.Side: Int] = [:]
 
         /// The values of `side`.
         public func values(_ side: InterleavedSchedule.Side) -> [Double] {
@@ -40,12 +42,12 @@ public struct FigureSamples: Sendable {
     /// No runs yet.
     public init() {}
 
-    /// Adds the wall-clock figures of one run of `scenario` on `side` (non-finite values are
-    /// left out, and so count as missing).
+    /// Adds the wall-clock figures of one run of `scenario` on `side` (a non-finite value is
+    /// counted as such, and makes ``validated()`` throw).
     public mutating func add(_ report: BenchReport, scenario: String, side: InterleavedSchedule.Side) {
         runs[scenario, default: [:]][side, default: 0] += 1
         for result in report.scenarios where result.scenario == scenario {
-            for figure in result.figures where figure.value.isFinite {
+            for figure in result.figures {
                 guard let direction = WallClockFigure.direction(of: figure) else { continue }
                 let index = position[figure.name] ?? {
                     series.append(Series(name: figure.name, scenario: scenario, unit: figure.unit, direction: direction))
@@ -53,7 +55,9 @@ public struct FigureSamples: Sendable {
                     return series.count - 1
                 }()
                 if figure.unit != series[index].unit { series[index].otherUnit = .init(side: side, unit: figure.unit) }
-                if side == .baseline {
+                if !figure.value.isFinite {
+                    series[index].notFinite[side, default: 0] += 1
+                } else if side == .baseline {
                     series[index].baseline.append(figure.value)
                 } else {
                     series[index].candidate.append(figure.value)
@@ -69,8 +73,10 @@ public struct FigureSamples: Sendable {
     ///
     /// - Throws: ``CompareError/unitChanged(name:baseline:candidate:)`` for a figure whose unit is not
     ///   the same in every report; ``CompareError/figureMissing(name:side:runs:expected:)`` for a
-    ///   figure one build measured in every run and the other in none (non-finite values count as missing);
-    ///   ``CompareError/noWallClockFigures(scenarios:)`` when nothing is left to compare.
+    ///   figure one build measured in every run and the other in none;
+    ///   ``CompareError/figureNotFinite(name:side:runs:of:)`` for a figure a build reported
+    ///   infinite or not a number in any run; ``CompareError/noWallClockFigures(scenarios:)`` when
+    ///   nothing is left to compare.
     public func validated() throws -> (compared: [Series], candidateOnly: [String], incomplete: [String]) {
         var compared: [Series] = []
         var candidateOnly: [String] = []
@@ -81,6 +87,10 @@ public struct FigureSamples: Sendable {
                 throw CompareError.unitChanged(name: entry.name, baseline: baseline, candidate: candidate)
             }
             let expected = runs[entry.scenario] ?? [:]
+            for side in InterleavedSchedule.Side.allCases {
+                guard let count = entry.notFinite[side] else { continue }
+                throw CompareError.figureNotFinite(name: entry.name, side: side, runs: count, of: expected[side, default: 0])
+            }
             if entry.baseline.isEmpty, entry.candidate.count == expected[.candidate, default: 0] {
                 candidateOnly.append(entry.name)
                 continue

@@ -9,15 +9,21 @@ public enum SampleStatistics {
 
     /// The `q`-quantile (`0 ... 1`) of the already sorted `sorted`, interpolated linearly between
     /// the two nearest order statistics (numpy's default, Hyndman and Fan's type 7); `nan` for an
-    /// empty sample.
+    /// empty sample. Next to an infinite order statistic it is that infinity (`nan` only between
+    /// −∞ and +∞).
     public static func quantile(_ sorted: [Double], _ q: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }
         let position = min(max(q, 0), 1) * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))
         let upper = min(lower + 1, sorted.count - 1)
         let fraction = position - Double(lower)
-        if fraction == 0 { return sorted[lower] }
-        return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
+        let (below, above) = (sorted[lower], sorted[upper])
+        if fraction == 0 || below == above { return below }
+        // An infinite end outweighs any finite share of the other (∞ − ∞ would be NaN).
+        if below.isInfinite || above.isInfinite {
+            return below.isInfinite && above.isInfinite ? .nan : (below.isInfinite ? below : above)
+        }
+        return below + (above - below) * fraction
     }
 
     /// `candidate / baseline`, with `0 / 0` read as 1 (no change) and `x / 0` as infinity.
