@@ -87,6 +87,29 @@ final class CallbackRegistryTests: XCTestCase {
         XCTAssertEqual(notified.withLock { $0 }, (0..<140).filter { ![3, 64, 130].contains($0) })
     }
 
+    /// A removed callback's closure, and what it captures (a screen, say), is let go once no
+    /// delivery holds an older snapshot: the entry left behind keeps the registration, not the
+    /// closure. Also with the category kept alive by others and over many removals.
+    func testARemovedCallbackIsReleasedWhileTheCategoryLivesOn() {
+        final class Screen: Sendable {}
+        let registry = CallbackRegistry()
+        registry.add(callback())  // a listener for the app's life keeps the category
+        weak var weakScreen: Screen?
+        var values: [SegmentCallbackData] = []
+        do {
+            let screen = Screen()
+            weakScreen = screen
+            for _ in 0..<3 {
+                values.append(SegmentCallbackData(category: .discovery, isIncludeFirstLoad: false) { _ in _ = screen })
+            }
+        }
+        registry.add(values)
+        for value in values { registry.remove(identity: value.id, category: value.category) }
+        values.removeAll()
+        XCTAssertNil(weakScreen, "the registry still holds the removed callbacks' closures")
+        XCTAssertEqual(registry.snapshot().count(of: .discovery), 1)
+    }
+
     func testTheLastRemovalDropsTheCategory() {
         let registry = CallbackRegistry()
         let value = callback(.content)

@@ -51,7 +51,8 @@ final class RegistrySnapshot: AtomicReference, Sendable {
 /// that only serializes writers (add/remove), and a count of pending first loads.
 ///
 /// Adding copies at most one chunk of 64 entries and the category's list of chunks; a removal
-/// deactivates the registration and leaves its entry behind, and the live entries move into fresh
+/// deactivates the registration and leaves its entry behind without its closure (copying the
+/// entry's chunk and the list of chunks), and the live entries move into fresh
 /// chunks only when the entries left behind outnumber them (so that cost is amortized over the
 /// removals that caused it).
 ///
@@ -135,7 +136,7 @@ final class CallbackRegistry: Sendable {
             for registration in removed { registration.deactivate() }
             var byCategory = current.load(ordering: .relaxed).byCategory
             if var run = byCategory[category] {
-                run.remove(removed.count)
+                run.remove(removed)
                 if run.live == 0 {
                     byCategory[category] = nil
                 } else if run.count - run.live > max(run.live, Self.removedSlack) {

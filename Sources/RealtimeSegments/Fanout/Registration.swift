@@ -16,6 +16,9 @@ final class Registration: Sendable {
     let category: SegmentCategory
     private let active = Atomic<Bool>(true)
     private let firstLoadPending: Atomic<Bool>
+    /// Where its entry is in its category's ``SubscriberRun``, so that a removal finds the entry
+    /// without a scan. Read and written only under the registry's writer lock (relaxed).
+    let slot = Atomic<Int>(-1)
 
     init(_ data: SegmentCallbackData) {
         identity = data.id

@@ -7,8 +7,8 @@
 /// adds a second could not keep up with). Every chunk but the last is full, so entry `i` is at
 /// `chunks[i / 64][i % 64]`.
 ///
-/// A removal leaves its entry in place, its registration inactive (`count - live` such entries):
-/// delivery skips them. The registry moves the live entries into fresh chunks when those left
+/// A removal leaves its entry in place, its registration inactive and its closure let go
+/// (`count - live` such entries): delivery skips them. The registry moves the live entries into fresh chunks when those left
 /// behind outnumber them.
 struct SubscriberRun: Sendable {
     /// Entries per chunk. A power of two; parallel delivery's shares are whole chunks.
@@ -29,6 +29,7 @@ struct SubscriberRun: Sendable {
     /// Appends `subscriber`. On a run shared with a published snapshot this copies the last chunk
     /// and the list of chunks (copy-on-write); appends after that, in the same batch, do not.
     mutating func append(_ subscriber: Subscriber) {
+        subscriber.registration.slot.store(count, ordering: .relaxed)
         if let last = chunks.indices.last, chunks[last].count < Self.chunkSize {
             chunks[last].append(subscriber)
         } else {
@@ -41,10 +42,20 @@ struct SubscriberRun: Sendable {
         live += 1
     }
 
-    /// Records that `removed` of its registrations were deactivated (their entries stay).
-    mutating func remove(_ removed: Int) {
-        live -= removed
+    /// Records that `removed`, deactivated, are no longer registered: their entries stay, with
+    /// their closures let go (what a closure captures may be a whole screen). Copies the chunks
+    /// that hold them, as an append copies the last one.
+    mutating func remove(_ removed: [Registration]) {
+        for registration in removed {
+            let slot = registration.slot.load(ordering: .relaxed)
+            chunks[slot / Self.chunkSize][slot % Self.chunkSize] = Subscriber(onNewData: Self.removedCallback, registration: registration)
+        }
+        live -= removed.count
     }
+
+    /// What a removed entry holds in place of its callback; never called, since delivery skips
+    /// inactive registrations.
+    private static let removedCallback: @Sendable ([Segment]) -> Void = { _ in }
 
     /// The live entries, in order, in full chunks.
     func compacted() -> SubscriberRun {
