@@ -135,9 +135,12 @@ final class DeliveryExecutor {
             while let current = next.take() {
                 if current.stampsStart { counters.checkTimeline?.mark(.deliveryStarted) }
                 let full = current.notifyAll ? (sequence: current.sequence, generation: current.generation) : nil
-                // Consumed: the delivery's payload is let go when it is over, not kept through
-                // the spin window and freed (its last reference, once the engine has moved on)
-                // when the next delivery arrives, ahead of that delivery's first callback.
+                // Consumed: a handed delivery's payload is let go when it is over, not kept
+                // through the spin window and freed (its last reference, once the engine has
+                // moved on) when the next delivery arrives, ahead of that delivery's first
+                // callback. The block's own first job also stays in its closure, which lets it go
+                // when the block ends, after its window and off any delivery's path: boxing it to
+                // let it go sooner would allocate once per delivery scheduled.
                 let ranToItsEnd = Self.perform(
                     consume current, registry: registry, identity: identity, mode: mode, logger: logger, counters: counters)
                 // Ran to its end for its customer: no switch cut it off (`categoriesCutOff`). A
