@@ -3,7 +3,8 @@ import RealtimeSegments
 /// A clock that moves only when told to: for deterministic tests of debounce, max-wait, TTL and
 /// backoff without sleeping.
 ///
-/// Both of its clocks stand still until ``advance(by:)`` moves them together;
+/// Its clocks stand still until ``advance(by:)`` moves them together;
+/// ``advanceWhileAsleep(by:)`` moves the continuous and wall clocks as a device's sleep does, and
 /// ``setWallClock(secondsSince1970:)`` moves the wall clock alone. An engine sleeping on this
 /// clock wakes when an ``advance(by:)`` reaches its deadline, or when it is given new work; it
 /// never wakes because real time passed. ``advance(by:)`` does not wait for the engine to react:
@@ -15,6 +16,8 @@ public final class ManualClock: SegmentsClock, SteppedClock {
     private struct State {
         var now: SegmentsInstant
         var wallClock: Double
+        /// Time passed asleep (``advanceWhileAsleep(by:)``): on the continuous clock only.
+        var asleep: Duration = .zero
         var sleepers: [(deadline: SegmentsInstant, wakeup: EngineWakeup)] = []
         var sleepsAlreadyDue = 0
     }
@@ -29,7 +32,22 @@ public final class ManualClock: SegmentsClock, SteppedClock {
     /// The current instant; moves only with ``advance(by:)``.
     public func now() -> SegmentsInstant { state.withLock { $0.now } }
 
-    /// The wall clock; moves only with ``advance(by:)`` and ``setWallClock(secondsSince1970:)``.
+    /// ``now()`` plus the time passed asleep: moves with ``advance(by:)`` and
+    /// ``advanceWhileAsleep(by:)``.
+    public func continuousNow() -> SegmentsInstant { state.withLock { $0.now + $0.asleep } }
+
+    /// Moves the continuous clock and the wall clock forward by `duration`, as a device asleep for
+    /// that long sees them once it wakes: cached answers age, and the engine's timers, which run on
+    /// ``now()``, stand still (no deadline is reached by it).
+    public func advanceWhileAsleep(by duration: Duration) {
+        state.withLock { state in
+            state.asleep += duration
+            state.wallClock += duration.inSeconds
+        }
+    }
+
+    /// The wall clock; moves only with ``advance(by:)``, ``advanceWhileAsleep(by:)`` and
+    /// ``setWallClock(secondsSince1970:)``.
     public func wallClockSeconds() -> Double { state.withLock { $0.wallClock } }
 
     /// Sets the wall clock alone, as a user or NTP may, forwards or back; the monotonic clock (and

@@ -20,6 +20,27 @@ final class AppClockTests: XCTestCase {
         func wallClockSeconds() -> Double { Date().timeIntervalSince1970 }
     }
 
+    /// An app's clock that does not implement `continuousNow()` ages caches on its `now()`.
+    func testAnAppClockWithoutAContinuousReadingAgesCachesOnItsNow() {
+        let clock = AheadOfUptimeClock()
+        let continuous = clock.continuousNow().nanoseconds
+        XCTAssertGreaterThanOrEqual(continuous, AheadOfUptimeClock.lead)
+        XCTAssertLessThanOrEqual(continuous, clock.now().nanoseconds)
+    }
+
+    /// The system clock's reading for cache ages never goes back, and moves at real speed.
+    func testTheSystemClocksContinuousReadingMovesForward() {
+        let clock = SystemClock()
+        let first = clock.continuousNow()
+        let uptimeBefore = clock.now()
+        usleep(2_000)
+        let second = clock.continuousNow()
+        let uptimeAfter = clock.now()
+        XCTAssertGreaterThanOrEqual(second.nanoseconds - first.nanoseconds, 2_000_000)
+        // Within a second of uptime's own step (no sleep happened in between).
+        XCTAssertLessThan(second.nanoseconds - first.nanoseconds, uptimeAfter.nanoseconds - uptimeBefore.nanoseconds + 1_000_000_000)
+    }
+
     func testTheEngineSleepsUntilTheDeadlineOfAnAppClockOnRealTime() {
         let clock = AheadOfUptimeClock()
         let wakeup = EngineWakeup()

@@ -55,6 +55,17 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 2)
     }
 
+    /// A cached answer ages while the device sleeps: 5 s asleep and `getSegments` fetches again.
+    func testRefetchesOnceTheCacheAgedPastTheTTLWhileTheDeviceSlept() async throws {
+        let fixture = Fixture.started(answering: response([.discovery: [1]]))
+        _ = try await fixture.client.getSegments(category: .discovery)
+        fixture.clock.advanceWhileAsleep(by: .seconds(5))
+        fixture.transport.defaultResponse = response([.discovery: [2]])
+        let fresh = try await fixture.client.getSegments(category: .discovery)
+        XCTAssertEqual(fresh, [segment(2)])
+        XCTAssertEqual(fixture.transport.fetchCount, 2)
+    }
+
     func testForceBypassesTheCache() async throws {
         let fixture = Fixture.started(answering: response([.discovery: [1]]))
         _ = try await fixture.client.getSegments(category: .discovery)

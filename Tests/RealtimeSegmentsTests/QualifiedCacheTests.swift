@@ -46,6 +46,17 @@ final class QualifiedCacheTests: XCTestCase {
         XCTAssertNil(cache.lookup("a"), "600 s of monotonic time")
     }
 
+    /// An entry ages while the device sleeps: after 600 s asleep it has expired, though the
+    /// engine's timers stood still.
+    func testEntriesAgeWhileTheDeviceSleeps() {
+        let cache = cache()
+        cache.save("a", ["s1"])
+        clock.advanceWhileAsleep(by: .seconds(599))
+        XCTAssertEqual(cache.lookup("a"), ["s1"])
+        clock.advanceWhileAsleep(by: .seconds(1))
+        XCTAssertNil(cache.lookup("a"), "600 s asleep")
+    }
+
     func testCacheKeyJoinsUserKeyAndUserValue() {
         XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .vuid, userValue: "test-user"), "vuid-$-test-user")
         XCTAssertEqual(QualifiedSegmentsCache.key(userKey: .fsUserId, userValue: "jane"), "fs_user_id-$-jane")

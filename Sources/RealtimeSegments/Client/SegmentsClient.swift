@@ -533,7 +533,7 @@ public final class SegmentsClient: Sendable {
     }
 
     func cachedSegments(_ category: SegmentCategory) -> [Segment]? {
-        let hit = pullCache.lookup(category, generation: identity.generation, now: configuration.clock.now())
+        let hit = pullCache.lookup(category, generation: identity.generation, now: configuration.clock.continuousNow())
         if hit != nil { counters.pullCacheHits.wrappingIncrement(ordering: .relaxed) }
         return hit
     }

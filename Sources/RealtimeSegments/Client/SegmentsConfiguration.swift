@@ -16,7 +16,8 @@ public struct SegmentsConfiguration: Sendable {
     public var debounce: Duration = .seconds(5)
     /// Longest time a steady stream of requests can postpone a check (default 30 s).
     public var maxWait: Duration = .seconds(30)
-    /// How long `getSegments` serves from its cache (default 5 s).
+    /// How long `getSegments` serves from its cache (default 5 s), time asleep included
+    /// (``SegmentsClock/continuousNow()``).
     public var cacheTTL: Duration = .seconds(5)
     /// When tracked events are uploaded (default ``FlushingMode/immediate``).
     public var flushingMode: FlushingMode = .immediate

@@ -265,7 +265,7 @@ final class CheckCycle {
         // and the delivery thread's wake-up.
         let previous = lastKnown
         lastKnown = next
-        let replacedEntry = pullCache.store(response, generation: snapshot.generation, sequence: sequence, at: clock.now())
+        let replacedEntry = pullCache.store(response, generation: snapshot.generation, sequence: sequence, at: clock.continuousNow())
         defer { withExtendedLifetime((previous, replacedEntry)) {} }
 
         let registrations = registry.snapshot()

@@ -508,7 +508,7 @@ final class EngineOwner {
             complete(completion, with: .failure(.stopped))
             return
         }
-        if !force, let cached = pullCache.lookup(category, generation: current.generation, now: clock.now()) {
+        if !force, let cached = pullCache.lookup(category, generation: current.generation, now: clock.continuousNow()) {
             counters.pullCacheHits.wrappingIncrement(ordering: .relaxed)
             complete(completion, with: .success(cached))
             return
@@ -543,7 +543,7 @@ final class EngineOwner {
         case .deliver:
             switch outcome.result {
             case .success(let response):
-                pullCache.store(response, generation: current.generation, sequence: outcome.sequence, at: clock.now())
+                pullCache.store(response, generation: current.generation, sequence: outcome.sequence, at: clock.continuousNow())
                 completePullWaiters(with: .success(response))
             case .failure(.link(let error)):
                 logger.warning("\(SegmentsLogMessage.mergeFailed(customerIds: outcome.identity.customerIds, error: error))")

@@ -10,6 +10,8 @@ final class PullCacheEntry: AtomicReference, Sendable {
     let generation: UInt64
     /// The fetch's ``FetchOutcome/sequence``: an answer to an earlier request does not replace it.
     let sequence: UInt64
+    /// When it was fetched, on the clock's ``SegmentsClock/continuousNow()``: it ages while the
+    /// device sleeps.
     let fetchedAt: SegmentsInstant
     let response: SegmentsResponse
     /// The response's lists with their ids spelled out (see ``Segment``), made by the first hit and

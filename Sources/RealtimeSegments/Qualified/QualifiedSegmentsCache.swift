@@ -71,7 +71,7 @@ public final class QualifiedSegmentsCache: Sendable {
     /// least recently used).
     public func save(_ key: String, _ segments: [String]) {
         let answer = QualifiedAnswer(segments)  // built outside the lock
-        let now = clock.now()
+        let now = clock.continuousNow()
         state.withLock { $0.entries.save(key, answer, now: now) }
     }
 
@@ -111,20 +111,20 @@ public final class QualifiedSegmentsCache: Sendable {
 
     /// ``lookup(_:)``, with the lookup set saved alongside the names.
     func lookupAnswer(_ key: String) -> QualifiedAnswer? {
-        let now = clock.now()
+        let now = clock.continuousNow()
         return state.withLock { $0.entries.lookup(key, now: now) }
     }
 
     /// ``peekSegments(_:)``, with the lookup set saved alongside the names.
     func peekAnswer(_ key: String) -> QualifiedAnswer? {
-        let now = clock.now()
+        let now = clock.continuousNow()
         return state.withLock { $0.entries.peek(key, now: now) }
     }
 
     /// Saves `answer` under `key` unless the cache was reset since `epoch` was read: a response to a
     /// question asked before a reset must not outlive it.
     func save(_ key: String, _ answer: QualifiedAnswer, ifEpoch epoch: UInt64) {
-        let now = clock.now()
+        let now = clock.continuousNow()
         state.withLock { state in
             guard state.epoch == epoch else { return }
             state.entries.save(key, answer, now: now)

@@ -11,7 +11,8 @@ public struct QualifiedSegmentsConfiguration: Sendable, Hashable {
     public var segmentsToCheck: [String]
     /// Most users kept in the cache (default 100); 0 disables the cache.
     public var cacheSize: Int
-    /// How long a cached answer stays valid (default 600 s); zero means forever.
+    /// How long a cached answer stays valid (default 600 s), time asleep included
+    /// (``SegmentsClock/continuousNow()``); zero means forever.
     public var cacheTimeout: Duration
 
     /// Creates a configuration with the default cache.
