@@ -85,6 +85,70 @@ final class EventJournalWriteFailureTests: XCTestCase {
 }
 
 extension EventJournalWriteFailureTests {
+    /// The descriptor this process holds open on a file in the journal's directory.
+    private func journalFileDescriptor() -> Int32? {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for entry in entries {
+            guard let descriptor = Int32(entry),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)"),
+                target.hasPrefix(directory.path)
+            else { continue }
+            return descriptor
+        }
+        return nil
+    }
+
+    /// A sync that failed is not forgotten when a later one, of a new file, succeeds: the items of
+    /// the file that failed may be lost at a crash, so `flushJournal()` keeps failing until they
+    /// have been answered.
+    func testAFailedSyncKeepsFlushesFailingUntilItsItemsAreAnswered() throws {
+        let journal = journal(.everyCommit)
+        journal.queue(event("a"))
+        journal.commit(at: now)
+        // The segment file's descriptor now writes into a pipe, whose fsync fails (EINVAL): a
+        // write the device lost.
+        let descriptor = try XCTUnwrap(journalFileDescriptor(), "the segment file is open")
+        var pipeEnds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&pipeEnds), 0)
+        defer { close(pipeEnds[0]) }
+        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
+        close(pipeEnds[1])
+        journal.queue(event("b"))
+        journal.commit(at: now)  // b's sync fails; the file is closed
+        journal.queue(event("c"))
+        journal.commit(at: now)  // c's, in a new file, succeeds
+        XCTAssertThrowsError(try journal.syncForFlush(at: now).get(), "b was never synced")
+        journal.acknowledge(2)  // a and b answered: nothing unsynced is waiting any more
+        XCTAssertNoThrow(try journal.syncForFlush(at: now).get())
+    }
+
+    /// An item that cannot be written, staged ahead of one too large for a record, is counted off
+    /// with it when both are answered: the journal resumes.
+    func testAnItemThatCannotBeWrittenAheadOfATooLargeOneIsCountedOffAndTheJournalResumes() {
+        let journal = journal(.everyCommit)
+        journal.queue(event("a"))
+        let big = JSONValue.string(String(repeating: "x", count: JournalRecord.maxBodySize + 1))
+        journal.queue(.event(TrackedEvent(customerIds: ["cookie": "c"], eventType: "big", timestamp: 1, properties: ["p": big])))
+        withFileSizeLimit(0) { journal.commit(at: now) }  // a cannot be written
+        XCTAssertEqual(journal.memoryOnlyCount, 2, "a and big are for the state file to hold")
+        journal.acknowledge(2)
+        XCTAssertEqual(journal.memoryOnlyCount, 0)
+        XCTAssertNil(journal.unavailable, "the journal resumes once both were answered")
+    }
+
+    /// A stop whose acknowledgement mark cannot be written still syncs what the file holds.
+    func testAStopWhoseMarkCannotBeWrittenStillSyncsTheLastWrites() {
+        let journal = journal(.interval(milliseconds: 60_000))
+        journal.queue(event("a"))
+        journal.commit(at: now)  // the first commit syncs
+        journal.queue(event("b"))
+        journal.commit(at: now)  // within the interval: not synced
+        let fsyncs = counters.journalFsyncs.load(ordering: .relaxed)
+        journal.acknowledge(1)
+        withFileSizeLimit(journal.totalBytes) { journal.finish(at: now) }  // the mark cannot be written
+        XCTAssertGreaterThan(counters.journalFsyncs.load(ordering: .relaxed), fsyncs, "b was synced before its file was closed")
+    }
+
     /// A file of the next index that appeared after the journal was read (another writer on a
     /// directory it could not lock) is left as it is: the journal writes the index after it.
     func testANewSegmentFileNeverEmptiesAFileAlreadyThere() throws {

@@ -49,8 +49,11 @@ final class EventJournal {
     private var memoryOnlyFrom: UInt64?
     /// Why new items are kept in memory only; `nil` while they are journaled.
     private(set) var unavailable: String?
-    /// Why the last sync failed, until one succeeds.
+    /// Why a sync failed, until the items of the file it failed on have all been answered: until
+    /// then they may be lost at a crash, whatever later syncs of other files do.
     private var syncFailure: String?
+    /// The highest item sequence number in a file whose sync failed.
+    private var unsyncedThrough: UInt64 = 0
     /// When writes not yet synced must be (``JournalConfiguration/Durability/interval(milliseconds:)``).
     private(set) var syncDue: SegmentsInstant?
     private var lastSync: SegmentsInstant?
@@ -115,6 +118,7 @@ final class EventJournal {
             acknowledgedThrough = max(acknowledgedThrough, sequence)
             if let from = memoryOnlyFrom, sequence >= from { memoryOnlyCount -= 1 }
         }
+        if acknowledgedThrough >= unsyncedThrough { syncFailure = nil }
         if memoryOnlyCount == 0 {
             memoryOnlyFrom = nil
             if count > 0, let reason = unavailable {
@@ -243,6 +247,8 @@ final class EventJournal {
                 try file.append(mark, 0..<mark.count)
                 acknowledgementWritten = acknowledgedThrough
             } catch {
+                // What the file holds is synced before it is closed, as the end of a stop promises.
+                if current?.needsSync == true { sync(at: now) }
                 closeCurrent()
                 logger.error("Segments: Event journal: \(error); uploads answered before the stop may be sent again at the next start")
             }
@@ -259,11 +265,12 @@ final class EventJournal {
         do throws(JournalIOError) {
             try file.sync()
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
-            syncFailure = nil
+            if acknowledgedThrough >= unsyncedThrough { syncFailure = nil }
         } catch {
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
             if syncFailure == nil { logger.error("Segments: Event journal: \(error); its last writes may not survive a power loss") }
             syncFailure = error.description
+            unsyncedThrough = max(unsyncedThrough, currentLastSequence)
             closeCurrent()
         }
     }
@@ -321,7 +328,9 @@ final class EventJournal {
 
     private func markMemoryOnly(from sequence: UInt64, count: Int) {
         guard count > 0 else { return }
-        if memoryOnlyFrom == nil { memoryOnlyFrom = sequence }
+        // The earliest: items staged ahead of one already kept in memory (too large for a record)
+        // may fail to fit or to be written at the commit that follows.
+        memoryOnlyFrom = min(memoryOnlyFrom ?? sequence, sequence)
         memoryOnlyCount += count
     }
 
