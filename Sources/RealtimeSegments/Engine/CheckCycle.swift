@@ -170,10 +170,13 @@ final class CheckCycle {
         if registry.pendingFirstLoads == 0 {
             logger.debug("\(SegmentsLogMessage.skippingInitialNotRequired)")
         }
+        let current = identity.load()
+        // stop() began (its generation is raised before the engine takes the stop): no check
+        // starts, as none does once the engine has it.
+        guard !current.isStopped else { return finish() }
         counters.checksStarted.wrappingIncrement(ordering: .relaxed)
         // With a spin window, the delivery threads wake while the fetch runs, not after it.
         delivery.prepareForCheck()
-        let current = identity.load()
         inFlightGeneration = current.generation
         logger.debug("Segments: Fetching segments for customer \(SegmentsLogMessage.render(current.customerIds))")
         return current
@@ -190,7 +193,7 @@ final class CheckCycle {
 
     /// Applies `outcome` if it is a success for the current customer; returns whether it did.
     private func evaluate(_ outcome: FetchOutcome) -> Bool {
-        guard !stopped else { return false }
+        guard !stopped, !outcome.identity.isStopped else { return false }
         guard outcome.identity.generation == identity.generation else {
             counters.staleResultsDropped.wrappingIncrement(ordering: .relaxed)
             logger.debug("\(SegmentsLogMessage.checkCanceledCustomerChanged)")
