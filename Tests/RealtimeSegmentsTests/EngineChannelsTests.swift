@@ -18,7 +18,7 @@ final class EngineChannelsTests: XCTestCase {
             answered.fulfill()
         }))
         let barrier = DispatchSemaphore(value: 0)
-        channels.post(.barrier(barrier))
+        channels.post(.barrier(barrier, through: 0))
         XCTAssertEqual(barrier.wait(timeout: .now() + 10), .success, "a barrier is signalled")
         wait(for: [answered], timeout: 10)
         waitUntil { !channels.hasOutstandingWork }

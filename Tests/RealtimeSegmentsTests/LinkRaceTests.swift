@@ -15,7 +15,7 @@ final class LinkRaceTests: XCTestCase {
     /// that started meanwhile on its thread).
     private func barrier(_ fixture: Fixture) {
         let semaphore = DispatchSemaphore(value: 0)
-        fixture.client.channels.post(.barrier(semaphore))
+        fixture.client.channels.post(.barrier(semaphore, through: 0))
         semaphore.wait()
     }
 

@@ -99,7 +99,7 @@ final class PullTests: XCTestCase {
             }
         }
         let joined = DispatchSemaphore(value: 0)
-        fixture.client.channels.post(.barrier(joined))
+        fixture.client.channels.post(.barrier(joined, through: 0))
         XCTAssertEqual(joined.wait(timeout: .now() + 10), .success, "every caller has joined")
         waitUntil { fixture.transport.heldFetchCount == 1 }
         XCTAssertEqual(fixture.transport.fetchCount, 1, "the callers wait for the one held fetch")

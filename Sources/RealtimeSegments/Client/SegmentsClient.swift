@@ -577,8 +577,10 @@ public final class SegmentsClient: Sendable {
         let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
         while true {
             let barrier = DispatchSemaphore(value: 0)
-            channels.post(.barrier(barrier))
+            // Answered once the items claimed before it were drained and their work started.
+            channels.post(.barrier(barrier, through: channels.ring.claimedPositions))
             if barrier.wait(timeout: deadline) == .timedOut { return false }
+            configuration.settleBarrierAnsweredForTesting?()
             // After stop the ring no longer counts: nothing will take from it.
             if !channels.hasOutstandingWork && (channels.ring.isEmpty || lifecycle.atomic.load(ordering: .acquiring) == .stopped) {
                 return true

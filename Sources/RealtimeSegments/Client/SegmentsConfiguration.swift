@@ -90,6 +90,12 @@ public struct SegmentsConfiguration: Sendable {
     /// before the files are read: lets a test hold a restore in progress. Not part of the API;
     /// `nil` outside tests.
     var reportingRestoreForTesting: (@Sendable () -> Void)?
+    /// Runs on the engine's thread in each turn, after it drained the ring and before it takes the
+    /// control messages: lets a test hold a turn there. Not part of the API; `nil` outside tests.
+    var turnDrainedForTesting: (@Sendable () -> Void)?
+    /// Runs in `waitUntilIdle` each time a barrier it posted has been answered, before it looks at
+    /// the outstanding work: lets a test hold that look. Not part of the API; `nil` outside tests.
+    var settleBarrierAnsweredForTesting: (@Sendable () -> Void)?
     /// Where the engine stamps the stages of each check's notification (``CheckTimeline``), for
     /// `segments-bench`; `nil` (the default) stamps nothing.
     @_spi(Benchmarks)

@@ -16,8 +16,10 @@ enum ControlMessage: Sendable {
     case fetchCompleted(FetchOutcome)
     /// An upload finished.
     case uploadCompleted(UploadOutcome)
-    /// Signal `semaphore` once everything before it has been processed and timers re-evaluated.
-    case barrier(DispatchSemaphore)
+    /// Signal `semaphore` once everything before it has been processed and timers re-evaluated:
+    /// the messages posted before it, and the ring's items up to position `through` (what was
+    /// claimed when it was posted), whose work (an upload, a check) has then been started.
+    case barrier(DispatchSemaphore, through: Int)
     /// Run one step of a fetch or link on the engine thread (see ``EngineTaskExecutor``).
     case runJob(UnownedJob, on: EngineTaskExecutor)
 }

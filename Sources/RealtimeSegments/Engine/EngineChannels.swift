@@ -231,7 +231,7 @@ public final class EngineChannels: Sendable {
         case .journalFlush(_, let completion):
             completion(.failure(.stopped))
             endWork()
-        case .barrier(let semaphore):
+        case .barrier(let semaphore, _):
             endWork()
             semaphore.signal()
         case .runJob(let job, let executor):
@@ -357,6 +357,9 @@ public final class EngineChannels: Sendable {
     func beginWork() { outstandingWork.atomic.wrappingAdd(1, ordering: .acquiringAndReleasing) }
     func endWork() { outstandingWork.atomic.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
     var hasOutstandingWork: Bool { outstandingWork.atomic.load(ordering: .acquiring) != 0 }
+
+    /// Control messages posted and not yet taken by the engine (a snapshot, for tests).
+    var pendingMessageCount: Int { inboxCount.atomic.load(ordering: .acquiring) }
 
     // MARK: Engine thread
 

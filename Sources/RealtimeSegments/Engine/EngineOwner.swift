@@ -89,7 +89,8 @@ final class EngineOwner {
     /// During the current pass over the inbox, a step of a fetch ran on this thread or such a fetch
     /// started: its next step, or its result, may already wait in the inbox.
     private var fetchStepsThisPass = false
-    private var barriers: [DispatchSemaphore] = []
+    /// Barriers taken from the inbox, and the ring position each waits for the drain to reach.
+    private var barriers: [(semaphore: DispatchSemaphore, through: Int)] = []
     /// The control messages of the current loop turn; its buffer is traded with the inbox's (see
     /// ``EngineChannels/takeMessages(into:)``).
     private var messages: [ControlMessage] = []
@@ -188,6 +189,7 @@ final class EngineOwner {
     /// states and runs other clients' turns meanwhile.
     func turn() -> EngineTurn {
         let drained = drainRing()
+        configuration.turnDrainedForTesting?()
         // The group commit: what this drain queued reaches the journal in one write, before any
         // of it can be uploaded.
         journal?.commit(at: clock.now())
@@ -236,11 +238,16 @@ final class EngineOwner {
         // upload, a check, deliveries) has been started and counted: otherwise an observer
         // could see "nothing outstanding" between the two and call the engine idle too early.
         for _ in 0..<handledMessages { channels.endWork() }
-        for barrier in barriers {
+        // An event taken from the ring in this turn has had its upload started by now (and an
+        // identity change its check): a barrier is answered once its items are behind the drain.
+        // At the end, the ring no longer counts.
+        let drainedThrough = channels.ring.nextDequeuePosition
+        barriers.removeAll { barrier in
+            guard finished || barrier.through &- drainedThrough <= 0 else { return false }
             channels.endWork()
-            barrier.signal()
+            barrier.semaphore.signal()
+            return true
         }
-        barriers.removeAll()
         if finished {
             channels.closeInbox()
             return .finished
@@ -355,9 +362,10 @@ final class EngineOwner {
     /// Handles one message; returns `false` for a barrier (released separately at the end of the turn).
     private func handle(_ message: ControlMessage) -> Bool {
         switch message {
-        case .barrier(let semaphore):
-            // Signalled at the end of this turn, after timers have been evaluated.
-            barriers.append(semaphore)
+        case .barrier(let semaphore, let through):
+            // Signalled at the end of this turn, after timers have been evaluated, or of a later
+            // one: once the items claimed before it have been drained.
+            barriers.append((semaphore, through))
             return false
         case .getSegments(let category, let force, let completion):
             handlePull(category: category, force: force, completion: completion)

@@ -8,7 +8,7 @@ extension Fixture {
     /// flight (a held one never completes), so a test can see what the engine did meanwhile.
     func passBarrier(file: StaticString = #filePath, line: UInt = #line) {
         let barrier = DispatchSemaphore(value: 0)
-        client.channels.post(.barrier(barrier))
+        client.channels.post(.barrier(barrier, through: client.channels.ring.claimedPositions))
         XCTAssertEqual(barrier.wait(timeout: .now() + 10), .success, "the engine did not reach the barrier", file: file, line: line)
     }
 }
