@@ -11,8 +11,8 @@ public struct CustomerSwitchScenario: Scenario {
     public let name = "customer-switch"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .switchRate, .debounce, .transport, .seed, .rate]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes per customer and its count of accepted events"
-    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen"
-    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), checks dropped by generation, server change → callback latency"
+    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen (max-wait at twice the debounce, so that each customer's segments are delivered before the next switch)"
+    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), deliveries in the run's second half (must be some), checks dropped by generation, server change → callback latency"
 
     /// How long after a switch returned a delivery of the previous customer's data counts as stale.
     /// The engine checks the generation right before each callback, so a callback whose check
@@ -25,8 +25,12 @@ public struct CustomerSwitchScenario: Scenario {
         let seconds = options.duration(default: 9)
         let switchRate = options.switchRate ?? 20
         let debounce = options.debounce(default: 0.02)
+        // Every tracked event restarts the debounce, so under the producers' steady load checks
+        // come at max-wait: five debounces, so that customers switched to get their segments
+        // delivered during the run, where the stale and unmarked counts look at them.
         let engine = try EngineUnderTest.make(
-            transport: options.transport, debounce: debounce, markResponsesWithCookie: true, engine: options.engine)
+            transport: options.transport, debounce: debounce, maxWait: debounce * 2, markResponsesWithCookie: true,
+            engine: options.engine)
         defer { engine.shutdown() }
         let backend = engine.backend
         let project = EngineUnderTest.project.token
@@ -34,6 +38,11 @@ public struct CustomerSwitchScenario: Scenario {
         let switchedAwayAt = LockedBox<[String: UInt64]>([:])
         let stale = ManagedAtomic<Int>(0)
         let deliveries = ManagedAtomic<Int>(0)
+        // Deliveries of a customer the run switched to (not the first one) in the second half of
+        // the run, which starts at `secondHalf` (monotonic ns; set as the load starts).
+        let laterDeliveries = ManagedAtomic<Int>(0)
+        let secondHalf = ManagedAtomic<UInt64>(.max)
+        let firstCookie = engine.cookie
         let unmarked = ManagedAtomic<Int>(0)
         let endToEnd = LockedBox(LatencyRecorder())
         for category in [SegmentCategory.discovery, .content, .merchandising] {
@@ -47,6 +56,9 @@ public struct CustomerSwitchScenario: Scenario {
                         guard let marker = segments.first(where: { $0.segmentationId == "customer" })?.id else {
                             unmarked.wrappingIncrement(ordering: .relaxed)
                             return
+                        }
+                        if marker != firstCookie, now >= secondHalf.load(ordering: .relaxed) {
+                            laterDeliveries.wrappingIncrement(ordering: .relaxed)
                         }
                         if let away = switchedAwayAt.withLock({ $0[marker] }), now > away + Self.staleGraceNanoseconds {
                             stale.wrappingIncrement(ordering: .relaxed)
@@ -106,6 +118,7 @@ public struct CustomerSwitchScenario: Scenario {
         }
         switcher.start()
         progress.say("switching \(ReportFormat.number(switchRate))/s for \(ReportFormat.number(seconds)) s while 2 producers track")
+        secondHalf.store(monotonicNanoseconds() + UInt64(seconds / 2 * 1e9), ordering: .relaxed)
         let outcome = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 2_000) { _, _ in
             try? client.trackEvent(eventType: "view_item")
         }
@@ -123,6 +136,10 @@ public struct CustomerSwitchScenario: Scenario {
                    summary: "events tracked minus events the backend accepted"),
             Figure(name: "customer-switch.deliveries", value: Double(deliveries.load(ordering: .relaxed)), unit: "count",
                    summary: "callback invocations"),
+            // The counts above are 0 too when nothing is delivered: this one is not.
+            Figure(name: "customer-switch.noDeliveryInTheSecondHalf", value: laterDeliveries.load(ordering: .relaxed) == 0 ? 1 : 0,
+                   unit: "count", gate: .zero,
+                   summary: "1 if no callback received a switched-to customer's segments in the run's second half: deliveries stopped after switches, and the counts above checked nothing"),
             Figure(name: "customer-switch.switches", value: Double(switches.load(ordering: .relaxed)), unit: "count",
                    summary: "identify/anonymize calls"),
             Figure(name: "customer-switch.staleResultsDropped", value: Double(statistics.staleResultsDropped), unit: "count",

@@ -31,10 +31,13 @@ public struct PullScenario: Scenario {
         let hitsBefore = client.counters
         let hits = try Self.hammer(client, tasks: tasks, seconds: seconds / 2, force: false)
         let hitsAfter = client.counters
+        let transportFetchesBefore = engine.transport.fetchCount
         progress.say("misses (force): \(tasks) tasks for \(String(format: "%.1f", seconds / 2)) s over \(options.target?.description ?? options.transport.rawValue)")
         let misses = try Self.hammer(client, tasks: tasks, seconds: seconds / 2, force: true)
         let missesAfter = client.counters
         let fetches = missesAfter.pullFetches - hitsAfter.pullFetches
+        // Counted at the transport, which sees every fetch whatever the engine counts.
+        let transportFetches = engine.transport.fetchCount - transportFetchesBefore
         let figures = [
             Figure(name: "pull.hitCallsPerSecond", value: Double(hits.calls) / (seconds / 2), unit: "ops/s",
                    summary: "getSegments calls per second served from the cache"),
@@ -46,6 +49,10 @@ public struct PullScenario: Scenario {
                    summary: "fetches per forced call with \(tasks) concurrent callers (< 1: misses share one fetch)"),
             Figure(name: "pull.failures", value: Double(hits.failures + misses.failures), unit: "count", gate: .zero,
                    summary: "getSegments calls that threw"),
+            // requestsPerMiss reads 0 too, an "improvement", when forced calls fetch nothing.
+            Figure(name: "pull.forcedCallsWithoutAFetch", value: misses.calls > 0 && transportFetches == 0 ? 1 : 0, unit: "count",
+                   gate: .zero,
+                   summary: "1 if getSegments(force: true) was called and the transport saw no fetch: the cache answered what must be fetched"),
         ]
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
