@@ -106,4 +106,21 @@ final class UploadQueueTests: XCTestCase {
         let probe = try XCTUnwrap(queue.next(maxBatchSize: 4, maxUploads: 3))
         XCTAssertEqual(names(probe), [["e1", "e2"]])
     }
+
+    /// Once the refused command is found and set aside, the rest of the refused batch goes out
+    /// whole again (and is searched again only if it is refused too), not one event per request.
+    func testAfterTheRefusedCommandIsSetAsideTheRestOfTheBatchGoesOutWhole() throws {
+        var queue = UploadQueue((0..<16).map { event($0 == 0 ? "bad" : "e\($0)") })
+        var sizes: [Int] = []
+        while let uploads = queue.next(maxBatchSize: 16, maxUploads: 1) {
+            let upload = try XCTUnwrap(uploads.first)
+            sizes.append(upload.count)
+            let carriesBad = names(upload.items).contains("bad")
+            _ = queue.resolve(
+                carriesBad ? UploadOutcome(accepted: 0, error: .unexpectedStatus(400)) : UploadOutcome(accepted: upload.count, error: nil),
+                policy: policy, random: &random)
+        }
+        XCTAssertEqual(queue.count, 0)
+        XCTAssertEqual(sizes, [16, 8, 4, 2, 1, 15], "halves down to the refused event, then the other 15 at once")
+    }
 }

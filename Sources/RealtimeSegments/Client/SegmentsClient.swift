@@ -449,7 +449,8 @@ public final class SegmentsClient: Sendable {
     /// The current customer ids, cookie included.
     public var customerIds: [String: String] { identity.load().customerIds }
 
-    /// Uploads every buffered event now, whatever the flushing mode. Returns at once. Before
+    /// Uploads every buffered event now, whatever the flushing mode; after a failed upload, at its
+    /// retry time (the backoff, or the server's `Retry-After`), not sooner. Returns at once. Before
     /// ``start()`` or after ``stop(timeout:)`` it does nothing but log a `Segments:` error (``stop(timeout:)``
     /// makes its own last upload attempt).
     public func flush() {

@@ -218,6 +218,8 @@ struct UploadQueue {
             resolution.setAside.append((waiting.removeFirst(), error.description))
             resolution.removed += 1
             shrinkSuspect(by: 1)
+            // Found: the rest of the refused batch goes out whole, searched only if refused too.
+            if suspect > 0 { probe = suspect }
         case .refusal:
             suspect = max(suspect, count)
             probe = max(1, count / 2)
