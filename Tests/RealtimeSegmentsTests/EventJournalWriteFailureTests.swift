@@ -70,7 +70,9 @@ final class EventJournalWriteFailureTests: XCTestCase {
         XCTAssertEqual(journal.memoryOnlyCount, 2, "only e1 and e2 are for the state file to hold")
     }
 
-    func testWritesBeforeAFailedWriteAreSyncedWhenItsFileIsClosed() {
+    /// A journal synced at intervals holding `a` (synced, answered: a mark is due) and `b` (written
+    /// within the interval, not synced), and the fsyncs counted so far.
+    private func journalWithAnUnsyncedWrite() -> (EventJournal, fsyncs: Int) {
         let journal = journal(.interval(milliseconds: 60_000))
         journal.queue(event("a"))
         journal.commit(at: now)  // the first commit syncs
@@ -78,6 +80,11 @@ final class EventJournalWriteFailureTests: XCTestCase {
         journal.commit(at: now)  // within the interval: not synced
         let fsyncs = counters.journalFsyncs.load(ordering: .relaxed)
         journal.acknowledge(1)
+        return (journal, fsyncs)
+    }
+
+    func testWritesBeforeAFailedWriteAreSyncedWhenItsFileIsClosed() {
+        let (journal, fsyncs) = journalWithAnUnsyncedWrite()
         withFileSizeLimit(journal.totalBytes) { journal.commit(at: now) }  // the mark cannot be written
         XCTAssertGreaterThan(counters.journalFsyncs.load(ordering: .relaxed), fsyncs, "b was synced before its file was closed")
         XCTAssertNoThrow(try journal.syncForFlush(at: now).get())
@@ -138,13 +145,7 @@ extension EventJournalWriteFailureTests {
 
     /// A stop whose acknowledgement mark cannot be written still syncs what the file holds.
     func testAStopWhoseMarkCannotBeWrittenStillSyncsTheLastWrites() {
-        let journal = journal(.interval(milliseconds: 60_000))
-        journal.queue(event("a"))
-        journal.commit(at: now)  // the first commit syncs
-        journal.queue(event("b"))
-        journal.commit(at: now)  // within the interval: not synced
-        let fsyncs = counters.journalFsyncs.load(ordering: .relaxed)
-        journal.acknowledge(1)
+        let (journal, fsyncs) = journalWithAnUnsyncedWrite()
         withFileSizeLimit(journal.totalBytes) { journal.finish(at: now) }  // the mark cannot be written
         XCTAssertGreaterThan(counters.journalFsyncs.load(ordering: .relaxed), fsyncs, "b was synced before its file was closed")
     }

@@ -15,17 +15,7 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
     /// a customer change than its ring holds: each call returns, and they go out in order.
     func testCallsOnTheEngineThreadIntoItsFullRingReturnAndGoOutInOrder() throws {
         let fixture = Fixture { $0.ingestCapacity = 2 }
-        let finished = DispatchSemaphore(value: 0)
-        let thread = Locked<String?>(nil)
-        let armed = Atomic<Bool>(true)
-        fixture.transport.setResponder { [weak client = fixture.client] _ in
-            if armed.exchange(false, ordering: .relaxed), let client {
-                thread.withLock { $0 = systemThreadName() }
-                Self.trackPastTheRing(into: client)
-                finished.signal()
-            }
-            return response([.discovery: [1]])
-        }
+        let (finished, thread) = Self.trackPastTheRingOnFirstFetch(of: fixture, into: fixture.client)
         fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.discovery, firstLoad: true))
         fixture.client.start()
         fixture.settle()
@@ -53,17 +43,7 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
             $0.clock = clock
             $0.engineGroup = group
         }
-        let finished = DispatchSemaphore(value: 0)
-        let thread = Locked<String?>(nil)
-        let armed = Atomic<Bool>(true)
-        caller.transport.setResponder { [weak client = target.client] _ in
-            if armed.exchange(false, ordering: .relaxed), let client {
-                thread.withLock { $0 = systemThreadName() }
-                Self.trackPastTheRing(into: client)
-                finished.signal()
-            }
-            return response([.discovery: [1]])
-        }
+        let (finished, thread) = Self.trackPastTheRingOnFirstFetch(of: caller, into: target.client)
         caller.client.segmentation.addCallback(callbackData: caller.recorder.callback(.discovery, firstLoad: true))
         target.client.start()
         caller.client.start()
@@ -78,6 +58,26 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
         target.settle()
         caller.settle()
         Self.assertTrackedPastTheRingInOrder(target.transport.trackedEvents)
+    }
+
+    /// Makes the first fetch of `fixture`'s client, on the thread that runs its engine, track past
+    /// the ring of `client`; returns the semaphore signalled when those calls returned, and where
+    /// the name of the thread they ran on is kept.
+    private static func trackPastTheRingOnFirstFetch(
+        of fixture: Fixture, into client: SegmentsClient
+    ) -> (finished: DispatchSemaphore, thread: Locked<String?>) {
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Locked<String?>(nil)
+        let armed = Atomic<Bool>(true)
+        fixture.transport.setResponder { [weak client] _ in
+            if armed.exchange(false, ordering: .relaxed), let client {
+                thread.withLock { $0 = systemThreadName() }
+                trackPastTheRing(into: client)
+                finished.signal()
+            }
+            return response([.discovery: [1]])
+        }
+        return (finished, thread)
     }
 
     /// Five events, a customer change and one more event: more than a ring of two holds.

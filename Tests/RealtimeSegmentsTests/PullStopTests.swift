@@ -46,7 +46,9 @@ final class PullStopTests: XCTestCase {
 /// began: a debounced check due between the generation's raise and the stop itself is not started,
 /// and a check answered then is not delivered.
 final class CheckStopTests: XCTestCase {
-    func testACheckDueWhileStopBeginsIsNotStartedNorDelivered() {
+    /// A started client with a discovery listener whose `stop()` is held once it raised the
+    /// generation: `begin(fixture)` runs before the stop, `during(fixture)` while it is held.
+    private func whileStopIsHeld(begin: (Fixture) -> Void = { _ in }, during: (Fixture) -> Void) {
         let entered = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
         let fixture = Fixture {
@@ -59,35 +61,27 @@ final class CheckStopTests: XCTestCase {
         fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.discovery, firstLoad: true))
         fixture.client.start()
         fixture.settle()  // the start's check is debouncing
+        begin(fixture)
         let stopped = fixture.stopOnAnotherThread()
         XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "stop() raised the generation")
-        fixture.advance(.seconds(5))  // the debounce ends before the engine takes the stop
-        XCTAssertEqual(fixture.transport.fetchCount, 0, "a check started after stop() began")
-        XCTAssertEqual(fixture.recorder.count, 0, "a callback after stop() began")
+        during(fixture)
         gate.signal()
         XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
     }
 
-    func testACheckAnsweredWhileStopBeginsIsNotDelivered() {
-        let entered = DispatchSemaphore(value: 0)
-        let gate = DispatchSemaphore(value: 0)
-        let fixture = Fixture {
-            $0.stopGenerationRaisedForTesting = {
-                entered.signal()
-                gate.wait()
-            }
+    func testACheckDueWhileStopBeginsIsNotStartedNorDelivered() {
+        whileStopIsHeld { fixture in
+            fixture.advance(.seconds(5))  // the debounce ends before the engine takes the stop
+            XCTAssertEqual(fixture.transport.fetchCount, 0, "a check started after stop() began")
+            XCTAssertEqual(fixture.recorder.count, 0, "a callback after stop() began")
         }
-        fixture.transport.defaultResponse = response([.discovery: [1]])
-        fixture.client.segmentation.addCallback(callbackData: fixture.recorder.callback(.discovery, firstLoad: true))
-        fixture.client.start()
-        fixture.settle()
-        fixture.holdTheNextCheck()
-        let stopped = fixture.stopOnAnotherThread()
-        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success, "stop() raised the generation")
-        fixture.transport.releaseHeldFetches()
-        fixture.settle()
-        XCTAssertEqual(fixture.recorder.count, 0, "a callback after stop() began")
-        gate.signal()
-        XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
+    }
+
+    func testACheckAnsweredWhileStopBeginsIsNotDelivered() {
+        whileStopIsHeld(begin: { $0.holdTheNextCheck() }) { fixture in
+            fixture.transport.releaseHeldFetches()
+            fixture.settle()
+            XCTAssertEqual(fixture.recorder.count, 0, "a callback after stop() began")
+        }
     }
 }
