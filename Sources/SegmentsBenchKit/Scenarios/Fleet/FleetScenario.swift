@@ -177,6 +177,9 @@ public struct FleetScenario: Scenario {
                    summary: "fetches of one device and customer under half a debounce after its previous one (over 1 per debounce window)"),
             Figure(name: "fleet.trackFailures", value: Double(trackFailures.load(ordering: .relaxed)), unit: "count", gate: .zero,
                    summary: "trackEvent calls that threw"),
+            // The stale, unmarked and excess counts are 0 too when nothing is delivered: this is not.
+            Figure(name: "fleet.nothingDelivered", value: measurements.deliveries.load(ordering: .relaxed) == 0 ? 1 : 0, unit: "count",
+                   gate: .zero, summary: "1 if no callback of any device was called: the counts above checked nothing"),
             Figure(name: "fleet.devices", value: Double(deviceCount), unit: "count", summary: "simulated devices"),
             Figure(name: "fleet.engineThreads", value: Double(threads), unit: "count", summary: "threads of the shared engine group"),
             Figure(name: "fleet.devicesLoaded", value: Double(loaded), unit: "count", summary: "devices whose first load reached a callback before the load began"),
