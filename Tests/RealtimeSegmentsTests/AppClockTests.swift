@@ -31,8 +31,9 @@ final class AppClockTests: XCTestCase {
     /// The system clock's reading for cache ages never goes back, and moves at real speed.
     func testTheSystemClocksContinuousReadingMovesForward() {
         let clock = SystemClock()
-        let first = clock.continuousNow()
+        // The uptime reads enclose the continuous ones, so only a sleep could put them further apart.
         let uptimeBefore = clock.now()
+        let first = clock.continuousNow()
         usleep(2_000)
         let second = clock.continuousNow()
         let uptimeAfter = clock.now()

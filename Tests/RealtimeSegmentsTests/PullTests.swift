@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Benchmarks) @testable import RealtimeSegments
+import RealtimeSegmentsTesting
 import Synchronization
 import XCTest
 
@@ -45,25 +46,25 @@ final class PullTests: XCTestCase {
         XCTAssertEqual(fixture.client.statistics.pullCacheHits, 1)
     }
 
-    func testRefetchesOnceTheCacheIsOlderThanTheTTL() async throws {
+    /// Caches `[1]`, lets `age` pass on the fixture's clock, and asserts that the next
+    /// `getSegments` fetched the server's new `[2]`.
+    private func assertRefetches(after age: (ManualClock) -> Void, file: StaticString = #filePath, line: UInt = #line) async throws {
         let fixture = Fixture.started(answering: response([.discovery: [1]]))
         _ = try await fixture.client.getSegments(category: .discovery)
-        fixture.clock.advance(by: .seconds(5))
+        age(fixture.clock)
         fixture.transport.defaultResponse = response([.discovery: [2]])
         let fresh = try await fixture.client.getSegments(category: .discovery)
-        XCTAssertEqual(fresh, [segment(2)])
-        XCTAssertEqual(fixture.transport.fetchCount, 2)
+        XCTAssertEqual(fresh, [segment(2)], file: file, line: line)
+        XCTAssertEqual(fixture.transport.fetchCount, 2, file: file, line: line)
+    }
+
+    func testRefetchesOnceTheCacheIsOlderThanTheTTL() async throws {
+        try await assertRefetches { $0.advance(by: .seconds(5)) }
     }
 
     /// A cached answer ages while the device sleeps: 5 s asleep and `getSegments` fetches again.
     func testRefetchesOnceTheCacheAgedPastTheTTLWhileTheDeviceSlept() async throws {
-        let fixture = Fixture.started(answering: response([.discovery: [1]]))
-        _ = try await fixture.client.getSegments(category: .discovery)
-        fixture.clock.advanceWhileAsleep(by: .seconds(5))
-        fixture.transport.defaultResponse = response([.discovery: [2]])
-        let fresh = try await fixture.client.getSegments(category: .discovery)
-        XCTAssertEqual(fresh, [segment(2)])
-        XCTAssertEqual(fixture.transport.fetchCount, 2)
+        try await assertRefetches { $0.advanceWhileAsleep(by: .seconds(5)) }
     }
 
     func testForceBypassesTheCache() async throws {

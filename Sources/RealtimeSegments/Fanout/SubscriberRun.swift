@@ -8,8 +8,8 @@
 /// `chunks[i / 64][i % 64]`.
 ///
 /// A removal leaves its entry in place, its registration inactive and its closure let go
-/// (`count - live` such entries): delivery skips them. The registry moves the live entries into fresh chunks when those left
-/// behind outnumber them.
+/// (`count - live` such entries): delivery skips them. The registry moves the live entries into
+/// fresh chunks when those left behind outnumber them.
 struct SubscriberRun: Sendable {
     /// Entries per chunk. A power of two; parallel delivery's shares are whole chunks.
     static let chunkSize = 64
