@@ -119,27 +119,14 @@ public struct CostProbe: Sendable {
         try FileManager.default.createDirectory(at: workDirectory, withIntermediateDirectories: true)
         let output = workDirectory.appendingPathComponent("callgrind.\(region.rawValue).\(iterations).out")
         try? FileManager.default.removeItem(at: output)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: valgrind)
-        process.arguments = [
-            "--tool=callgrind", "--collect-atstart=no", "--compress-strings=no", "--compress-pos=no",
-            "--callgrind-out-file=\(output.path)",
-        ] + region.toggleFunctions.map { "--toggle-collect=\($0)" }
-            + [executable, "cost-region", region.rawValue, "--iterations", String(iterations)]
-        // The C library's malloc, as an app has it, whether or not this process runs under jemalloc
-        // (the allocator changes the instructions of every allocating path): no jemalloc preloaded
-        // from this process's environment, and no re-exec into it.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SEGMENTS_BENCH_NO_JEMALLOC"] = "1"
-        environment["MALLOC_CONF"] = nil
-        // A fixed hash seed: with the per-process random one, dictionary and set operations (the
-        // decoder's, the engine's) take more or fewer probes from run to run.
-        environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
-        if let preload = environment["LD_PRELOAD"] {
-            let kept = preload.split(separator: ":").filter { !$0.contains("jemalloc") }.joined(separator: ":")
-            environment["LD_PRELOAD"] = kept.isEmpty ? nil : kept
-        }
-        process.environment = environment
+        let process = Self.childProcess(
+            running: valgrind,
+            [
+                "--tool=callgrind", "--collect-atstart=no", "--compress-strings=no", "--compress-pos=no",
+                "--callgrind-out-file=\(output.path)",
+            ] + region.toggleFunctions.map { "--toggle-collect=\($0)" }
+                + [executable, "cost-region", region.rawValue, "--iterations", String(iterations)],
+            parentEnvironment: ProcessInfo.processInfo.environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -152,5 +139,33 @@ public struct CostProbe: Sendable {
         }
         guard let text = try? String(contentsOf: output, encoding: .utf8) else { throw Failure.noOutput(region: region.rawValue) }
         return try CallgrindProfile(parsing: text)
+    }
+
+    /// The environment of every counted child, in this order.
+    ///
+    /// Fixed, not derived from this process's: the variables a child starts with, and their order,
+    /// are part of its heap before the counted loop, and that heap decides which paths the C
+    /// allocator takes on every iteration (the same build counted the same region a few hundred
+    /// instructions apart with the same variables in another order). No jemalloc either: the
+    /// C library's malloc, as an app has it, since the allocator changes every allocating path.
+    static let childEnvironment = [
+        "PATH=/usr/local/bin:/usr/bin:/bin",
+        // The C library's allocator, without this executable's re-exec into jemalloc.
+        "SEGMENTS_BENCH_NO_JEMALLOC=1",
+        // A fixed hash seed: with the per-process random one, dictionary and set operations (the
+        // decoder's, the engine's) take more or fewer probes from run to run.
+        "SWIFT_DETERMINISTIC_HASHING=1",
+    ]
+
+    /// The process that runs `program` with `arguments` in ``childEnvironment`` alone, whatever
+    /// `parent` (this process's environment) holds (not started).
+    static func childProcess(running program: String, _ arguments: [String], parentEnvironment parent: [String: String]) -> Process {
+        // `env -i` sets the variables in the order given; `Process.environment`, a dictionary,
+        // would pass them in this process's random hash order.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["-i"] + childEnvironment + [program] + arguments
+        process.environment = parent
+        return process
     }
 }

@@ -21,8 +21,11 @@ public struct CostsScenario: Scenario {
     public var missingTool: String? { CostProbe.missingTool }
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
+        // A name of one length whatever the process ID: the counted executable's path is the
+        // child's first argument, and so part of its starting heap (see `CostProbe.childEnvironment`).
+        let processID = String(ProcessInfo.processInfo.processIdentifier)
         let work = FileManager.default.temporaryDirectory
-            .appendingPathComponent("segments-bench-costs-\(ProcessInfo.processInfo.processIdentifier)")
+            .appendingPathComponent("segments-bench-costs-" + String(repeating: "0", count: max(0, 10 - processID.count)) + processID)
         defer { try? FileManager.default.removeItem(at: work) }
         let probe = CostProbe(workDirectory: work)
         var figures: [Figure] = []
