@@ -97,6 +97,31 @@ final class MetricsExportTests: XCTestCase {
         XCTAssertEqual(LatencyReplay(from: new, to: shrunk).entries, [], "a histogram only grows")
     }
 
+    /// A sampler that fell behind (a stalled source, a descheduled thread) takes its next sample a
+    /// period after the late one, not the missed ones back to back: the achieved rate is never
+    /// events over a window of microseconds.
+    func testTheAchievedRateIsTakenOverAtLeastAPeriodAfterAStall() {
+        let backend = RecordingFactory()
+        let metrics = RunMetrics(labels: labels, exportingTo: backend)
+        let calls = Mutex(0)
+        let sixth = DispatchSemaphore(value: 0)
+        let sampler = MetricsSampler(metrics: metrics, scenario: "s", period: 0.05) {
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            if call == 2 { usleep(400_000) }  // eight periods
+            if call == 6 { sixth.signal() }
+            return LiveSample(events: call * 1_000)
+        }
+        sixth.wait()
+        sampler.stop()
+        let rates = backend.recorded("segments_bench_achieved_rate", [("host", "h1"), ("scenario", "s"), ("run_id", "r1")])
+        XCTAssertGreaterThanOrEqual(rates.count, 4)
+        // 1,000 events a sample, samples at least 50 ms apart.
+        XCTAssertLessThanOrEqual(rates.max() ?? 0, 20_000, "rates after the stall: \(rates)")
+    }
+
     func testWithoutAnExportBackendPrometheusStillHasTheSeries() {
         let metrics = RunMetrics(labels: labels)
         metrics.publish(LiveSample(events: 1), scenario: "s")

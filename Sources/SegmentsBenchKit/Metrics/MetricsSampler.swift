@@ -13,7 +13,8 @@ public final class MetricsSampler: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts sampling `source` every `period` seconds (at least 10 ms) into `metrics` under
-    /// `scenario`; the first sample is taken after one period.
+    /// `scenario`; the first sample is taken after one period, and each one at least a period
+    /// after the one before (a late sample moves the schedule on; missed ones are not taken).
     public init(metrics: RunMetrics, scenario: String, period: Double = 0.25, source: @escaping @Sendable () -> LiveSample) {
         self.metrics = metrics
         self.scenario = scenario
@@ -26,8 +27,12 @@ public final class MetricsSampler: Sendable {
                     usleep(10_000)
                 }
                 if stopped.load(ordering: .acquiring) { break }
-                metrics.publish(source(), scenario: scenario)
-                next += interval
+                // The time the totals are read at, not after a slow source returned.
+                let sampledAt = monotonicNanoseconds()
+                metrics.publish(source(), scenario: scenario, now: sampledAt)
+                // Behind schedule, the next sample is a period after this one: samples taken back
+                // to back would make the achieved rate events over microseconds.
+                next = max(next + interval, monotonicNanoseconds() + interval)
             }
             finished.signal()
         }
