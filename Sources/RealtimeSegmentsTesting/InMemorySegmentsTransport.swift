@@ -101,14 +101,16 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
         set { state.withLock { $0.defaultResponse = newValue } }
     }
 
-    /// Computes every response from the cookie (takes precedence over stored segments).
+    /// Computes every response from the cookie (takes precedence over stored segments). The
+    /// responder runs on the fetching thread, outside the transport's lock: it may read or script
+    /// this transport.
     public func setResponder(_ responder: (@Sendable (String) -> SegmentsResponse)?) {
         state.withLock { $0.responder = responder }
     }
 
-    /// Makes the next `count` calls to `endpoint` fail with `error`.
+    /// Makes the next `count` calls to `endpoint` fail with `error` (none for a count below 1).
     public func failNext(_ endpoint: Endpoint, with error: SegmentsError, count: Int = 1) {
-        state.withLock { $0.failures[endpoint, default: []].append(contentsOf: repeatElement(error, count: count)) }
+        state.withLock { $0.failures[endpoint, default: []].append(contentsOf: repeatElement(error, count: max(0, count))) }
     }
 
     /// From now on, fetches wait until ``releaseHeldFetches(keepHolding:)``.
@@ -222,11 +224,12 @@ public final class InMemorySegmentsTransport: SegmentsTransport, QualifiedSegmen
             return state.fetchGate.holding
         }
         if mustWait { await pass(\.fetchGate) }
-        return try state.withLock { state throws(SegmentsError) in
+        let (responder, stored) = try state.withLock { state throws(SegmentsError) in
             try Self.admit(&state, .fetchSegments, context, expectedProjectToken)
-            if let responder = state.responder { return responder(cookie) }
-            return state.segmentsByCookie[cookie] ?? state.defaultResponse
+            return (state.responder, state.segmentsByCookie[cookie] ?? state.defaultResponse)
         }
+        // The responder is the app's code: called outside the lock, it may use this transport.
+        return responder?(cookie) ?? stored
     }
 
     // MARK: QualifiedSegmentsTransport

@@ -8,7 +8,8 @@ import RealtimeSegments
 /// ``setWallClock(secondsSince1970:)`` moves the wall clock alone. An engine sleeping on this
 /// clock wakes when an ``advance(by:)`` reaches its deadline, or when it is given new work; it
 /// never wakes because real time passed. ``advance(by:)`` does not wait for the engine to react:
-/// call ``RealtimeSegments/SegmentsClient/waitUntilIdle(timeout:)`` after it for that.
+/// call ``RealtimeSegments/SegmentsClient/waitUntilIdle(timeout:)`` after it for that. Only
+/// ``setWallClock(secondsSince1970:)`` moves a clock back: a duration below zero moves nothing.
 ///
 /// Threading: every method may be called from any thread, and none blocks; several clients may
 /// share one clock.
@@ -40,6 +41,7 @@ public final class ManualClock: SegmentsClock, SteppedClock {
     /// that long sees them once it wakes: cached answers age, and the engine's timers, which run on
     /// ``now()``, stand still (no deadline is reached by it).
     public func advanceWhileAsleep(by duration: Duration) {
+        let duration = max(duration, .zero)
         state.withLock { state in
             state.asleep += duration
             state.wallClock += duration.inSeconds
@@ -59,6 +61,7 @@ public final class ManualClock: SegmentsClock, SteppedClock {
     /// Moves both clocks forward by `duration` and wakes the engine threads whose deadline it
     /// reached. Returns without waiting for them to react.
     public func advance(by duration: Duration) {
+        let duration = max(duration, .zero)
         let due: [EngineWakeup] = state.withLock { state in
             state.now = state.now + duration
             state.wallClock += duration.inSeconds
