@@ -241,6 +241,16 @@ final class PersistenceTests: XCTestCase {
     /// project leaves it alone: nothing tracked for that project is uploaded to this one, and the
     /// other project's client still finds it all.
     func testAStateDirectoryOfAnotherProjectIsLeftToThatProject() throws {
+        try assertTheDirectoryIsLeftToProjectA(withoutItsLockFile: false)
+    }
+
+    /// A lock file that went missing (a backup or migration that copied only the state file) is
+    /// not claimed by a client the state file refuses.
+    func testAStateDirectoryOfAnotherProjectWithoutItsLockFileIsLeftToThatProject() throws {
+        try assertTheDirectoryIsLeftToProjectA(withoutItsLockFile: true)
+    }
+
+    private func assertTheDirectoryIsLeftToProjectA(withoutItsLockFile: Bool, file: StaticString = #filePath, line: UInt = #line) throws {
         let projectA = InMemorySegmentsTransport(expectedProjectToken: "project-a")
         projectA.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
         let first = Fixture(stateDirectory: directory, transport: projectA) {
@@ -251,21 +261,27 @@ final class PersistenceTests: XCTestCase {
         try first.client.trackEvent(eventType: "for-project-a")
         first.client.stop()
         let firstCookie = first.cookie
+        if withoutItsLockFile {
+            try FileManager.default.removeItem(at: directory.appendingPathComponent("segments.lock"))
+        }
 
         let second = Fixture(stateDirectory: directory, directoryMayBeRefused: true)
         second.client.start()
         second.settle()
-        XCTAssertTrue(second.transport.trackedEvents.isEmpty, "an event tracked for project-a was uploaded to \(Fixture.token)")
-        XCTAssertNotEqual(second.cookie, firstCookie, "project-a's customer was taken over")
-        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) belongs to another project"), 1)
+        XCTAssertTrue(second.transport.trackedEvents.isEmpty, "an event tracked for project-a was uploaded to \(Fixture.token)",
+                      file: file, line: line)
+        XCTAssertNotEqual(second.cookie, firstCookie, "project-a's customer was taken over", file: file, line: line)
+        XCTAssertEqual(second.logs.count(prefix: "Segments: State directory \(directory.path) belongs to another project"), 1,
+                       file: file, line: line)
         second.client.stop()
 
         let againA = InMemorySegmentsTransport(expectedProjectToken: "project-a")
-        let third = Fixture(stateDirectory: directory, transport: againA) { $0.projectToken = "project-a" }
+        let third = Fixture(stateDirectory: directory, transport: againA, file: file, line: line) { $0.projectToken = "project-a" }
         third.client.start()
         third.settle()
-        XCTAssertEqual(againA.trackedEvents.map(\.eventType), ["for-project-a"], "project-a's unsent event is still there for it")
-        XCTAssertEqual(third.cookie, firstCookie)
+        XCTAssertEqual(againA.trackedEvents.map(\.eventType), ["for-project-a"], "project-a's unsent event is still there for it",
+                       file: file, line: line)
+        XCTAssertEqual(third.cookie, firstCookie, file: file, line: line)
     }
 
     /// JSON's encoder refuses nesting beyond 512 levels, and properties built in code can go

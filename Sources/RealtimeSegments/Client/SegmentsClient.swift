@@ -105,6 +105,7 @@ public final class SegmentsClient: Sendable {
             stateLock?.release()
             stateLock = nil
         }
+        stateLock?.claim(for: configuration.projectToken)
         let start = restored ?? Self.fresh
         self.configuration = configuration
         let logger = configuration.logger

@@ -11,7 +11,8 @@ import Synchronization
 /// A client's hold on its state directory: an exclusive `flock` on `<directory>/segments.lock`,
 /// so that two clients (in one process or two) never both write the state file, the journal and
 /// the reporting segments there, each replacing what the other saved. The file holds the project
-/// token of the first client that took it: the directory belongs to that project from then on.
+/// token of the first client whose state file accepted it: the directory belongs to that project
+/// from then on.
 ///
 /// Taken when the client is created and held until its engine has ended (after its last save), or,
 /// for a client never started, until it is stopped or released. The kernel drops it with the
@@ -41,8 +42,9 @@ final class StateDirectoryLock: Sendable {
     }
 
     /// Takes the directory's lock without waiting, creating the directory and the lock file if
-    /// needed, for `projectToken`'s client: a lock file naming another project is refused, an
-    /// empty one is given `projectToken`.
+    /// needed, for `projectToken`'s client: a lock file naming another project is refused. An
+    /// empty one is left empty: the client names its project (``claim(for:)``) once the state
+    /// file has accepted it, so a client refused by another project's state file claims nothing.
     static func acquire(in directory: URL, projectToken: String) -> Result<StateDirectoryLock, Failure> {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -64,16 +66,24 @@ final class StateDirectoryLock: Sendable {
             close(fd)
             return .failure(.unavailable(reason))
         }
-        if count == 0 {
-            // The first client on the directory names its project.
-            let token = Array(projectToken.utf8)
-            _ = pwrite(fd, token, token.count, 0)
-            _ = fsync(fd)
-        } else if String(decoding: owner[..<count], as: UTF8.self) != projectToken {
+        if count > 0, String(decoding: owner[..<count], as: UTF8.self) != projectToken {
             close(fd)
             return .failure(.otherProject(String(decoding: owner[..<count], as: UTF8.self)))
         }
         return .success(StateDirectoryLock(descriptor: fd))
+    }
+
+    /// Names `projectToken`'s project in a lock file that names none yet: the directory belongs to
+    /// that project from then on. Nothing once the lock is dropped.
+    func claim(for projectToken: String) {
+        state.withLock { state in
+            guard let descriptor = state.descriptor else { return }
+            var byte: UInt8 = 0
+            guard pread(descriptor, &byte, 1, 0) == 0 else { return }
+            let token = Array(projectToken.utf8)
+            _ = pwrite(descriptor, token, token.count, 0)
+            _ = fsync(descriptor)
+        }
     }
 
     /// One more holder, which must ``release()`` too; nothing once the lock is dropped.
