@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -12,17 +13,27 @@ import Darwin
 /// content, never a mix. ``syncDirectory(_:)`` then makes the rename itself durable; callers that
 /// replace many files in one directory call it once for the batch.
 ///
-/// Threading: stateless; concurrent calls must use different temporary paths.
+/// Threading: any thread; concurrent calls must use different temporary paths (names made with
+/// ``uniqueTag()``).
 enum DurableFile {
+    private static let temporaryFiles = Atomic<Int>(0)
+
+    /// A tag no other call in any process returns (the process ID and a count), for a temporary
+    /// file's name: two writers of one file, in one process or two, never share a temporary file.
+    static func uniqueTag() -> String {
+        "\(ProcessInfo.processInfo.processIdentifier)-\(temporaryFiles.add(1, ordering: .relaxed).newValue)"
+    }
+
     /// Writes `data` to `temporary`, fsyncs it and renames it over `target` (same directory).
     /// On failure the temporary file is removed and `target` is untouched.
-    static func replace(_ target: URL, with data: Data, temporary: URL) throws {
+    static func replace(_ target: URL, with data: Data, temporary: URL, beforeRename: (@Sendable () -> Void)? = nil) throws {
         do {
             try writeAndSync(data, to: temporary)
         } catch {
             unlink(temporary.path)
             throw error
         }
+        beforeRename?()
         guard rename(temporary.path, target.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary.path)

@@ -15,6 +15,14 @@ struct StateStore: Sendable {
     }
 
     let directory: URL
+    /// Called in ``save(_:)`` between writing the temporary file and renaming it (tests force
+    /// interleavings with it).
+    var beforeRenameForTesting: (@Sendable () -> Void)?
+
+    init(directory: URL) {
+        self.directory = directory
+    }
+
     var fileURL: URL { directory.appendingPathComponent("segments-state.json") }
 
     func load() -> LoadResult {
@@ -52,8 +60,8 @@ struct StateStore: Sendable {
     func save(_ state: PersistedState) throws -> (replaced: [String], bytes: Int) {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (data, replaced) = try NonFiniteNumbers.encode(state)
-        let temporary = directory.appendingPathComponent(".segments-state.json.\(ProcessInfo.processInfo.processIdentifier).tmp")
-        try DurableFile.replace(fileURL, with: data, temporary: temporary)
+        let temporary = directory.appendingPathComponent(".segments-state.json.\(DurableFile.uniqueTag()).tmp")
+        try DurableFile.replace(fileURL, with: data, temporary: temporary, beforeRename: beforeRenameForTesting)
         DurableFile.syncDirectory(directory)
         return (replaced, data.count)
     }

@@ -54,7 +54,7 @@ struct ReportingFileStore: Sendable {
     }
 
     private func temporaryURL(escapedName: String) -> URL {
-        directory.appendingPathComponent(".visitor-\(escapedName).tmp")
+        directory.appendingPathComponent(".visitor-\(escapedName).\(DurableFile.uniqueTag()).tmp")
     }
 
     /// Every persisted visitor, and the lines to log about the others. Corrupt files, those of
