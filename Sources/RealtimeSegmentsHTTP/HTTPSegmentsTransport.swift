@@ -66,9 +66,9 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     ///
     /// A negative ``HTTPTransportConfiguration/maxResponseBytes`` is clamped to 0 (every non-empty
     /// body is then refused as too large) with a `Segments:` warning on `logger`; it never reaches
-    /// NIO, whose body reader traps on a negative limit. A request timeout of 0 or less (either of
-    /// them), which would time out every request at once, is replaced by the default, also with a
-    /// warning. ``configuration`` holds the values used.
+    /// NIO, whose body reader traps on a negative limit. A request timeout under 1 ns (either of
+    /// them), which would time out every request at once (NIO's deadlines are whole nanoseconds),
+    /// is replaced by the default, also with a warning. ``configuration`` holds the values used.
     public init(
         configuration: HTTPTransportConfiguration,
         httpClient: HTTPClient = HTTPSegmentsTransport.sharedClient,
@@ -81,14 +81,14 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             configuration.maxResponseBytes = 0
         }
         let defaults = HTTPTransportConfiguration.defaultTimeout
-        if configuration.requestTimeout <= .zero {
+        if configuration.requestTimeout < .nanoseconds(1) {
             logger.warning(
-                "Segments: HTTPTransportConfiguration.requestTimeout is \(configuration.requestTimeout), not more than 0; using \(defaults)")
+                "Segments: HTTPTransportConfiguration.requestTimeout is \(configuration.requestTimeout), under 1 ns; using \(defaults)")
             configuration.requestTimeout = defaults
         }
-        if configuration.qualifiedSegmentsTimeout <= .zero {
+        if configuration.qualifiedSegmentsTimeout < .nanoseconds(1) {
             logger.warning(
-                "Segments: HTTPTransportConfiguration.qualifiedSegmentsTimeout is \(configuration.qualifiedSegmentsTimeout), not more than 0; using \(defaults)")
+                "Segments: HTTPTransportConfiguration.qualifiedSegmentsTimeout is \(configuration.qualifiedSegmentsTimeout), under 1 ns; using \(defaults)")
             configuration.qualifiedSegmentsTimeout = defaults
         }
         self.configuration = configuration

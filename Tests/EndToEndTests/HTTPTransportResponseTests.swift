@@ -279,8 +279,9 @@ final class HTTPTransportResponseTests: XCTestCase {
 
     /// A request timeout of 0 or less would time every request out at once, and be retried forever:
     /// the transport takes the default instead and says so.
-    func testARequestTimeoutOfZeroOrLessIsReplacedByTheDefaultWithAWarning() throws {
-        for timeout in [Duration.zero, .seconds(-1)] {
+    /// A timeout under a nanosecond is a deadline of now for NIO, whose time is whole nanoseconds.
+    func testARequestTimeoutUnderANanosecondIsReplacedByTheDefaultWithAWarning() throws {
+        for timeout in [Duration.zero, .seconds(-1), .nanoseconds(0.5)] {
             var configuration = try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:1")
             configuration.requestTimeout = timeout
             configuration.qualifiedSegmentsTimeout = timeout
