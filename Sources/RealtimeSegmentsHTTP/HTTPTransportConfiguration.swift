@@ -7,7 +7,7 @@ public struct HTTPTransportConfiguration: Sendable {
     /// with ``setBaseURL(_:)``, which validates it.
     public private(set) var baseURL: URL
     /// Deadline of one request, from sending it to the last byte of the response (default 10 s).
-    /// One of 0 or less is replaced by the default when the transport is created, with a
+    /// One under 1 ns is replaced by the default when the transport is created, with a
     /// `Segments:` warning on its logger.
     public var requestTimeout: Duration = Self.defaultTimeout
     /// Largest response body accepted (default 8 MiB); a larger one is a malformed response. A
@@ -22,7 +22,7 @@ public struct HTTPTransportConfiguration: Sendable {
     public private(set) var qualifiedSegmentsHost: URL?
     /// Deadline of one qualified-segments request, from sending it to the last byte of the
     /// response (default 10 s, the reference SDK's). A request past it fails with
-    /// `fetchSegmentsFailed("network error")`. One of 0 or less is replaced by the default when the
+    /// `fetchSegmentsFailed("network error")`. One under 1 ns is replaced by the default when the
     /// transport is created, with a `Segments:` warning on its logger.
     public var qualifiedSegmentsTimeout: Duration = Self.defaultTimeout
 
