@@ -30,19 +30,31 @@ enum HTTPStatusMapping {
             guard let seconds = Int(value) else { return longestRetryAfter }  // too many digits
             return min(.seconds(seconds), longestRetryAfter)
         }
-        guard let date = httpDate().date(from: value) else { return nil }
+        guard let date = httpDate(value, now: now) else { return nil }
         let seconds = max(0, date.timeIntervalSince(now))
         return seconds >= 86_400 ? longestRetryAfter : .milliseconds(Int(seconds * 1_000))
     }
 
-    /// A parser of IMF-fixdate, the form servers send (`Sun, 06 Nov 1994 08:49:37 GMT`). Made per
-    /// use: a failed upload is rare, and a shared formatter would need a lock.
-    private static func httpDate() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
+    /// The three forms of an HTTP date a recipient accepts (RFC 9110 §5.6.7): IMF-fixdate, the
+    /// form servers send (`Sun, 06 Nov 1994 08:49:37 GMT`), and the obsolete RFC 850
+    /// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`) forms.
+    private static let httpDateFormats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    /// `value` read as an HTTP date in GMT. An RFC 850 year more than 50 years ahead of `now` is
+    /// the latest past year with those digits, as RFC 9110 says. Formatters are made per use: a
+    /// failed upload is rare, and a shared formatter would need a lock.
+    private static func httpDate(_ value: String, now: Date) -> Date? {
+        // asctime pads a one-digit day with a space.
+        let text = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        for format in httpDateFormats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.twoDigitStartDate = Calendar(identifier: .gregorian).date(byAdding: .year, value: -49, to: now)
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 
     /// A client-side failure before a response head arrived.

@@ -221,20 +221,24 @@ final class HTTPTransportResponseTests: XCTestCase {
     }
 
     /// SPEC §7: 408 is transient (a timeout), and 429 and 5xx carry the server's `Retry-After`,
-    /// given in seconds or as an HTTP date.
+    /// given in seconds or as an HTTP date in any of the three forms RFC 9110 §5.6.7 has a
+    /// recipient accept (IMF-fixdate, RFC 850's, asctime's).
     func testRetryAfterIsReadFromSecondsOrADateAnd408IsATimeout() async throws {
         let server = try CannedHTTPServer(scripted: [
             .init(status: 429, body: "{}", headers: ["retry-after": "120"]),
             .init(status: 503, body: "{}", headers: ["retry-after": "Fri, 31 Dec 2100 23:59:59 GMT"]),
+            .init(status: 503, body: "{}", headers: ["retry-after": "Friday, 31-Dec-60 23:59:59 GMT"]),
+            .init(status: 503, body: "{}", headers: ["retry-after": "Sat Nov  6 08:49:37 2100"]),
             .init(status: 503, body: "{}", headers: ["retry-after": "soon"]),
             .init(status: 408, body: "{}"),
         ])
         defer { server.stop() }
         let transport = try transport(server)
         var outcomes: [Result<SegmentsResponse, SegmentsError>] = []
-        for _ in 0..<4 { outcomes.append(await fetch(transport)) }
+        for _ in 0..<6 { outcomes.append(await fetch(transport)) }
+        let aDay = SegmentsError.serverError(status: 503, retryAfter: .seconds(86_400))
         XCTAssertEqual(outcomes, [
-            .failure(.rateLimited(retryAfter: .seconds(120))), .failure(.serverError(status: 503, retryAfter: .seconds(86_400))),
+            .failure(.rateLimited(retryAfter: .seconds(120))), .failure(aDay), .failure(aDay), .failure(aDay),
             .failure(.serverError(status: 503)), .failure(.timeout),
         ])
     }
