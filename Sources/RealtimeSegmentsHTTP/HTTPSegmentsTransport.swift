@@ -104,7 +104,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         if configuration.useBatchEndpoint {
             let path = project + "/batch"
             let answer = try await send(.POST, path, body: BatchBody(events: events), context: context)
-            let refusals = try UploadAnswer.batch(Array(answer.readableBytesView), commands: events.count, endpoint: "POST \(path)")
+            let refusals = try UploadAnswer.batch(Array(answer.readableBytesView), commands: events.count, endpoint: "POST \(Self.loggable(path))")
             if !refusals.isEmpty {
                 throw .partialUpload(answered: events.count, refused: refusals, then: nil)
             }
@@ -116,7 +116,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             for (index, event) in events.enumerated() {
                 do throws(SegmentsError) {
                     let answer = try await send(.POST, path, body: event, context: context)
-                    if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
+                    if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(Self.loggable(path))") {
                         refusals.append(.init(index: index, reason: refusal.reason))
                     }
                 } catch {
@@ -137,7 +137,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
         let path = "/track/v2/projects/\(Self.pathComponent(context.projectToken))/customers"
         let answer = try await send(.POST, path, body: update, context: context)
-        if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(path)") {
+        if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(Self.loggable(path))") {
             throw .partialUpload(answered: 1, refused: [refusal], then: nil)
         }
     }
@@ -147,7 +147,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     {
         let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/cookies/\(Self.pathComponent(cookie))/link-ids"
         let answer = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
-        try UploadAnswer.link(Array(answer.readableBytesView), endpoint: "POST \(path)")
+        try UploadAnswer.link(Array(answer.readableBytesView), endpoint: "POST \(Self.loggable(path))")
     }
 
     /// `true`: every call suspends on AsyncHTTPClient, and no lock is held across a wait.
@@ -175,7 +175,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             let value = authorization.headerValue
             guard !Self.holdsControlCharacter(value) else {
                 let error = SegmentsError.invalidCredentials("the authorization holds a control character (a line break read with the key?)")
-                logger.error("Segments: HTTP \(method) \(Self.withoutQuery(path)) not sent: \(error)")
+                logger.error("Segments: HTTP \(method) \(Self.loggable(path)) not sent: \(error)")
                 throw error
             }
             request.headers.add(name: "authorization", value: value)
@@ -190,7 +190,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             }
             if !replacedPaths.isEmpty {
                 logger.error(
-                    "Segments: \(method) \(path) carries numbers JSON cannot carry, sent as null: \(replacedPaths.joined(separator: ", "))")
+                    "Segments: \(method) \(Self.loggable(path)) carries numbers JSON cannot carry, sent as null: \(replacedPaths.joined(separator: ", "))")
             }
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: data))
@@ -205,21 +205,21 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             switch error {
             case .request(let failure):
                 let mapped = HTTPStatusMapping.error(forRequestFailure: failure)
-                logger.debug("Segments: HTTP \(method) \(Self.withoutQuery(path)) failed: \(mapped)")
+                logger.debug("Segments: HTTP \(method) \(Self.loggable(path)) failed: \(mapped)")
                 throw mapped
             case .body(let failure, let status, let retryAfter):
                 // The status decides first: a 401 or 503 whose body is cut short is still that
                 // status; only a 2xx response is judged by what happened to its body.
                 let mapped = HTTPStatusMapping.error(forStatus: status, retryAfter: HTTPStatusMapping.retryAfter(retryAfter))
                     ?? HTTPStatusMapping.error(forBodyFailure: failure)
-                logger.debug("Segments: HTTP \(method) \(Self.withoutQuery(path)) → \(status), body failed: \(failure)")
+                logger.debug("Segments: HTTP \(method) \(Self.loggable(path)) → \(status), body failed: \(failure)")
                 throw mapped
             }
         }
         if let error = HTTPStatusMapping.error(
             forStatus: exchange.status, retryAfter: HTTPStatusMapping.retryAfter(exchange.retryAfter))
         {
-            logger.debug("Segments: HTTP \(method) \(Self.withoutQuery(path)) → \(exchange.status)")
+            logger.debug("Segments: HTTP \(method) \(Self.loggable(path)) → \(exchange.status)")
             throw error
         }
         return exchange.body
@@ -269,8 +269,15 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         }
     }
 
-    /// `path` without its query, which names the customer (`?cookie=`): for log lines.
-    static func withoutQuery(_ path: String) -> Substring { path.prefix { $0 != "?" } }
+    /// `path` (or a URL) as log lines and error texts give it: without the parts that name the
+    /// customer, its query (`?cookie=`) and the cookie in a link-ids path (`/cookies/{cookie}/`).
+    static func loggable(_ path: String) -> String {
+        var parts = path.prefix { $0 != "?" }.split(separator: "/", omittingEmptySubsequences: false)
+        for index in parts.indices.dropLast() where parts[index] == "cookies" {
+            parts[index + 1] = "{cookie}"
+        }
+        return parts.joined(separator: "/")
+    }
 
     /// `true` if `value` holds a character no header value may (C0 controls but tab, and DEL):
     /// AsyncHTTPClient would refuse the request as if the network had failed.
@@ -279,7 +286,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     }
 
     private func logRedirect(of request: HTTPClientRequest, status: Int, to location: String?) {
-        let url = Self.withoutQuery(request.url)
+        let url = Self.loggable(request.url)
         logger.error(
             "Segments: \(request.method) \(url) was redirected (HTTP \(status)) to \(location?.escapingControlCharacters ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
     }

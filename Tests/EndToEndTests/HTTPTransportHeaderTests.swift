@@ -73,6 +73,32 @@ final class HTTPTransportHeaderTests: XCTestCase {
         XCTAssertFalse(logs.all.isEmpty)
         XCTAssertFalse(logs.all.contains { $0.contains("cust-123") }, "\(logs.all)")
     }
+
+    /// The link-ids request names the cookie in its path: neither its log lines (a failure, a
+    /// redirect) nor its errors' text (which the engine logs) repeat it.
+    func testLinkLogsAndErrorsDoNotNameTheCustomer() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 503, body: "{}"),
+            .init(status: 302, body: "", headers: ["location": "/elsewhere"]),
+            .init(status: 200, body: "<html>"),
+            .init(status: 200, body: #"{"success":false,"errors":"no"}"#),
+        ])
+        defer { server.stop() }
+        let logs = LogLines()
+        let transport = try transport(server, logs: logs)
+        let context = SegmentsRequestContext(projectToken: "p", authorization: .token("k"))
+        var errors: [String] = []
+        for _ in 0..<4 {
+            do throws(SegmentsError) {
+                try await transport.linkCustomerIds(cookie: "cust-123", externalIds: ["registered": "r-1"], context: context)
+            } catch {
+                errors.append("\(error)")
+            }
+        }
+        XCTAssertEqual(errors.count, 4)
+        XCTAssertFalse(logs.all.isEmpty)
+        XCTAssertFalse((logs.all + errors).contains { $0.contains("cust-123") }, "\(logs.all) \(errors)")
+    }
 }
 
 /// A call whose task is cancelled ends as `SegmentsError.cancelled`, not as a network failure or
