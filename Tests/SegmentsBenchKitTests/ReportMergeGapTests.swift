@@ -48,6 +48,25 @@ final class ReportMergeGapTests: XCTestCase {
         XCTAssertNoThrow(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge"))
     }
 
+    /// A merged report given with one of the runs it holds (`merge a b --out ab`, then
+    /// `merge ab b`) would count that run twice: refused, even after the merged report was written
+    /// and read back.
+    func testAMergedReportIsNotMergedWithARunItHolds() throws {
+        let a = report(host: "a", figures: [lost, ratio])
+        var b = report(host: "b", figures: [lost, ratio])
+        b.scenarios[0].figures[1].value = 2
+        let c = report(host: "c", figures: [lost, ratio])
+        let ab = try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge a b")
+        let read = try JSONDecoder().decode(BenchReport.self, from: JSONEncoder().encode(ab))
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a + b", report: read), (host: "b", report: b)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .sameRunTwice(["a + b", "b"]))
+        }
+        let abc = try ReportMerge.merge([(host: "a + b", report: read), (host: "c", report: c)], command: "merge")
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a + b + c", report: abc), (host: "a + b", report: ab)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .sameRunTwice(["a + b + c", "a + b"]))
+        }
+    }
+
     /// Hosts launched together from one image can share a hostname, a command and a start second;
     /// their runs measured different things, so they are merged.
     func testRunsOfHostsThatShareANameAndAStartSecondAreMerged() throws {

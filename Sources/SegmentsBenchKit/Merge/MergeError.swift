@@ -10,8 +10,9 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The reports come from different versions of the tool (each "host: version"), whose figures
     /// may be named or measured differently.
     case toolVersionsDiffer([String])
-    /// Inputs that are the same run (the same machine, start time, command and figures), named as
-    /// the merged report names their hosts: merged, its events and samples would count twice.
+    /// Inputs that are, or hold, the same run (the same machine, start time, command and figures:
+    /// ``RunIdentity``), named as the merged report names their hosts: merged, its events and
+    /// samples would count twice.
     case sameRunTwice([String])
 
     public var description: String {
@@ -23,7 +24,7 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .toolVersionsDiffer(versions):
             "Segments: merge: the reports come from different versions of segments-bench (\(versions.joined(separator: ", "))): run one version on every host"
         case let .sameRunTwice(hosts):
-            "Segments: merge: \(hosts.joined(separator: " and ")) are the same run (same machine, start time, command and figures): give each report once"
+            "Segments: merge: \(hosts.joined(separator: " and ")) are or hold the same run (same machine, start time, command and figures): give each run once"
         }
     }
 }

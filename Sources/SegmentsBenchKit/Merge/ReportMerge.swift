@@ -53,10 +53,13 @@ public enum ReportMerge {
         if Set(inputs.map(\.report.toolVersion)).count > 1 {
             throw MergeError.toolVersionsDiffer(inputs.map { "\($0.host): \($0.report.toolVersion)" })
         }
-        // The same run given twice would count its events and samples twice.
+        // The same run given twice, alone or inside a merged report, would count its events and
+        // samples twice.
+        let runs = inputs.map { RunIdentity.runs(of: $0.report) }
         for (index, input) in inputs.enumerated() {
-            let same = inputs[..<index].filter { Self.isSameRun($0.report, input.report) }
-            if let earlier = same.first { throw MergeError.sameRunTwice([earlier.host, input.host]) }
+            if let earlier = inputs.indices.first(where: { $0 < index && !Set(runs[$0]).isDisjoint(with: runs[index]) }) {
+                throw MergeError.sameRunTwice([inputs[earlier].host, input.host])
+            }
         }
         for input in inputs {
             for scenario in input.report.scenarios {
@@ -82,18 +85,8 @@ public enum ReportMerge {
             machine: mergeMachines(inputs), gitRevision: distinct(reports.map(\.gitRevision)), startedAt: Date(),
             command: command, scenarios: scenarios, toolVersion: distinct(reports.map(\.toolVersion)))
         merged.startedAt = startedAt
+        merged.mergedFrom = runs.flatMap { $0 }
         return merged
-    }
-
-    /// Whether two reports come from one run: the same machine, start time and command, and the
-    /// same figures. Hosts launched together from one image can share the first three (a start
-    /// time has whole seconds); their figures still differ.
-    private static func isSameRun(_ a: BenchReport, _ b: BenchReport) -> Bool {
-        guard a.machine.hostname == b.machine.hostname, a.startedAt == b.startedAt, a.command == b.command else { return false }
-        func values(_ report: BenchReport) -> [[UInt64]] {
-            report.scenarios.map { scenario in scenario.figures.map(\.value.bitPattern) + scenario.latencies.map(\.count) }
-        }
-        return values(a) == values(b)
     }
 
     private static func mergeScenario(_ parts: [(host: String, result: ScenarioResult)], hostCount: Int) -> ScenarioResult {

@@ -14,6 +14,8 @@ public struct BenchReport: Codable, Sendable {
     /// The ``ToolVersion`` that wrote it; `unknown` for reports written before it was recorded.
     public var toolVersion: String
     public var scenarios: [ScenarioResult]
+    /// The runs a merged report was made from (`segments-bench merge`); `nil` for a single run.
+    public var mergedFrom: [RunIdentity]?
 
     /// Creates a report, made by this ``ToolVersion`` unless told otherwise.
     public init(
@@ -29,7 +31,7 @@ public struct BenchReport: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, machine, gitRevision, startedAt, command, toolVersion, scenarios
+        case version, machine, gitRevision, startedAt, command, toolVersion, scenarios, mergedFrom
     }
 
     /// Decodes a report. Fields added after the first version may be missing (they take their
@@ -43,6 +45,7 @@ public struct BenchReport: Codable, Sendable {
         command = try container.decodeIfPresent(String.self, forKey: .command) ?? ""
         toolVersion = try container.decodeIfPresent(String.self, forKey: .toolVersion) ?? "unknown"
         scenarios = try container.decode([ScenarioResult].self, forKey: .scenarios)
+        mergedFrom = try container.decodeIfPresent([RunIdentity].self, forKey: .mergedFrom)
     }
 
     /// Every figure of every scenario.
