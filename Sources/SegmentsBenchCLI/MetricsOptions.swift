@@ -17,7 +17,7 @@ struct MetricsOptions: ParsableArguments {
         "Push the live metrics over OTLP/HTTP (protobuf) to this collector, e.g. http://127.0.0.1:4318 (its /v1/metrics); needs a build with the OTLP trait: swift build -c release --traits OTLP.",
         valueName: "url"))
     var otlpEndpoint: String?
-    @Option(help: ArgumentHelp("How often the metrics are pushed (with --otlp-endpoint); a last push follows the report.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("How often the metrics are pushed (with --otlp-endpoint), more than 0 and at most 86400; a last push follows the report.", valueName: "seconds"))
     var otlpIntervalSeconds: Double = 5
     @Option(help: "The run_id label of every series (default: 12 random hex digits); give the processes of one distributed run the same one.")
     var runId: String?
@@ -42,10 +42,11 @@ struct MetricsOptions: ParsableArguments {
             throw ValidationError("--otlp-interval-seconds goes with --otlp-endpoint")
         }
         if let otlpEndpoint {
-            #if OTLP
-            if !(otlpIntervalSeconds > 0) || !otlpIntervalSeconds.isFinite {
-                throw ValidationError("--otlp-interval-seconds must be more than 0, not \(otlpIntervalSeconds)")
+            // At most a day: swift-otel takes the interval as milliseconds in an Int64.
+            if !(otlpIntervalSeconds > 0 && otlpIntervalSeconds <= 86_400) {
+                throw ValidationError("--otlp-interval-seconds must be more than 0 and at most 86400, not \(otlpIntervalSeconds)")
             }
+            #if OTLP
             _ = try OTLPExport.metricsURL(otlpEndpoint)
             #else
             _ = otlpEndpoint

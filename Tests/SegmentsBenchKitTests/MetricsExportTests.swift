@@ -145,6 +145,21 @@ final class MetricsExportTests: XCTestCase {
     }
     #endif
 
+    /// An export interval is milliseconds in an `Int64` for swift-otel: one beyond a day is refused
+    /// as a usage error, in every build, before anything is converted.
+    func testAnOTLPIntervalBeyondADayIsAUsageError() {
+        var registry = ScenarioRegistry(builtIns: false)
+        try! registry.register(StubScenario(name: "stub"))
+        for interval in ["1e16", "86401", "0", "nan"] {
+            XCTAssertThrowsError(try SegmentsBenchCLI.run(
+                ["run", "stub", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-interval-seconds", interval], registry: registry)) { error in
+                XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 64)
+                let message = SegmentsBenchCLI.message(for: error)
+                XCTAssertTrue(message.contains("--otlp-interval-seconds must be more than 0 and at most 86400"), "\(interval): \(message)")
+            }
+        }
+    }
+
     func testOTLPOptionsWithoutTheEndpointAreAUsageError() {
         var registry = ScenarioRegistry(builtIns: false)
         try! registry.register(StubScenario(name: "stub"))
