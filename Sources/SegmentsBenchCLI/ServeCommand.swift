@@ -53,17 +53,9 @@ struct ServeCommand: ParsableCommand {
         }
         let plan = faults ? FaultsScenario.faultPlan(seed: seed ?? 1, overHTTP: true) : .none
         let server = SegmentsMockHTTPServer(backend: backend, host: host, port: port, faults: plan)
-        try runBlocking { try await server.start() }
-        let basic = keyPair.map { " or Basic \($0.id):<secret>" } ?? ""
-        print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)\(basic)). Ctrl-C to stop.")
-        print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")
-        if faults { print("  injecting the faults scenario's faults on every endpoint (seed \(seed ?? 1))") }
-        // Flushed so that a script reading the output through a pipe (to learn the port that
-        // --port 0 picked) sees these lines now, not when the buffer fills.
-        fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)
         // SIGINT (Ctrl-C) and SIGTERM stop the server cleanly, with or without --duration. The
         // dispatch sources see them even in a script's background job, which starts with SIGINT
-        // ignored.
+        // ignored. Installed before the port is announced: a script may signal as soon as it reads it.
         let stop = DispatchSemaphore(value: 0)
         let sources = [SIGINT, SIGTERM].map { signalNumber in
             signal(signalNumber, SIG_IGN)
@@ -72,6 +64,14 @@ struct ServeCommand: ParsableCommand {
             source.resume()
             return source
         }
+        try runBlocking { try await server.start() }
+        let basic = keyPair.map { " or Basic \($0.id):<secret>" } ?? ""
+        print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)\(basic)). Ctrl-C to stop.")
+        print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")
+        if faults { print("  injecting the faults scenario's faults on every endpoint (seed \(seed ?? 1))") }
+        // Flushed so that a script reading the output through a pipe (to learn the port that
+        // --port 0 picked) sees these lines now, not when the buffer fills.
+        fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)
         if let duration {
             _ = stop.wait(timeout: .now() + duration)
         } else {
