@@ -142,35 +142,67 @@ final class PullTests: XCTestCase {
     }
 
     #if os(Linux)
-    /// On a miss and on a cache hit alike: never inline on the calling thread (which waits for the
-    /// answer here, so an inline call would show as the same thread), never on the engine thread.
+    /// The thread that `call` runs on (a thread of its own, which stays alive until the answer is
+    /// in, so an inline answer would show as the same thread) and the thread its answer came on.
+    private func threads(
+        _ label: String, of call: @escaping @Sendable (_ answer: @escaping @Sendable () -> Void) -> Void
+    ) -> (caller: pthread_t, completion: pthread_t, name: String)? {
+        let seen = Locked<(caller: pthread_t, completion: pthread_t, name: String)?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        let callerMayEnd = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let caller = pthread_self()
+            call {
+                let name = systemThreadName() ?? ""
+                seen.withLock { $0 = (caller, pthread_self(), name) }
+                answered.signal()
+            }
+            _ = callerMayEnd.wait(timeout: .now() + 10)
+        }
+        XCTAssertEqual(answered.wait(timeout: .now() + 10), .success, label)
+        callerMayEnd.signal()
+        return seen.withLock { $0 }
+    }
+
+    private func assertAnsweredOffTheCallersThread(_ label: String,
+                                                   _ call: @escaping @Sendable (_ answer: @escaping @Sendable () -> Void) -> Void) {
+        let observed = threads(label, of: call)
+        XCTAssertNotNil(observed, label)
+        if let observed {
+            XCTAssertNotEqual(observed.caller, observed.completion, "\(label): not on the caller's thread")
+            XCTAssertNotEqual(observed.name, "Segments.engine", "\(label): not on the engine thread")
+        }
+    }
+
+    /// On a miss and on a cache hit alike: never inline on the calling thread, never on the engine
+    /// thread.
     func testTheCompletionRunsNeitherOnTheCallersThreadNorOnTheEngineThread() {
         let fixture = Fixture.started(answering: response([.discovery: [1]]))
+        let client = fixture.client
         for attempt in ["miss", "cache hit"] {
-            let seen = Locked<(caller: pthread_t, completion: pthread_t, name: String)?>(nil)
-            let answered = DispatchSemaphore(value: 0)
-            let callerMayEnd = DispatchSemaphore(value: 0)
-            let client = fixture.client
-            Thread.detachNewThread {
-                let caller = pthread_self()
-                client.getSegments(category: .discovery) { _ in
-                    let name = systemThreadName() ?? ""
-                    seen.withLock { $0 = (caller, pthread_self(), name) }
-                    answered.signal()
-                }
-                // The caller's thread stays alive until the answer is in.
-                _ = callerMayEnd.wait(timeout: .now() + 10)
-            }
-            XCTAssertEqual(answered.wait(timeout: .now() + 10), .success, attempt)
-            callerMayEnd.signal()
-            let observed = seen.withLock { $0 }
-            XCTAssertNotNil(observed, attempt)
-            if let observed {
-                XCTAssertNotEqual(observed.caller, observed.completion, "\(attempt): not on the caller's thread")
-                XCTAssertNotEqual(observed.name, "Segments.engine", "\(attempt): not on the engine thread")
-            }
+            assertAnsweredOffTheCallersThread(attempt) { answer in client.getSegments(category: .discovery) { _ in answer() } }
         }
         XCTAssertEqual(fixture.client.statistics.pullCacheHits, 1)
+    }
+
+    /// SPEC §6: the completion form answers on a background thread, a call refused at once too (a
+    /// client not started or stopped, a category without a name), in both forms.
+    func testARefusedCallIsAnsweredOffTheCallersThreadToo() {
+        let notStarted = Fixture()
+        let stopped = Fixture.started(answering: response([.discovery: [1]]))
+        stopped.client.stop()
+        let running = Fixture.started(answering: response([.discovery: [1]]))
+        for (label, client, category) in [
+            ("not started", notStarted.client, SegmentCategory.discovery), ("stopped", stopped.client, .discovery),
+            ("unnamed category", running.client, .other("")),
+        ] {
+            assertAnsweredOffTheCallersThread("\(label), Result form") { answer in
+                client.getSegments(category: category, completion: { _ in answer() })
+            }
+            assertAnsweredOffTheCallersThread("\(label), [Segment] form") { answer in
+                client.getSegments(category: category, result: { _ in answer() })
+            }
+        }
     }
     #endif
 
