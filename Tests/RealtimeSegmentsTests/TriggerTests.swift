@@ -138,6 +138,26 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 2)
     }
 
+    /// SPEC §3, trigger 4: with periodic flushing, the check follows the batch's upload, not the
+    /// tracked event.
+    func testWithPeriodicFlushingTheTriggerComesWhenTheBatchUploads() throws {
+        let fixture = Fixture { $0.flushingMode = .periodic(.seconds(60)) }
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        try fixture.client.trackEvent(eventType: "purchase")
+        fixture.settle()
+        var waited = 0
+        while fixture.transport.trackedEvents.isEmpty, waited < 120 {
+            XCTAssertEqual(fixture.transport.fetchCount, 1, "a check before the batch uploaded, \(waited) s after the event")
+            fixture.advance(.seconds(1))
+            waited += 1
+        }
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 1, "the periodic flush uploads the event")
+        XCTAssertGreaterThan(waited, 10, "the event waited for the periodic flush")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 2, "the upload's check, a debounce after it")
+    }
+
     func testWithPeriodicFlushingEventsUploadEveryInterval() throws {
         let fixture = Fixture { $0.flushingMode = .periodic(.seconds(10)) }
         fixture.client.start()
