@@ -1,0 +1,103 @@
+import Foundation
+import RealtimeSegments
+import SegmentsBenchKit
+import Synchronization
+import XCTest
+
+/// SPEC §5: no callback may receive segments fetched for another customer, and the harness must
+/// show we don't. Its stale-delivery counts are only worth their `must be 0` gate if they count a
+/// leak: here an engine that, after each `anonymize()`, hands every callback the last data it got
+/// for the customer just left, well past the scenarios' grace after the switch.
+final class StaleDeliveryDetectionTests: XCTestCase {
+    func testCustomerSwitchCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
+        var options = BenchOptions()
+        options.engine = LeakingEngine.factory
+        options.duration = 1
+        options.switchRate = 10
+        let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("customer-switch.staleDeliveries")).value, 0)
+    }
+
+    func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
+        var options = BenchOptions()
+        options.engine = LeakingEngine.factory
+        options.devices = 4
+        options.duration = 1
+        options.rate = 40
+        options.switchRate = 8
+        options.fetchDelayMs = 0
+        let result = try FleetScenario().run(options, progress: Progress(enabled: false))
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.switches")).value, 0)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.staleDeliveries")).value, 0)
+    }
+}
+
+/// `SegmentsClient` with a leak: 20 ms after `anonymize()` returns (twice the scenarios' grace),
+/// every callback is called again with the last segments it was given before the switch.
+private final class LeakingEngine: BenchEngine {
+    /// The last segments one callback was given.
+    private final class LastDelivery: Sendable {
+        let segments = Mutex<[Segment]?>(nil)
+    }
+
+    private struct Registration {
+        let registered: SegmentCallbackData
+        let last: LastDelivery
+    }
+
+    private let inner: SegmentsClientEngine
+    private let registrations = Mutex<[UUID: Registration]>([:])
+
+    static let factory = BenchEngineFactory(name: "leaking") { configuration in
+        LeakingEngine(inner: SegmentsClientEngine(SegmentsClient(configuration: configuration)))
+    }
+
+    private init(inner: SegmentsClientEngine) { self.inner = inner }
+
+    var customerIds: [String: String] { inner.customerIds }
+    func start() { inner.start() }
+    func stop() { inner.stop() }
+    func addCallbacks(_ callbacks: [SegmentCallbackData]) {
+        let wrapped = callbacks.map { callback in
+            let last = LastDelivery()
+            let registered = SegmentCallbackData(category: callback.category, isIncludeFirstLoad: callback.isIncludeFirstLoad) { segments in
+                last.segments.withLock { $0 = segments }
+                callback.onNewData(segments)
+            }
+            registrations.withLock { $0[callback.id] = Registration(registered: registered, last: last) }
+            return registered
+        }
+        inner.addCallbacks(wrapped)
+    }
+    func removeCallback(_ callback: SegmentCallbackData) {
+        if let registration = registrations.withLock({ $0.removeValue(forKey: callback.id) }) {
+            inner.removeCallback(registration.registered)
+        }
+    }
+    func trackEvent(eventType: String, properties: [String: JSONValue]) throws {
+        try inner.trackEvent(eventType: eventType, properties: properties)
+    }
+    func identifyCustomer(customerIds: [String: String], properties: [String: JSONValue]) throws {
+        try inner.identifyCustomer(customerIds: customerIds, properties: properties)
+    }
+    func anonymize() {
+        let replays = registrations.withLock { registrations in
+            registrations.values.compactMap { registration in
+                registration.last.segments.withLock { $0 }.map { (registration.registered.onNewData, $0) }
+            }
+        }
+        inner.anonymize()
+        Thread.detachNewThread {
+            usleep(20_000)
+            for (onNewData, segments) in replays { onNewData(segments) }
+        }
+    }
+    func getSegments(category: SegmentCategory, force: Bool) async throws -> [Segment] {
+        try await inner.getSegments(category: category, force: force)
+    }
+    func getSegments(category: SegmentCategory, force: Bool, result: @escaping @Sendable ([Segment]) -> Void) {
+        inner.getSegments(category: category, force: force, result: result)
+    }
+    func waitUntilIdle(timeout: Duration) -> Bool { inner.waitUntilIdle(timeout: timeout) }
+    var counters: BenchEngineCounters { inner.counters }
+}
