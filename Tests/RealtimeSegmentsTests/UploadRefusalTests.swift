@@ -56,6 +56,39 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertFalse(try String(contentsOf: file.fileURL, encoding: .utf8).contains("\n\n"), "no empty lines")
     }
 
+    /// The documented line: `item` holds the event (or customer update) in its wire form under
+    /// `event` (or `customer`), for a tool to read or send again.
+    func testADeadLetterLineHoldsTheUploadInItsWireForm() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = DeadLetterFile(directory: directory)
+        let event = TrackedEvent(customerIds: ["cookie": "c"], eventType: "bad", timestamp: 1_700_000_000, properties: ["n": .number(1)])
+        let update = CustomerUpdate(customerIds: ["cookie": "c", "registered": "r"], properties: [:])
+        _ = try file.append([
+            DeadLetterFile.Entry(reason: "refused", setAsideAt: 1_700_000_000, item: .event(event)),
+            DeadLetterFile.Entry(reason: "refused", setAsideAt: 1_700_000_001, item: .customer(update)),
+        ])
+        let lines = try String(contentsOf: file.fileURL, encoding: .utf8).split(separator: "\n")
+        let items = try lines.map { line in
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return try XCTUnwrap(object["item"] as? [String: Any])
+        }
+        XCTAssertEqual((items.first?["event"] as? [String: Any])?["event_type"] as? String, "bad", "\(lines)")
+        XCTAssertEqual(((items.last?["customer"] as? [String: Any])?["customer_ids"] as? [String: String])?["registered"], "r", "\(lines)")
+        XCTAssertEqual(file.entries().map(\.item), [.event(event), .customer(update)], "the lines read back")
+    }
+
+    /// Lines written before the wire form (`{"event": {"_0": {...}}}`) still read.
+    func testADeadLetterLineOfAnEarlierVersionReads() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = DeadLetterFile(directory: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let line = #"{"reason":"old","setAsideAt":1,"item":{"event":{"_0":{"customer_ids":{"cookie":"c"},"event_type":"old","timestamp":1,"properties":{}}}}}"#
+        try Data((line + "\n").utf8).write(to: file.fileURL)
+        XCTAssertEqual(file.entries().map { eventType(of: $0.item) }, ["old"])
+    }
+
     /// One refused event whose properties JSON cannot encode (nested beyond the encoder's limit)
     /// must not cost the others of the same set-aside their lines.
     func testAnUnencodableEntryDoesNotCostTheOthersTheirLines() throws {

@@ -4,8 +4,9 @@ import Foundation
 /// one JSON object per line, appended and never rewritten by the engine.
 ///
 /// Each line is `{"reason": "...", "setAsideAt": <seconds since 1970>, "item": <the upload>}`,
-/// where `item` is `{"event": {...}}` or `{"customer": {...}}` as in the state file. The file is
-/// for people and tools to inspect or replay; the engine never reads it back.
+/// where `item` is `{"event": {...}}` or `{"customer": {...}}`, the event or customer update in its
+/// wire form (``TrackedEvent``, ``CustomerUpdate``). The file is for people and tools to inspect
+/// or replay; the engine never reads it back.
 ///
 /// Threading: used by the engine thread only.
 struct DeadLetterFile: Sendable {
@@ -13,6 +14,41 @@ struct DeadLetterFile: Sendable {
         var reason: String
         var setAsideAt: Double
         var item: UploadItem
+
+        init(reason: String, setAsideAt: Double, item: UploadItem) {
+            self.reason = reason
+            self.setAsideAt = setAsideAt
+            self.item = item
+        }
+
+        private enum CodingKeys: String, CodingKey { case reason, setAsideAt, item }
+        private enum ItemKeys: String, CodingKey { case event, customer }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(reason, forKey: .reason)
+            try container.encode(setAsideAt, forKey: .setAsideAt)
+            var item = container.nestedContainer(keyedBy: ItemKeys.self, forKey: .item)
+            switch self.item {
+            case .event(let event): try item.encode(event, forKey: .event)
+            case .customer(let update): try item.encode(update, forKey: .customer)
+            }
+        }
+
+        /// Reads the wire form, and the form lines had before it (`{"event": {"_0": {...}}}`).
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            reason = try container.decode(String.self, forKey: .reason)
+            setAsideAt = try container.decode(Double.self, forKey: .setAsideAt)
+            let item = try container.nestedContainer(keyedBy: ItemKeys.self, forKey: .item)
+            if let event = try? item.decode(TrackedEvent.self, forKey: .event) {
+                self.item = .event(event)
+            } else if let update = try? item.decode(CustomerUpdate.self, forKey: .customer) {
+                self.item = .customer(update)
+            } else {
+                self.item = try container.decode(UploadItem.self, forKey: .item)
+            }
+        }
     }
 
     let directory: URL
