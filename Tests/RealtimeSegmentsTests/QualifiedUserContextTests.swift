@@ -104,6 +104,21 @@ final class QualifiedUserContextTests: XCTestCase {
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
     }
 
+    /// The reference SDK's blocking call, as its documentation writes it: `try
+    /// user.fetchQualifiedSegments()` in synchronous code (SPEC §9: one name for the async,
+    /// completion and blocking forms).
+    func testTheBlockingFormAnswersToTheReferenceSDKsName() throws {
+        let fixture = QualifiedFixture()
+        let jane = fixture.user("jane")
+        try jane.fetchQualifiedSegments()
+        XCTAssertEqual(jane.qualifiedSegments, ["a"])
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
+        fixture.transport.failNext(.fetchQualifiedSegments, with: .invalidSegmentIdentifier)
+        XCTAssertThrowsError(try fixture.user("joe").fetchQualifiedSegments(options: [.ignoreCache])) { error in
+            XCTAssertEqual(error as? SegmentsError, .invalidSegmentIdentifier)
+        }
+    }
+
     func testBlockingFormServesACacheHitWithoutARequest() throws {
         let fixture = QualifiedFixture()
         try fixture.user("jane").fetchQualifiedSegmentsAndWait()

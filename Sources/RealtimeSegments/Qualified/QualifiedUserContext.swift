@@ -119,6 +119,14 @@ public final class QualifiedUserContext: Sendable {
         try apply(result, ticket: ticket)
     }
 
+    /// The blocking form under the reference SDK's name: in synchronous code, `try
+    /// user.fetchQualifiedSegments()` is this call, as Optimizely's documentation writes it; in
+    /// async code the same words are the async form. Same as
+    /// ``fetchQualifiedSegmentsAndWait(options:)``, whose threading it shares.
+    public func fetchQualifiedSegments(options: [QualifiedSegmentOption] = []) throws(SegmentsError) {
+        try fetchQualifiedSegmentsAndWait(options: options)
+    }
+
     // MARK: Storing
 
     /// A ticket later than every one handed out before: taken when a call starts, without the lock.
