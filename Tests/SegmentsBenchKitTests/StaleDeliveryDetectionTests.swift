@@ -11,16 +11,37 @@ import XCTest
 final class StaleDeliveryDetectionTests: XCTestCase {
     func testCustomerSwitchCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
         var options = BenchOptions()
-        options.engine = LeakingEngine.factory
+        options.engine = LeakingEngine.factory(leaking: .callbacks)
         options.duration = 1
         options.switchRate = 10
         let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("customer-switch.staleDeliveries")).value, 0)
     }
 
+    /// The pull path: an engine whose `getSegments` answers, after `anonymize()`, what it answered
+    /// before it (a pull cache not cleared on the switch).
+    func testCustomerSwitchCountsAPullAnsweredFromThePreviousCustomersCache() throws {
+        var options = BenchOptions()
+        options.engine = LeakingEngine.factory(leaking: .pulls)
+        options.duration = 1
+        options.switchRate = 10
+        let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("customer-switch.stalePulls")).value, 0)
+        XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0, "callbacks do not leak in this engine")
+    }
+
+    func testCustomerSwitchsPullsAnswerTheNewCustomerOfTheRealEngine() throws {
+        var options = BenchOptions()
+        options.duration = 1
+        options.switchRate = 10
+        let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+        XCTAssertEqual(result.figure("customer-switch.stalePulls")?.value, 0)
+        XCTAssertEqual(result.figure("customer-switch.noPullAnsweredAfterASwitch")?.value, 0, "the pulls after a switch were answered")
+    }
+
     func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
         var options = BenchOptions()
-        options.engine = LeakingEngine.factory
+        options.engine = LeakingEngine.factory(leaking: .callbacks)
         options.devices = 4
         options.duration = 1
         options.rate = 40
@@ -32,9 +53,13 @@ final class StaleDeliveryDetectionTests: XCTestCase {
     }
 }
 
-/// `SegmentsClient` with a leak: 20 ms after `anonymize()` returns (twice the scenarios' grace),
-/// every callback is called again with the last segments it was given before the switch.
+/// `SegmentsClient` with a leak of the customer left by `anonymize()`: either 20 ms after it
+/// returns (twice the scenarios' grace) every callback is called again with the last segments it
+/// was given before the switch, or the first pull after it answers what the last pull before it
+/// answered.
 private final class LeakingEngine: BenchEngine {
+    enum Leak { case callbacks, pulls }
+
     /// The last segments one callback was given.
     private final class LastDelivery: Sendable {
         let segments = Mutex<[Segment]?>(nil)
@@ -46,13 +71,21 @@ private final class LeakingEngine: BenchEngine {
     }
 
     private let inner: SegmentsClientEngine
+    private let leak: Leak
     private let registrations = Mutex<[UUID: Registration]>([:])
+    /// The last pull's answer, and whether the next pull gives it again.
+    private let pulls = Mutex<(last: [Segment], replayNext: Bool)>(([], false))
 
-    static let factory = BenchEngineFactory(name: "leaking") { configuration in
-        LeakingEngine(inner: SegmentsClientEngine(SegmentsClient(configuration: configuration)))
+    static func factory(leaking leak: Leak) -> BenchEngineFactory {
+        BenchEngineFactory(name: "leaking") { configuration in
+            LeakingEngine(inner: SegmentsClientEngine(SegmentsClient(configuration: configuration)), leak: leak)
+        }
     }
 
-    private init(inner: SegmentsClientEngine) { self.inner = inner }
+    private init(inner: SegmentsClientEngine, leak: Leak) {
+        self.inner = inner
+        self.leak = leak
+    }
 
     var customerIds: [String: String] { inner.customerIds }
     func start() { inner.start() }
@@ -81,6 +114,11 @@ private final class LeakingEngine: BenchEngine {
         try inner.identifyCustomer(customerIds: customerIds, properties: properties)
     }
     func anonymize() {
+        if leak == .pulls {
+            inner.anonymize()
+            pulls.withLock { $0.replayNext = true }
+            return
+        }
         let replays = registrations.withLock { registrations in
             registrations.values.compactMap { registration in
                 registration.last.segments.withLock { $0 }.map { (registration.registered.onNewData, $0) }
@@ -96,7 +134,15 @@ private final class LeakingEngine: BenchEngine {
         try await inner.getSegments(category: category, force: force)
     }
     func getSegments(category: SegmentCategory, force: Bool, result: @escaping @Sendable ([Segment]) -> Void) {
-        inner.getSegments(category: category, force: force, result: result)
+        let replay = pulls.withLock { pulls -> [Segment]? in
+            defer { pulls.replayNext = false }
+            return pulls.replayNext ? pulls.last : nil
+        }
+        if let replay { return result(replay) }
+        inner.getSegments(category: category, force: force) { [self] segments in
+            pulls.withLock { $0.last = segments }
+            result(segments)
+        }
     }
     func waitUntilIdle(timeout: Duration) -> Bool { inner.waitUntilIdle(timeout: timeout) }
     var counters: BenchEngineCounters { inner.counters }

@@ -11,8 +11,8 @@ public struct CustomerSwitchScenario: Scenario {
     public let name = "customer-switch"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .switchRate, .debounce, .transport, .seed, .rate]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes per customer and its count of accepted events"
-    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen (max-wait at twice the debounce, so that each customer's segments are delivered before the next switch)"
-    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), deliveries in the run's second half (must be some), checks dropped by generation, server change → callback latency"
+    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen (max-wait at twice the debounce, so that each customer's segments are delivered before the next switch), with a pull before and after each anonymize()"
+    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), stale pulls (getSegments right after anonymize() answering another customer's segments; must be 0), deliveries in the run's second half (must be some), checks dropped by generation, server change → callback latency"
 
     /// How long after a switch returned a delivery of the previous customer's data counts as stale.
     /// The engine checks the generation right before each callback, so a callback whose check
@@ -90,6 +90,21 @@ public struct CustomerSwitchScenario: Scenario {
         }
         script(engine.cookie)
 
+        // The customer a pull's answer was fetched for (the marker of its data), or nil when it
+        // came back empty (a failed pull).
+        @Sendable func pulledCustomer() -> String? {
+            let answered = DispatchSemaphore(value: 0)
+            let marker = LockedBox<String?>(nil)
+            client.getSegments(category: .discovery, force: false) { segments in
+                marker.withLock { $0 = segments.first { $0.segmentationId == MeasuringTransport.markerSegmentationId }?.id }
+                answered.signal()
+            }
+            _ = answered.wait(timeout: .now() + 10)
+            return marker.withLock { $0 }
+        }
+        let stalePulls = ManagedAtomic<Int>(0)
+        let pullsAnswered = ManagedAtomic<Int>(0)
+
         let running = ManagedAtomic<Bool>(true)
         let switches = ManagedAtomic<Int>(0)
         let switcherDone = DispatchSemaphore(value: 0)
@@ -107,10 +122,22 @@ public struct CustomerSwitchScenario: Scenario {
                     // Same cookie, new hard id: the server answers for the same cookie, so the
                     // marker stays valid; only anonymize makes the old cookie stale.
                 } else {
+                    // A pull before the switch fills the pull cache with this customer's segments;
+                    // the pull after it must answer for the new customer, never from that cache
+                    // or from a fetch for the customer left.
+                    _ = pulledCustomer()
                     client.anonymize()
                     let returned = monotonicNanoseconds()
                     switchedAwayAt.withLock { $0[previous] = returned }
-                    script(client.customerIds["cookie"] ?? "")
+                    let cookie = client.customerIds["cookie"] ?? ""
+                    script(cookie)
+                    if let pulled = pulledCustomer() {
+                        if pulled == cookie {
+                            pullsAnswered.wrappingIncrement(ordering: .relaxed)
+                        } else {
+                            stalePulls.wrappingIncrement(ordering: .relaxed)
+                        }
+                    }
                 }
                 switches.wrappingIncrement(ordering: .relaxed)
             }
@@ -140,6 +167,11 @@ public struct CustomerSwitchScenario: Scenario {
             Figure(name: "customer-switch.noDeliveryInTheSecondHalf", value: laterDeliveries.load(ordering: .relaxed) == 0 ? 1 : 0,
                    unit: "count", gate: .zero,
                    summary: "1 if no callback received a switched-to customer's segments in the run's second half: deliveries stopped after switches, and the counts above checked nothing"),
+            Figure(name: "customer-switch.stalePulls", value: Double(stalePulls.load(ordering: .relaxed)), unit: "count", gate: .zero,
+                   summary: "getSegments calls made right after anonymize() returned that answered another customer's segments"),
+            Figure(name: "customer-switch.noPullAnsweredAfterASwitch", value: pullsAnswered.load(ordering: .relaxed) == 0 ? 1 : 0,
+                   unit: "count", gate: .zero,
+                   summary: "1 if no getSegments call after anonymize() answered the new customer's segments: the stale pull count checked nothing"),
             Figure(name: "customer-switch.switches", value: Double(switches.load(ordering: .relaxed)), unit: "count",
                    summary: "identify/anonymize calls"),
             Figure(name: "customer-switch.staleResultsDropped", value: Double(statistics.staleResultsDropped), unit: "count",
