@@ -11,7 +11,7 @@ public struct TrackingStormScenario: Scenario {
     public let needsMockIntrospection: String? = nil
     public let needsSegmentsClient: String? = "trackEvent on a client of its own (the same-CPU figures) and its configuration"
     public let simulates = "P producer threads calling trackEvent flat out (or at --rate per producer) while the engine uploads and coalesces checks"
-    public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, lost events (must be 0); the flat-out run again with the event journal on (events/s, trackEvent tail, journal bytes and fsyncs per event)"
+    public let measures = "trackEvent call latency, throughput, allocations per event (engine side), how long after the call the engine stamps an event, fetches per debounce window, a check after the uploads (must come), lost events (must be 0); the flat-out run again with the event journal on (events/s, trackEvent tail, journal bytes and fsyncs per event)"
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let producers = options.producers ?? 2
@@ -216,6 +216,13 @@ public struct TrackingStormScenario: Scenario {
         stopProgress.store(true, ordering: .relaxed)
         progress.say("draining uploads")
         _ = client.waitUntilIdle(timeout: .seconds(120))
+        let fetches = engine.transport.fetchCount
+        // SPEC §3, trigger 4: an upload is followed by a check, a debounce after the stream ends
+        // (a continuous stream keeps postponing it until max-wait). Waited for at most 30 s, far
+        // beyond the debounce, so that a busy machine cannot fail it.
+        let waitForTheCheck = monotonicNanoseconds() + 30_000_000_000
+        while engine.transport.triggerToFetch.count == 0, monotonicNanoseconds() < waitForTheCheck { usleep(10_000) }
+        let checkedAfterUploads = engine.transport.triggerToFetch.count > 0
         let tracked = outcome.operations - failures.load(ordering: .relaxed)
         let windows = max(1, seconds / max(0.001, Double(debounce.wholeNanoseconds) / 1e9))
         let latency = outcome.latency.summary(
@@ -251,9 +258,11 @@ public struct TrackingStormScenario: Scenario {
                        gate: .zero, summary: "events tracked minus events whose upload the target acknowledged, after draining"))
         }
         figures += [
-            Figure(name: "tracking-storm.fetchesPerDebounceWindow", value: Double(engine.transport.fetchCount) / windows, unit: "ratio",
+            Figure(name: "tracking-storm.fetchesPerDebounceWindow", value: Double(fetches) / windows, unit: "ratio",
                    gate: .atMost(1),
                    summary: "fetches per debounce window under a continuous stream (≤ 1; max-wait bounds it from below)"),
+            Figure(name: "tracking-storm.uploadsNeverFollowedByAFetch", value: checkedAfterUploads ? 0 : 1, unit: "count", gate: .zero,
+                   summary: "1 if no fetch started after an upload succeeded, within 30 s of the drain (an upload must trigger a check)"),
             Figure(name: "tracking-storm.producerStalls", value: Double(client.statistics.producerStalls), unit: "count",
                    summary: "times a producer found the ring full and waited (never dropped)"),
         ]
