@@ -85,6 +85,8 @@ public final class MeasuringTransport: SegmentsTransport {
     public var fetchRoundTrip: LatencyRecorder { state.withLock { $0.fetchRoundTrip } }
     /// Trigger (upload success) → fetch start, the debounce included.
     public var triggerToFetch: LatencyRecorder { state.withLock { $0.triggerToFetch } }
+    /// Whether an upload succeeded after the latest fetch started: a check is owed for it.
+    public var uploadAwaitsACheck: Bool { state.withLock { $0.lastUploadSuccess != nil } }
     /// Number of fetches started.
     public var fetchCount: Int { state.withLock { $0.fetchStarts } }
     /// When the latest fetch handed its response back to the engine (monotonic ns), after this
