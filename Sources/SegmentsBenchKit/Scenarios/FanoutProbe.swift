@@ -127,8 +127,10 @@ public enum FanoutProbe {
             guard delivered, !floorRounds || targets.eachCount(grewBy: segmentsPerPayload, since: beforeCheck),
                   let received = engine.transport.lastFetchReturn
             else {
+                // The verdict is in: the rest would wait out a minute each for an engine that
+                // does not deliver.
                 complete = false
-                continue
+                break
             }
             if check > 0 {
                 first.record(targets.firstAt &- received)
@@ -143,7 +145,7 @@ public enum FanoutProbe {
             }
         }
         var allocations: Double?
-        if let allocationStart, let end = AllocationProbe.snapshot() {
+        if complete, let allocationStart, let end = AllocationProbe.snapshot() {
             allocations = Double(end.mallocCalls - allocationStart.mallocCalls) / Double(checks)
         }
         if !floorRounds, !targets.eachCount(grewBy: segmentsPerPayload * (checks + 1), since: beforeCheck) {
