@@ -30,13 +30,15 @@ final class StaleDeliveryDetectionTests: XCTestCase {
         XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0, "callbacks do not leak in this engine")
     }
 
-    func testCustomerSwitchsPullsAnswerTheNewCustomerOfTheRealEngine() throws {
+    func testCustomerSwitchFindsNothingStaleInTheRealEngineAndSwitchesDuringFetches() throws {
         var options = BenchOptions()
         options.duration = 1
         options.switchRate = 10
         let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
         XCTAssertEqual(result.figure("customer-switch.stalePulls")?.value, 0)
         XCTAssertEqual(result.figure("customer-switch.noPullAnsweredAfterASwitch")?.value, 0, "the pulls after a switch were answered")
+        XCTAssertEqual(result.figure("customer-switch.noSwitchDuringAFetch")?.value, 0, "switches landed while a fetch was in flight")
+        XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0)
     }
 
     func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {

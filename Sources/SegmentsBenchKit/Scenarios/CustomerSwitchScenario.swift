@@ -11,7 +11,7 @@ public struct CustomerSwitchScenario: Scenario {
     public let name = "customer-switch"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .switchRate, .debounce, .transport, .seed, .rate]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes per customer and its count of accepted events"
-    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen (max-wait at twice the debounce, so that each customer's segments are delivered before the next switch), with a pull before and after each anonymize()"
+    public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen (max-wait at twice the debounce, so that each customer's segments are delivered before the next switch; every fetch answered in 30 ms, so that switches land while one is in flight), with a pull before and after each anonymize()"
     public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), stale pulls (getSegments right after anonymize() answering another customer's segments; must be 0), deliveries in the run's second half (must be some), checks dropped by generation, server change → callback latency"
 
     /// How long after a switch returned a delivery of the previous customer's data counts as stale.
@@ -21,6 +21,9 @@ public struct CustomerSwitchScenario: Scenario {
     /// exact property is tested deterministically in StressTests.)
     static let staleGraceNanoseconds: UInt64 = 10_000_000
 
+    /// How long the mock takes to answer a fetch: three times the grace.
+    static let fetchLatency = Duration.milliseconds(30)
+
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 9)
         let switchRate = options.switchRate ?? 20
@@ -28,9 +31,13 @@ public struct CustomerSwitchScenario: Scenario {
         // Every tracked event restarts the debounce, so under the producers' steady load checks
         // come at max-wait: five debounces, so that customers switched to get their segments
         // delivered during the run, where the stale and unmarked counts look at them.
+        // Every fetch takes `fetchLatency`, longer than the grace: a switch made while one is in
+        // flight would see its answer, fetched for the customer left, delivered after the grace
+        // if the engine let it through.
         let engine = try EngineUnderTest.make(
-            transport: options.transport, debounce: debounce, maxWait: debounce * 2, markResponsesWithCookie: true,
-            engine: options.engine)
+            transport: options.transport, debounce: debounce, maxWait: debounce * 2,
+            faults: FaultPlan(profiles: [.fetchSegments: FaultProfile(latency: .fixed(Self.fetchLatency))]),
+            markResponsesWithCookie: true, engine: options.engine)
         defer { engine.shutdown() }
         let backend = engine.backend
         let project = EngineUnderTest.project.token
@@ -103,6 +110,7 @@ public struct CustomerSwitchScenario: Scenario {
             return marker.withLock { $0 }
         }
         let stalePulls = ManagedAtomic<Int>(0)
+        let switchesDuringAFetch = ManagedAtomic<Int>(0)
         let pullsAnswered = ManagedAtomic<Int>(0)
 
         let running = ManagedAtomic<Bool>(true)
@@ -126,6 +134,7 @@ public struct CustomerSwitchScenario: Scenario {
                     // the pull after it must answer for the new customer, never from that cache
                     // or from a fetch for the customer left.
                     _ = pulledCustomer()
+                    if engine.transport.fetchesInFlight > 0 { switchesDuringAFetch.wrappingIncrement(ordering: .relaxed) }
                     client.anonymize()
                     let returned = monotonicNanoseconds()
                     switchedAwayAt.withLock { $0[previous] = returned }
@@ -172,6 +181,11 @@ public struct CustomerSwitchScenario: Scenario {
             Figure(name: "customer-switch.noPullAnsweredAfterASwitch", value: pullsAnswered.load(ordering: .relaxed) == 0 ? 1 : 0,
                    unit: "count", gate: .zero,
                    summary: "1 if no getSegments call after anonymize() answered the new customer's segments: the stale pull count checked nothing"),
+            Figure(name: "customer-switch.switchesDuringAFetch", value: Double(switchesDuringAFetch.load(ordering: .relaxed)),
+                   unit: "count", summary: "anonymize() calls made while a fetch for the customer left was in flight"),
+            Figure(name: "customer-switch.noSwitchDuringAFetch", value: switchesDuringAFetch.load(ordering: .relaxed) == 0 ? 1 : 0,
+                   unit: "count", gate: .zero,
+                   summary: "1 if no anonymize() came while a fetch was in flight: the stale count never saw an answer fetched for the customer left"),
             Figure(name: "customer-switch.switches", value: Double(switches.load(ordering: .relaxed)), unit: "count",
                    summary: "identify/anonymize calls"),
             Figure(name: "customer-switch.staleResultsDropped", value: Double(statistics.staleResultsDropped), unit: "count",

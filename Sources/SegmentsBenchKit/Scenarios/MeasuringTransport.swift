@@ -16,6 +16,7 @@ public final class MeasuringTransport: SegmentsTransport {
     private let state = LockedBox(State())
     /// See ``lastFetchReturn``: an atomic, so that storing it costs the measured span one store.
     private let lastReturn = Atomic<UInt64>(0)
+    private let inFlight = Atomic<Int>(0)
     /// The configured debounce, in ns: trigger → fetch start includes it.
     let debounceNanoseconds: UInt64
 
@@ -65,6 +66,8 @@ public final class MeasuringTransport: SegmentsTransport {
                 state.lastUploadSuccess = nil
             }
         }
+        inFlight.add(1, ordering: .relaxed)
+        defer { inFlight.subtract(1, ordering: .relaxed) }
         var response = try await inner.fetchSegments(cookie: cookie, context: context)
         let end = monotonicNanoseconds()
         state.withLock { state in
@@ -85,6 +88,8 @@ public final class MeasuringTransport: SegmentsTransport {
     public var fetchRoundTrip: LatencyRecorder { state.withLock { $0.fetchRoundTrip } }
     /// Trigger (upload success) → fetch start, the debounce included.
     public var triggerToFetch: LatencyRecorder { state.withLock { $0.triggerToFetch } }
+    /// Fetches started and not yet returned.
+    public var fetchesInFlight: Int { inFlight.load(ordering: .relaxed) }
     /// Whether an upload succeeded after the latest fetch started: a check is owed for it.
     public var uploadAwaitsACheck: Bool { state.withLock { $0.lastUploadSuccess != nil } }
     /// Number of fetches started.
