@@ -39,6 +39,7 @@ final class StaleDeliveryDetectionTests: XCTestCase {
         XCTAssertEqual(result.figure("customer-switch.noPullAnsweredAfterASwitch")?.value, 0, "the pulls after a switch were answered")
         XCTAssertEqual(result.figure("customer-switch.noSwitchDuringAFetch")?.value, 0, "switches landed while a fetch was in flight")
         XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0)
+        XCTAssertEqual(result.figure("customer-switch.unmarkedDeliveries")?.value, 0, "a clearing delivery ([]) is not unmarked data")
     }
 
     func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {

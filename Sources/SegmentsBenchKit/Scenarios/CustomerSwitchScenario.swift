@@ -51,6 +51,7 @@ public struct CustomerSwitchScenario: Scenario {
         let secondHalf = ManagedAtomic<UInt64>(.max)
         let firstCookie = engine.cookie
         let unmarked = ManagedAtomic<Int>(0)
+        let cleared = ManagedAtomic<Int>(0)
         let endToEnd = LockedBox(LatencyRecorder())
         for category in [SegmentCategory.discovery, .content, .merchandising] {
             for _ in 0..<5 {
@@ -60,6 +61,13 @@ public struct CustomerSwitchScenario: Scenario {
                     callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
                         let now = monotonicNanoseconds()
                         deliveries.wrappingIncrement(ordering: .relaxed)
+                        // An empty list clears what the callback shows: the engine's answer to a
+                        // switch whose previous customer's check is still in flight a debounce
+                        // later (every answer of the mock names its customer, so is never empty).
+                        if segments.isEmpty {
+                            cleared.wrappingIncrement(ordering: .relaxed)
+                            return
+                        }
                         guard let marker = segments.first(where: { $0.segmentationId == "customer" })?.id else {
                             unmarked.wrappingIncrement(ordering: .relaxed)
                             return
@@ -167,7 +175,9 @@ public struct CustomerSwitchScenario: Scenario {
             Figure(name: "customer-switch.staleDeliveries", value: Double(stale.load(ordering: .relaxed)), unit: "count", gate: .zero,
                    summary: "deliveries of a previous customer's segments more than 10 ms after the switch returned"),
             Figure(name: "customer-switch.unmarkedDeliveries", value: Double(unmarked.load(ordering: .relaxed)), unit: "count", gate: .zero,
-                   summary: "deliveries whose data names no customer (would mean foreign or corrupt data)"),
+                   summary: "deliveries of segments that name no customer (would mean foreign or corrupt data)"),
+            Figure(name: "customer-switch.clearingDeliveries", value: Double(cleared.load(ordering: .relaxed)), unit: "count",
+                   summary: "deliveries of an empty list: a switch cleared what callbacks showed while the previous customer's check was still in flight a debounce later"),
             Figure(name: "customer-switch.lostEvents", value: Double(lost), unit: "count", gate: .zero,
                    summary: "events tracked minus events the backend accepted"),
             Figure(name: "customer-switch.deliveries", value: Double(deliveries.load(ordering: .relaxed)), unit: "count",
