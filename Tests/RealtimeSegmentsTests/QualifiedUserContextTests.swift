@@ -96,26 +96,24 @@ final class QualifiedUserContextTests: XCTestCase {
         XCTAssertTrue(completed.withLock { $0 })
     }
 
-    func testBlockingFormStoresTheSegmentsBeforeReturning() throws {
-        let fixture = QualifiedFixture()
-        let jane = fixture.user("jane")
-        try jane.fetchQualifiedSegmentsAndWait()
-        XCTAssertEqual(jane.qualifiedSegments, ["a"])
-        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
-    }
-
-    /// The reference SDK's blocking call, as its documentation writes it: `try
-    /// user.fetchQualifiedSegments()` in synchronous code (SPEC §9: one name for the async,
+    /// Under either name; `try user.fetchQualifiedSegments()` in synchronous code is the reference
+    /// SDK's blocking call, as its documentation writes it (SPEC §9: one name for the async,
     /// completion and blocking forms).
-    func testTheBlockingFormAnswersToTheReferenceSDKsName() throws {
-        let fixture = QualifiedFixture()
-        let jane = fixture.user("jane")
-        try jane.fetchQualifiedSegments()
-        XCTAssertEqual(jane.qualifiedSegments, ["a"])
-        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1)
-        fixture.transport.failNext(.fetchQualifiedSegments, with: .invalidSegmentIdentifier)
-        XCTAssertThrowsError(try fixture.user("joe").fetchQualifiedSegments(options: [.ignoreCache])) { error in
-            XCTAssertEqual(error as? SegmentsError, .invalidSegmentIdentifier)
+    func testBlockingFormStoresTheSegmentsBeforeReturning() throws {
+        let forms: [(String, (QualifiedUserContext) throws -> Void)] = [
+            ("fetchQualifiedSegmentsAndWait", { try $0.fetchQualifiedSegmentsAndWait() }),
+            ("fetchQualifiedSegments", { try $0.fetchQualifiedSegments() }),
+        ]
+        for (name, fetch) in forms {
+            let fixture = QualifiedFixture()
+            let jane = fixture.user("jane")
+            try fetch(jane)
+            XCTAssertEqual(jane.qualifiedSegments, ["a"], name)
+            XCTAssertEqual(fixture.transport.qualifiedFetchCount, 1, name)
+            fixture.transport.failNext(.fetchQualifiedSegments, with: .invalidSegmentIdentifier)
+            XCTAssertThrowsError(try fetch(fixture.user("joe")), name) { error in
+                XCTAssertEqual(error as? SegmentsError, .invalidSegmentIdentifier, name)
+            }
         }
     }
 

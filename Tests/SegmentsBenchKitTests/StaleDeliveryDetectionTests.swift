@@ -9,32 +9,30 @@ import XCTest
 /// leak: here an engine that, after each `anonymize()`, hands every callback the last data it got
 /// for the customer just left, well past the scenarios' grace after the switch.
 final class StaleDeliveryDetectionTests: XCTestCase {
-    func testCustomerSwitchCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
+    /// A one-second `customer-switch` run, ten switches a second, of `engine`.
+    private func customerSwitch(_ engine: BenchEngineFactory = .segmentsClient) throws -> ScenarioResult {
         var options = BenchOptions()
-        options.engine = LeakingEngine.factory(leaking: .callbacks)
+        options.engine = engine
         options.duration = 1
         options.switchRate = 10
-        let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+        return try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+    }
+
+    func testCustomerSwitchCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
+        let result = try customerSwitch(LeakingEngine.factory(leaking: .callbacks))
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("customer-switch.staleDeliveries")).value, 0)
     }
 
     /// The pull path: an engine whose `getSegments` answers, after `anonymize()`, what it answered
     /// before it (a pull cache not cleared on the switch).
     func testCustomerSwitchCountsAPullAnsweredFromThePreviousCustomersCache() throws {
-        var options = BenchOptions()
-        options.engine = LeakingEngine.factory(leaking: .pulls)
-        options.duration = 1
-        options.switchRate = 10
-        let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+        let result = try customerSwitch(LeakingEngine.factory(leaking: .pulls))
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("customer-switch.stalePulls")).value, 0)
         XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0, "callbacks do not leak in this engine")
     }
 
     func testCustomerSwitchFindsNothingStaleInTheRealEngineAndSwitchesDuringFetches() throws {
-        var options = BenchOptions()
-        options.duration = 1
-        options.switchRate = 10
-        let result = try CustomerSwitchScenario().run(options, progress: Progress(enabled: false))
+        let result = try customerSwitch()
         XCTAssertEqual(result.figure("customer-switch.stalePulls")?.value, 0)
         XCTAssertEqual(result.figure("customer-switch.noPullAnsweredAfterASwitch")?.value, 0, "the pulls after a switch were answered")
         XCTAssertEqual(result.figure("customer-switch.noSwitchDuringAFetch")?.value, 0, "switches landed while a fetch was in flight")
@@ -44,12 +42,8 @@ final class StaleDeliveryDetectionTests: XCTestCase {
 
     func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
         var options = BenchOptions()
-        options.engine = LeakingEngine.factory(leaking: .callbacks)
-        options.devices = 4
-        options.duration = 1
-        options.rate = 40
-        options.switchRate = 8
-        options.fetchDelayMs = 0
+        (options.engine, options.devices, options.duration) = (LeakingEngine.factory(leaking: .callbacks), 4, 1)
+        (options.rate, options.switchRate, options.fetchDelayMs) = (40, 8, 0)
         let result = try FleetScenario().run(options, progress: Progress(enabled: false))
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.switches")).value, 0)
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.staleDeliveries")).value, 0)
