@@ -29,7 +29,7 @@ public struct CustomerSwitchScenario: Scenario {
         let switchRate = options.switchRate ?? 20
         let debounce = options.debounce(default: 0.02)
         // Every tracked event restarts the debounce, so under the producers' steady load checks
-        // come at max-wait: five debounces, so that customers switched to get their segments
+        // come at max-wait: two debounces, so that customers switched to get their segments
         // delivered during the run, where the stale and unmarked counts look at them.
         // Every fetch takes `fetchLatency`, longer than the grace: a switch made while one is in
         // flight would see its answer, fetched for the customer left, delivered after the grace
