@@ -38,6 +38,15 @@ final class StaleDeliveryDetectionTests: XCTestCase {
         XCTAssertEqual(result.figure("customer-switch.noSwitchDuringAFetch")?.value, 0, "switches landed while a fetch was in flight")
         XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0)
         XCTAssertEqual(result.figure("customer-switch.unmarkedDeliveries")?.value, 0, "a clearing delivery ([]) is not unmarked data")
+        XCTAssertEqual(result.figure("customer-switch.repeatedDeliveries")?.value, 0)
+    }
+
+    /// SPEC §4: a callback hears changes. An engine that calls every callback twice with the same
+    /// segments is counted.
+    func testCustomerSwitchCountsAnEngineThatDeliversEachChangeTwice() throws {
+        let result = try customerSwitch(LeakingEngine.factory(leaking: .repeats))
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("customer-switch.repeatedDeliveries")).value, 0)
+        XCTAssertEqual(result.figure("customer-switch.staleDeliveries")?.value, 0, "nothing stale in this engine")
     }
 
     func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
@@ -53,9 +62,9 @@ final class StaleDeliveryDetectionTests: XCTestCase {
 /// `SegmentsClient` with a leak of the customer left by `anonymize()`: either 20 ms after it
 /// returns (twice the scenarios' grace) every callback is called again with the last segments it
 /// was given before the switch, or the first pull after it answers what the last pull before it
-/// answered.
+/// answered. Or, `repeats`, no leak but every delivery made twice.
 private final class LeakingEngine: BenchEngine {
-    enum Leak { case callbacks, pulls }
+    enum Leak { case callbacks, pulls, repeats }
 
     /// The last segments one callback was given.
     private final class LastDelivery: Sendable {
@@ -90,9 +99,11 @@ private final class LeakingEngine: BenchEngine {
     func addCallbacks(_ callbacks: [SegmentCallbackData]) {
         let wrapped = callbacks.map { callback in
             let last = LastDelivery()
+            let repeats = leak == .repeats
             let registered = SegmentCallbackData(category: callback.category, isIncludeFirstLoad: callback.isIncludeFirstLoad) { segments in
                 last.segments.withLock { $0 = segments }
                 callback.onNewData(segments)
+                if repeats { callback.onNewData(segments) }
             }
             registrations.withLock { $0[callback.id] = Registration(registered: registered, last: last) }
             return registered
@@ -111,9 +122,9 @@ private final class LeakingEngine: BenchEngine {
         try inner.identifyCustomer(customerIds: customerIds, properties: properties)
     }
     func anonymize() {
-        if leak == .pulls {
+        if leak != .callbacks {
             inner.anonymize()
-            pulls.withLock { $0.replayNext = true }
+            if leak == .pulls { pulls.withLock { $0.replayNext = true } }
             return
         }
         let replays = registrations.withLock { registrations in

@@ -12,7 +12,7 @@ public struct CustomerSwitchScenario: Scenario {
     public let honouredOptions: Set<BenchOptionName> = [.duration, .switchRate, .debounce, .transport, .seed, .rate]
     public let needsMockIntrospection: String? = "the mock backend's scripted segment changes per customer and its count of accepted events"
     public let simulates = "identify/anonymize churn (--switch-rate per second) while producers track events and callbacks listen (max-wait at twice the debounce, so that each customer's segments are delivered before the next switch; every fetch answered in 30 ms, so that switches land while one is in flight), with a pull before and after each anonymize()"
-    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), stale pulls (getSegments right after anonymize() answering another customer's segments; must be 0), deliveries in the run's second half (must be some), checks dropped by generation, server change → callback latency"
+    public let measures = "stale deliveries (segments of a previous customer reaching a callback more than 10 ms after the switch returned; must be 0), stale pulls (getSegments right after anonymize() answering another customer's segments; must be 0), repeated deliveries (the same segments twice between switches; must be 0), deliveries in the run's second half (must be some), checks dropped by generation, server change → callback latency"
 
     /// How long after a switch returned a delivery of the previous customer's data counts as stale.
     /// The engine checks the generation right before each callback, so a callback whose check
@@ -52,15 +52,26 @@ public struct CustomerSwitchScenario: Scenario {
         let firstCookie = engine.cookie
         let unmarked = ManagedAtomic<Int>(0)
         let cleared = ManagedAtomic<Int>(0)
+        // Raised by the switcher before each identify or anonymize: a delivery's data may repeat
+        // the one before only across a switch (SPEC §4: callbacks hear changes, and first loads).
+        let switchEpoch = ManagedAtomic<Int>(0)
+        let repeated = ManagedAtomic<Int>(0)
         let endToEnd = LockedBox(LatencyRecorder())
         for category in [SegmentCategory.discovery, .content, .merchandising] {
             for _ in 0..<5 {
                 // The change versions this callback has already been timed for.
                 let timed = LockedBox<Set<UInt64>>([])
+                let previous = LockedBox<(epoch: Int, segments: [Segment])?>(nil)
                 engine.engine.addCallback(
                     callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
                         let now = monotonicNanoseconds()
                         deliveries.wrappingIncrement(ordering: .relaxed)
+                        let epoch = switchEpoch.load(ordering: .acquiring)
+                        let again = previous.withLock { previous in
+                            defer { previous = (epoch, segments) }
+                            return previous.map { $0.epoch == epoch && $0.segments == segments } ?? false
+                        }
+                        if again { repeated.wrappingIncrement(ordering: .relaxed) }
                         // An empty list clears what the callback shows: the engine's answer to a
                         // switch whose previous customer's check is still in flight a debounce
                         // later (every answer of the mock names its customer, so is never empty).
@@ -132,6 +143,7 @@ public struct CustomerSwitchScenario: Scenario {
             while running.load(ordering: .relaxed) {
                 usleep(interval)
                 let previous = client.customerIds["cookie"] ?? ""
+                switchEpoch.wrappingIncrement(ordering: .releasing)
                 if generator.next() % 3 == 0 {
                     number += 1
                     try? client.identifyCustomer(customerIds: ["registered": "customer-\(number)"])
@@ -176,6 +188,8 @@ public struct CustomerSwitchScenario: Scenario {
                    summary: "deliveries of a previous customer's segments more than 10 ms after the switch returned"),
             Figure(name: "customer-switch.unmarkedDeliveries", value: Double(unmarked.load(ordering: .relaxed)), unit: "count", gate: .zero,
                    summary: "deliveries of segments that name no customer (would mean foreign or corrupt data)"),
+            Figure(name: "customer-switch.repeatedDeliveries", value: Double(repeated.load(ordering: .relaxed)), unit: "count", gate: .zero,
+                   summary: "deliveries that gave a callback the same segments as its previous one, with no switch between (SPEC §4: changes only)"),
             Figure(name: "customer-switch.clearingDeliveries", value: Double(cleared.load(ordering: .relaxed)), unit: "count",
                    summary: "deliveries of an empty list: a switch cleared what callbacks showed while the previous customer's check was still in flight a debounce later"),
             Figure(name: "customer-switch.lostEvents", value: Double(lost), unit: "count", gate: .zero,
