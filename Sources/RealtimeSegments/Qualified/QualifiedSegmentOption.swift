@@ -1,4 +1,4 @@
-/// How one ``QualifiedUserContext/fetchQualifiedSegments(options:)`` call uses the cache.
+/// How one `fetchQualifiedSegments` call of a ``QualifiedUserContext`` uses the cache.
 public enum QualifiedSegmentOption: Sendable, Hashable, CaseIterable {
     /// Neither read nor write the cache: always ask the server and keep the answer out of the
     /// cache. Such a call never joins a request already in flight (that request may have been sent

@@ -84,8 +84,8 @@ public final class QualifiedUserContext: Sendable {
         try apply(result, ticket: ticket)
     }
 
-    /// The completion form of ``fetchQualifiedSegments(options:)``: `completion` gets `nil` on
-    /// success (after ``qualifiedSegments`` is stored) or the error.
+    /// The completion form of the async `fetchQualifiedSegments(options:)`: `completion` gets `nil`
+    /// on success (after ``qualifiedSegments`` is stored) or the error.
     ///
     /// Threading: when the answer is known at once (a cache hit, no segments to check, a missing
     /// API key), `completion` runs synchronously on the caller's thread before this returns.
@@ -105,7 +105,7 @@ public final class QualifiedUserContext: Sendable {
         }
     }
 
-    /// The blocking form of ``fetchQualifiedSegments(options:)``: returns once
+    /// The blocking form of the async `fetchQualifiedSegments(options:)`: returns once
     /// ``qualifiedSegments`` is stored, or throws.
     ///
     /// Threading: a cache hit (or any answer known at once) returns on the caller's thread without a
