@@ -27,8 +27,17 @@ final class CostProbeEnvironmentTests: XCTestCase {
         second["MALLOC_CONF"] = "narenas:1"
         let counted = try childEnvironment(first)
         XCTAssertEqual(counted, try childEnvironment(second), "the counted child's environment follows the bench's")
-        XCTAssertTrue(counted.contains("SWIFT_DETERMINISTIC_HASHING=1\n"), counted)
-        XCTAssertTrue(counted.contains("SEGMENTS_BENCH_NO_JEMALLOC=1\n"), counted)
-        XCTAssertFalse(counted.contains("jemalloc.so"), counted)
+        // Exactly these, in this order: not the order of a dictionary in this process.
+        XCTAssertEqual(counted, CostProbe.childEnvironment.map { $0 + "\n" }.joined())
+    }
+
+    /// A relocated valgrind's `VALGRIND_LIB`, a runtime's `LD_LIBRARY_PATH` and `TMPDIR` are kept,
+    /// after the fixed variables and in one order.
+    func testTheVariablesAValgrindOrARuntimeNeedsAreKeptInOneOrder() throws {
+        let parent = ["TMPDIR": "/tmp/t", "VALGRIND_LIB": "/opt/valgrind/libexec/valgrind", "HOME": "/root", "LD_LIBRARY_PATH": "/opt/swift/lib"]
+        XCTAssertEqual(
+            try childEnvironment(parent),
+            (CostProbe.childEnvironment + ["VALGRIND_LIB=/opt/valgrind/libexec/valgrind", "LD_LIBRARY_PATH=/opt/swift/lib", "TMPDIR=/tmp/t"])
+                .map { $0 + "\n" }.joined())
     }
 }

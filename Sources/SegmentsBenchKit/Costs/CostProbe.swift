@@ -141,7 +141,7 @@ public struct CostProbe: Sendable {
         return try CallgrindProfile(parsing: text)
     }
 
-    /// The environment of every counted child, in this order.
+    /// The environment of every counted child, in this order, before ``passedThrough``.
     ///
     /// Fixed, not derived from this process's: the variables a child starts with, and their order,
     /// are part of its heap before the counted loop, and that heap decides which paths the C
@@ -157,14 +157,21 @@ public struct CostProbe: Sendable {
         "SWIFT_DETERMINISTIC_HASHING=1",
     ]
 
-    /// The process that runs `program` with `arguments` in ``childEnvironment`` alone, whatever
-    /// `parent` (this process's environment) holds (not started).
+    /// The variables of this process the child keeps when set, in this order after
+    /// ``childEnvironment``: where a relocated valgrind finds its tools, where a Swift runtime
+    /// outside the default paths is, and where temporary files go. Constant on one machine.
+    static let passedThrough = ["VALGRIND_LIB", "LD_LIBRARY_PATH", "TMPDIR"]
+
+    /// The process that runs `program` with `arguments` in ``childEnvironment`` and the
+    /// ``passedThrough`` variables `parent` (this process's environment) sets, and nothing else of
+    /// it (not started).
     static func childProcess(running program: String, _ arguments: [String], parentEnvironment parent: [String: String]) -> Process {
         // `env -i` sets the variables in the order given; `Process.environment`, a dictionary,
         // would pass them in this process's random hash order.
+        let kept = passedThrough.compactMap { name in parent[name].map { "\(name)=\($0)" } }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["-i"] + childEnvironment + [program] + arguments
+        process.arguments = ["-i"] + childEnvironment + kept + [program] + arguments
         process.environment = parent
         return process
     }
