@@ -52,24 +52,31 @@ public struct CustomerSwitchScenario: Scenario {
         let firstCookie = engine.cookie
         let unmarked = ManagedAtomic<Int>(0)
         let cleared = ManagedAtomic<Int>(0)
-        // Raised by the switcher before each identify or anonymize: a delivery's data may repeat
-        // the one before only across a switch (SPEC §4: callbacks hear changes, and first loads).
+        // A delivery's data may repeat the one before only across a switch (SPEC §4: callbacks
+        // hear changes, and first loads). The switcher raises `switchEpoch` before and after each
+        // identify or anonymize (odd: a switch under way) and notes when the switch returned. A
+        // delivery is settled when it came in an even epoch, more than the stale grace after the
+        // last switch returned: a callback whose generation check passed just before a switch may
+        // still start just after it (see `staleGraceNanoseconds`), and the new customer's check
+        // then delivers the same segments again, rightly. Only settled deliveries are compared.
         let switchEpoch = ManagedAtomic<Int>(0)
+        let lastSwitchReturned = ManagedAtomic<UInt64>(0)
         let repeated = ManagedAtomic<Int>(0)
         let endToEnd = LockedBox(LatencyRecorder())
         for category in [SegmentCategory.discovery, .content, .merchandising] {
             for _ in 0..<5 {
                 // The change versions this callback has already been timed for.
                 let timed = LockedBox<Set<UInt64>>([])
-                let previous = LockedBox<(epoch: Int, segments: [Segment])?>(nil)
+                let previous = LockedBox<(epoch: Int, segments: [Segment])?>(nil)  // its last settled delivery
                 engine.engine.addCallback(
                     callbackData: SegmentCallbackData(category: category, isIncludeFirstLoad: true) { segments in
                         let now = monotonicNanoseconds()
                         deliveries.wrappingIncrement(ordering: .relaxed)
                         let epoch = switchEpoch.load(ordering: .acquiring)
+                        let settled = epoch % 2 == 0 && now > lastSwitchReturned.load(ordering: .relaxed) + Self.staleGraceNanoseconds
                         let again = previous.withLock { previous in
-                            defer { previous = (epoch, segments) }
-                            return previous.map { $0.epoch == epoch && $0.segments == segments } ?? false
+                            defer { previous = settled ? (epoch, segments) : nil }
+                            return settled && previous.map { $0.epoch == epoch && $0.segments == segments } ?? false
                         }
                         if again { repeated.wrappingIncrement(ordering: .relaxed) }
                         // An empty list clears what the callback shows: the engine's answer to a
@@ -143,10 +150,18 @@ public struct CustomerSwitchScenario: Scenario {
             while running.load(ordering: .relaxed) {
                 usleep(interval)
                 let previous = client.customerIds["cookie"] ?? ""
-                switchEpoch.wrappingIncrement(ordering: .releasing)
+                // Runs a switch between the two raises of the epoch; returns when it returned.
+                func switching(_ body: () -> Void) -> UInt64 {
+                    switchEpoch.wrappingIncrement(ordering: .releasing)
+                    body()
+                    let returned = monotonicNanoseconds()
+                    lastSwitchReturned.store(returned, ordering: .relaxed)
+                    switchEpoch.wrappingIncrement(ordering: .releasing)
+                    return returned
+                }
                 if generator.next() % 3 == 0 {
                     number += 1
-                    try? client.identifyCustomer(customerIds: ["registered": "customer-\(number)"])
+                    _ = switching { try? client.identifyCustomer(customerIds: ["registered": "customer-\(number)"]) }
                     // Same cookie, new hard id: the server answers for the same cookie, so the
                     // marker stays valid; only anonymize makes the old cookie stale.
                 } else {
@@ -155,8 +170,7 @@ public struct CustomerSwitchScenario: Scenario {
                     // or from a fetch for the customer left.
                     _ = pulledCustomer()
                     if engine.transport.fetchesInFlight > 0 { switchesDuringAFetch.wrappingIncrement(ordering: .relaxed) }
-                    client.anonymize()
-                    let returned = monotonicNanoseconds()
+                    let returned = switching { client.anonymize() }
                     switchedAwayAt.withLock { $0[previous] = returned }
                     let cookie = client.customerIds["cookie"] ?? ""
                     script(cookie)
