@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,13 +15,10 @@ import Darwin
 /// Threading: any thread; concurrent calls must use different temporary paths (names made with
 /// ``uniqueTag()``).
 enum DurableFile {
-    private static let temporaryFiles = Atomic<Int>(0)
-
-    /// A tag no other call in any process returns (the process ID and a count), for a temporary
-    /// file's name: two writers of one file, in one process or two, never share a temporary file.
-    static func uniqueTag() -> String {
-        "\(ProcessInfo.processInfo.processIdentifier)-\(temporaryFiles.add(1, ordering: .relaxed).newValue)"
-    }
+    /// A tag no other call returns (a random UUID), for a temporary file's name: two writers of
+    /// one file, in one process or two (even two containers sharing a volume, whose process IDs
+    /// may be equal), never share a temporary file.
+    static func uniqueTag() -> String { UUID().uuidString }
 
     /// Writes `data` to `temporary`, fsyncs it and renames it over `target` (same directory).
     /// On failure the temporary file is removed and `target` is untouched.

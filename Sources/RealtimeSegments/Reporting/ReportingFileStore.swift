@@ -8,12 +8,12 @@ import Logging
 /// `[a-z0-9_-]` written as `%XX` (capitals too, so names stay distinct on a volume that ignores
 /// case, as Apple platforms' default ones do), so names are stable and distinct per id; ids whose escaped form
 /// would exceed file-name limits use a 64-bit FNV-1a hash instead (the file also holds the id,
-/// which is what restore trusts). Every write is ``DurableFile/replace(_:with:temporary:)``, so a
+/// which is what restore trusts). Every write is ``DurableFile/replace(_:with:temporary:beforeRename:)``, so a
 /// crash leaves a visitor's old or new file; a leftover temporary file (`.visitor-….tmp`) is removed
 /// at restore and never read.
 ///
-/// Threading: ``write(_:)`` only from one serial queue (temporary names are per visitor, not per
-/// writer); ``loadAll()`` before any write.
+/// Threading: ``write(_:)`` only from one serial queue (each write's temporary file has a name of
+/// its own, so two stores on one directory never share one); ``loadAll()`` before any write.
 struct ReportingFileStore: Sendable {
     /// What is stored in one visitor's file.
     private struct Record: Codable {
