@@ -28,11 +28,8 @@ public struct ComparisonPolicy: Codable, Sendable, Hashable {
     /// the same in every process (FNV-1a), so a figure's interval does not depend on which other
     /// figures were compared.
     public func bootstrap(for name: String) -> Bootstrap {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return Bootstrap(resamples: resamples, confidence: confidence, seed: seed ^ hash)
+        var hash = FNV1a()
+        hash.add(name.utf8)
+        return Bootstrap(resamples: resamples, confidence: confidence, seed: seed ^ hash.value)
     }
 }

@@ -13,17 +13,12 @@ public struct RunIdentity: Codable, Sendable, Hashable {
         hostname = report.machine.hostname
         startedAt = report.startedAt
         command = report.command
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ word: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) {
-                hash = (hash ^ ((word >> UInt64(shift)) & 0xff)) &* 0x0000_0100_0000_01b3
-            }
-        }
+        var hash = FNV1a()
         for scenario in report.scenarios {
-            scenario.figures.forEach { add($0.value.bitPattern) }
-            scenario.latencies.forEach { add($0.count) }
+            scenario.figures.forEach { hash.add($0.value.bitPattern) }
+            scenario.latencies.forEach { hash.add($0.count) }
         }
-        fingerprint = String(hash, radix: 16)
+        fingerprint = String(hash.value, radix: 16)
     }
 
     /// The runs `report` holds: those it was merged from, or itself.
