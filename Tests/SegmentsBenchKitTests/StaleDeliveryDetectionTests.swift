@@ -50,12 +50,32 @@ final class StaleDeliveryDetectionTests: XCTestCase {
     }
 
     func testTheFleetCountsAnEngineThatLeaksThePreviousCustomersSegments() throws {
-        var options = BenchOptions()
-        (options.engine, options.devices, options.duration) = (LeakingEngine.factory(leaking: .callbacks), 4, 1)
-        (options.rate, options.switchRate, options.fetchDelayMs) = (40, 8, 0)
-        let result = try FleetScenario().run(options, progress: Progress(enabled: false))
+        let result = try fleet(LeakingEngine.factory(leaking: .callbacks))
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.switches")).value, 0)
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.staleDeliveries")).value, 0)
+    }
+
+    /// A one-second fleet run of four devices tracking and switching, of `engine`.
+    private func fleet(_ engine: BenchEngineFactory = .segmentsClient) throws -> ScenarioResult {
+        var options = BenchOptions()
+        (options.engine, options.devices, options.duration) = (engine, 4, 1)
+        (options.rate, options.switchRate, options.fetchDelayMs) = (40, 8, 0)
+        return try FleetScenario().run(options, progress: Progress(enabled: false))
+    }
+
+    /// SPEC §4 across a fleet: an engine that calls every callback twice with the same segments
+    /// is counted; the real engine is not.
+    func testTheFleetCountsAnEngineThatDeliversEachChangeTwice() throws {
+        let result = try fleet(LeakingEngine.factory(leaking: .repeats))
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.repeatedDeliveries")).value, 0)
+        XCTAssertEqual(result.figure("fleet.staleDeliveries")?.value, 0, "nothing stale in this engine")
+    }
+
+    func testTheFleetFindsNoRepeatedDeliveryInTheRealEngine() throws {
+        let result = try fleet()
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.switches")).value, 0)
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("fleet.deliveries")).value, 0)
+        XCTAssertEqual(try XCTUnwrap(result.figure("fleet.repeatedDeliveries")).value, 0)
     }
 }
 

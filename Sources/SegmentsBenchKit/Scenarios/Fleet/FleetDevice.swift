@@ -74,21 +74,30 @@ final class FleetDevice: Sendable {
         if identify {
             let number = state.withLock { state in
                 state.lastSwitchAt = called
+                state.switchEpoch += 1
                 state.pendingLinkIntended = intended
                 state.identifies += 1
                 return state.identifies
             }
             try? engine.identifyCustomer(customerIds: ["registered": "device-\(index)-\(number)"])
+            let returned = monotonicNanoseconds()
+            state.withLock { state in
+                state.switchEpoch += 1
+                state.lastSwitchReturned = returned
+            }
             return
         }
         let previous = state.withLock { state in
             state.lastSwitchAt = called
+            state.switchEpoch += 1
             return state.cookie
         }
         engine.anonymize()
         let returned = monotonicNanoseconds()
         let cookie = engine.cookie
         state.withLock { state in
+            state.switchEpoch += 1
+            state.lastSwitchReturned = returned
             state.switchedAway[previous] = returned
             state.cookie = cookie
             state.cookies.append(cookie)
@@ -101,12 +110,26 @@ final class FleetDevice: Sendable {
         [Segment(id: String(intended), segmentationId: changeSegmentationId)]
     }
 
-    /// A callback's delivery: whose data it is (stale?), the first load, and the change it carries.
+    /// A callback's delivery: whose data it is (stale?), whether it repeats the one before, the
+    /// first load, and the change it carries.
+    ///
+    /// A delivery may repeat the one before only across a switch (SPEC §4: callbacks hear changes,
+    /// and first loads). It is settled when it came with no switch under way, more than the stale
+    /// grace after the last one returned: a callback whose generation check passed just before a
+    /// switch may start just after it, and the new customer's check then delivers the same
+    /// segments again, rightly. Only settled deliveries of one epoch are compared.
     private static func deliver(
         _ segments: [Segment], categoryIndex: Int, state: LockedBox<FleetDeviceState>, measurements: FleetMeasurements
     ) {
         let now = monotonicNanoseconds()
         measurements.deliveries.wrappingIncrement(ordering: .relaxed)
+        let repeated = state.withLock { state in
+            let epoch = state.switchEpoch
+            let settled = epoch % 2 == 0 && now > state.lastSwitchReturned + CustomerSwitchScenario.staleGraceNanoseconds
+            defer { state.lastSettled[categoryIndex] = settled ? (epoch, segments) : nil }
+            return settled && state.lastSettled[categoryIndex].map { $0.epoch == epoch && $0.segments == segments } ?? false
+        }
+        if repeated { measurements.repeatedDeliveries.wrappingIncrement(ordering: .relaxed) }
         guard let marker = segments.first(where: { $0.segmentationId == MeasuringTransport.markerSegmentationId })?.id else {
             measurements.unmarkedDeliveries.wrappingIncrement(ordering: .relaxed)
             return

@@ -1,3 +1,5 @@
+import RealtimeSegments
+
 /// What the harness knows about one simulated device: its customer now and before, and the
 /// timings its transport and callbacks need. Kept in a ``LockedBox`` per device; the device's
 /// generator thread writes the identity, its transport and callbacks read and update the rest.
@@ -25,6 +27,12 @@ struct FleetDeviceState: Sendable {
     var lastTimedChange: [UInt64] = [0, 0, 0]
     /// Identify calls so far (names the next hard id).
     var identifies = 0
+    /// Raised before and after each switch: odd while one is under way.
+    var switchEpoch = 0
+    /// When the latest switch returned (monotonic ns).
+    var lastSwitchReturned: UInt64 = 0
+    /// Per category: the last settled delivery (see ``FleetDevice``), with its epoch.
+    var lastSettled: [(epoch: Int, segments: [Segment])?] = [nil, nil, nil]
 
     init(cookie: String) {
         self.cookie = cookie

@@ -17,6 +17,9 @@ final class FleetMeasurements: Sendable {
     /// Callbacks that got segments of a customer the device had switched away from (beyond the
     /// grace) or never was.
     let staleDeliveries = ManagedAtomic<Int>(0)
+    /// Settled deliveries that repeated the callback's previous one with no switch between
+    /// (SPEC §4: callbacks hear changes).
+    let repeatedDeliveries = ManagedAtomic<Int>(0)
     /// Callbacks whose segments name no customer.
     let unmarkedDeliveries = ManagedAtomic<Int>(0)
     /// Fetches of one device and customer closer than half a debounce to the previous one.
