@@ -9,7 +9,7 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
     /// where host is ``HTTPTransportConfiguration/qualifiedSegmentsHost`` (default the base URL).
     ///
     /// The request goes through the transport's pooled `HTTPClient`, so sequential fetches reuse a
-    /// keep-alive connection instead of paying connection setup each time (W2). The whole request
+    /// keep-alive connection instead of paying connection setup each time. The whole request
     /// has one deadline, ``HTTPTransportConfiguration/qualifiedSegmentsTimeout``.
     ///
     /// Errors: a cancelled calling task → `SegmentsError.cancelled`; an API key no header can carry (a control character) →

@@ -42,7 +42,7 @@ public struct HTTPTransportConfiguration: Sendable {
     /// Creates a configuration whose qualified segments go to `qualifiedSegmentsHost`.
     ///
     /// - Throws: `SegmentsError.invalidArgument(_:)` if either URL is not an `http` or `https`
-    ///   URL with a host.
+    ///   URL with a host, has a port outside 1 to 65535, or has a query or fragment.
     public init(baseURL: URL, qualifiedSegmentsHost: URL?) throws(SegmentsError) {
         try self.init(baseURL: baseURL)
         try setQualifiedSegmentsHost(qualifiedSegmentsHost)
@@ -61,8 +61,9 @@ public struct HTTPTransportConfiguration: Sendable {
     /// Sends qualified-segments requests to `host` (`nil`: to ``baseURL``).
     ///
     /// - Throws: `SegmentsError.invalidArgument(_:)` if `host` is not an `http` or `https` URL
-    ///   with a host; the configuration is then unchanged. A bad host is a configuration error
-    ///   here, never a crash at the first request (W11).
+    ///   with a host, has a port outside 1 to 65535, or has a query or fragment; the configuration
+    ///   is then unchanged. A bad host is a configuration error
+    ///   here, never a crash at the first request.
     public mutating func setQualifiedSegmentsHost(_ host: URL?) throws(SegmentsError) {
         if let host { try Self.validate(host, name: "qualifiedSegmentsHost") }
         qualifiedSegmentsHost = host

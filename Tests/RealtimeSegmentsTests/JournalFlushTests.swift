@@ -1,4 +1,4 @@
-@testable import RealtimeSegments
+@_spi(Benchmarks) @testable import RealtimeSegments
 import Foundation
 import RealtimeSegmentsTesting
 import XCTest
@@ -38,6 +38,31 @@ final class JournalFlushTests: XCTestCase {
         }
         try await fixture.client.flushJournal()
         XCTAssertGreaterThanOrEqual(fixture.client.journalStatistics.itemsWritten, 3_000)
+    }
+
+    /// A customer change made before `flushJournal()` is on disk when it returns, as the events
+    /// are: the state file holds the customer. A process that died just after the flush must not
+    /// restart as the customer an `anonymize()` left, stamping events with the registered ids.
+    /// (The completion is the one `flushJournal()` resumes with, run on the engine thread as the
+    /// flush is answered: what it reads is what was on disk at that moment.)
+    func testAFlushAnswersOnlyOnceTheCustomerItFollowsIsInTheStateFile() throws {
+        let fixture = journaled()
+        fixture.client.start()
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane@example.com"])
+        fixture.settle()
+        fixture.client.anonymize()
+        let stateFile = directory.appendingPathComponent("segments-state.json")
+        let onDiskAtTheAnswer = Locked<[String: String]?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        fixture.client.channels.post(.journalFlush(through: fixture.client.channels.ring.claimedPositions, completion: { _ in
+            let object = (try? Data(contentsOf: stateFile)).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+            onDiskAtTheAnswer.withLock { $0 = object?["customerIds"] as? [String: String] }
+            answered.signal()
+        }))
+        XCTAssertEqual(answered.wait(timeout: .now() + 10), .success)
+        let onDisk = try XCTUnwrap(onDiskAtTheAnswer.withLock { $0 })
+        XCTAssertNil(onDisk["registered"], "the flush was answered with the customer anonymize() left still on disk")
+        XCTAssertEqual(onDisk["cookie"], fixture.cookie)
     }
 
     func testEveryCommitSyncsEachGroupCommit() async throws {

@@ -237,6 +237,22 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: 1 unsent uploads are lost at stop"), 1)
     }
 
+    /// "Nothing is lost" or said so: when the state file cannot be written at stop, the unsent
+    /// events are reported lost, not "kept for the next start".
+    func testUnsentEventsAStopCannotWriteDownAreReportedLostNotKept() throws {
+        let fixture = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
+        fixture.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
+        fixture.client.start()
+        // The state file's place is taken by a directory that is not empty: every save's rename fails.
+        try? FileManager.default.removeItem(at: stateFile)
+        try FileManager.default.createDirectory(at: stateFile.appendingPathComponent("occupied"), withIntermediateDirectories: true)
+        try fixture.client.trackEvent(eventType: "e")
+        fixture.client.stop()
+        XCTAssertEqual(fixture.logs.count("Segments: 1 unsent uploads kept for the next start"), 0,
+                       "reported kept, though the state file could not be written")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: 1 unsent uploads are lost at stop"), 1)
+    }
+
     /// A state directory holds one project's customer and unsent events. A client of another
     /// project leaves it alone: nothing tracked for that project is uploaded to this one, and the
     /// other project's client still finds it all.
@@ -364,6 +380,43 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"],
                        "stop() made no attempt for what waited behind an upload that failed after it")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Final upload before stop failed"), 0)
+    }
+
+    /// "Nothing is lost" when `stop(timeout:)` gives up on a final upload that outlasts it: what
+    /// was tracked before the call is on disk once the engine has taken the stop, so an app that
+    /// exits when `stop` returns keeps it (the upload in flight included: at least once).
+    func testEventsTrackedBeforeAStopThatTimesOutAreOnDiskWhenItReturns() throws {
+        let first = Fixture(stateDirectory: directory)
+        first.transport.holdUploads()
+        first.transport.holdFetches()
+        first.client.start()
+        try first.client.trackEvent(eventType: "a")
+        waitUntil { first.transport.heldUploadCount == 1 }  // a is in flight, and stays there
+        try first.client.trackEvent(eventType: "b")          // queued behind it
+        // A pull waiting on a held fetch fails with `.stopped` once the engine has handled stop.
+        let stopHandled = DispatchSemaphore(value: 0)
+        first.client.getSegments(category: .discovery, force: true) { (result: Result<[Segment], SegmentsError>) in
+            if case .failure(.stopped) = result { stopHandled.signal() }
+        }
+        waitUntil { first.transport.heldFetchCount == 1 }
+        let stopReturned = DispatchSemaphore(value: 0)
+        let client = first.client
+        Thread.detachNewThread {
+            client.stop(timeout: .milliseconds(50))
+            stopReturned.signal()
+        }
+        XCTAssertEqual(stopHandled.wait(timeout: .now() + 10), .success, "the engine handled stop")
+        XCTAssertEqual(stopReturned.wait(timeout: .now() + 10), .success, "stop() returned")
+        XCTAssertEqual(first.logs.count("Segments: stop() timed out waiting for the final upload"), 1)
+
+        first.client.releaseStateDirectoryForTesting()  // the app exits, as the kernel releases the lock
+        let restarted = Fixture(stateDirectory: directory)
+        restarted.client.start()
+        restarted.settle()
+        XCTAssertEqual(restarted.transport.trackedEvents.map(\.eventType), ["a", "b"],
+                       "the events stop() timed out on were not on disk")
+        first.transport.releaseHeldFetches()
+        first.transport.releaseHeldUploads()
     }
 
     /// Every `stop()` blocks until the engine has ended, not only the first: an app that exits

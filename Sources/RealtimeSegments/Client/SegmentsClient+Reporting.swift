@@ -5,7 +5,8 @@ extension SegmentsClient {
     /// ``stop(timeout:)`` stay in memory (with one `Segments:` warning): a stopped client gives
     /// its state directory up.
     ///
-    /// Threading: may be called from any thread.
+    /// Threading: may be called from any thread. A first call that restores persisted visitors
+    /// reads their files on the caller's thread.
     ///
     /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty `visitorId`.
     public func reportingVisitor(visitorId: String) throws(SegmentsError) -> ReportingVisitor {

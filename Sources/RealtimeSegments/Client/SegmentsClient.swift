@@ -18,8 +18,9 @@ import Synchronization
 /// ```
 ///
 /// Threading: every method may be called from any thread. `trackEvent`, `identifyCustomer` and
-/// `anonymize` are lock-free and return without waiting for the engine; their effects are applied
-/// in call order. Callbacks and `getSegments` completions run on background threads, never on the
+/// `anonymize` are lock-free and return without waiting for the engine, unless its ingestion ring is
+/// full (``SegmentsConfiguration/ingestCapacity``): then they wait for room; their effects are
+/// applied in call order. Callbacks and `getSegments` completions run on background threads, never on the
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
 /// and uploads run as tasks. Call ``stop(timeout:)`` to end the engine thread. With
 /// ``SegmentsConfiguration/engineGroup`` set, that thread is one of the group's, shared with
@@ -30,8 +31,10 @@ import Synchronization
 /// Errors: invalid arguments throw ``SegmentsError``. Before ``start()`` or after ``stop(timeout:)``,
 /// `trackEvent`, `identifyCustomer` and the `async` `getSegments` throw it; `anonymize` and `flush`
 /// do nothing but log a `Segments:` error, and the completion form of `getSegments` is called with
-/// `[]` and a `Segments:` warning. Network failures are logged as `Segments:` lines, failed uploads
-/// are retried and never dropped, and `getSegments` reports them to its caller.
+/// `[]` and a `Segments:` warning. Network failures are logged as `Segments:` lines and
+/// `getSegments` reports them to its caller. Uploads that fail are retried; those the server refuses
+/// for good are set aside in the state directory's dead-letter file (without a state directory,
+/// discarded), each time with a `Segments:` error line.
 public final class SegmentsClient: Sendable {
     private enum Lifecycle: Int, AtomicRepresentable {
         case created, started, stopped
@@ -78,8 +81,15 @@ public final class SegmentsClient: Sendable {
     ///
     /// Configuration values out of range are brought into range, each with a `Segments:` warning:
     /// negative durations become zero, `ingestCapacity` is kept within 1...1,048,576,
-    /// `maxUploadBatchSize` is at least 1, `maxPullRefetches` at least 0, and retry delays and a
-    /// periodic flush interval are at least 10 ms.
+    /// `deliverySpinWindow` within 0...10 ms, `maxUploadBatchSize` is at least 1,
+    /// `maxPullRefetches` at least 0, retry delays and a periodic flush interval are at least
+    /// 10 ms, `uploadRetry.maximum` at least `uploadRetry.initial`, `uploadRetry.jitter` within
+    /// 0...1 (0 if not a number), a journal's `maxBytes` at least 4 KiB and its sync interval at
+    /// least 1 ms; a journal without a `stateDirectory` is ignored.
+    ///
+    /// Threading: blocks the caller while it reads the state file and, with a journal, replays
+    /// it (up to ``JournalConfiguration/maxBytes``): create the client off the main thread if
+    /// either may be large.
     public init(configuration: SegmentsConfiguration) {
         var configuration = configuration.withinLimits()
         var stateLock: StateDirectoryLock?
@@ -227,6 +237,9 @@ public final class SegmentsClient: Sendable {
     /// Starts the engine thread: restored uploads go out and, if callbacks are registered, a check is
     /// requested (reload trigger 2), and persisted reporting segments are restored. Calling it again
     /// does nothing.
+    ///
+    /// Threading: reads the reporting segments files of the state directory on the caller's
+    /// thread, if they were not read yet; the engine's work runs on its own thread.
     public func start() {
         reporting.restoreIfNeeded()
         // Taken before the client counts as started: until then nothing can change the identity,
@@ -280,11 +293,19 @@ public final class SegmentsClient: Sendable {
     /// upload buffered events, and persists what could not be sent and every reporting segments
     /// change made before the call (if a state directory is set), then gives the directory up to
     /// the next client (once the engine has ended).
-    /// Blocks until the engine thread has ended or `timeout` passed, then ends every
-    /// ``SegmentChanges`` sequence; so does every later or concurrent call. The client cannot be
-    /// restarted.
-    /// Events whose `trackEvent` returned before `stop()` was called are uploaded or persisted; one
-    /// whose call was still running when the engine ended is dropped with a `Segments:` error.
+    ///
+    /// Threading: blocks the caller. It first writes the reporting segments files that changed
+    /// (not bounded by `timeout`), then waits until the engine thread has ended or `timeout`
+    /// passed, then ends every ``SegmentChanges`` sequence; so does every later or concurrent call.
+    /// It may be called from a callback. Called on the engine thread itself (from the log
+    /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport),
+    /// it cannot end that engine and returns after `timeout`. The client cannot be restarted.
+    ///
+    /// Events whose `trackEvent` returned before `stop()` was called are uploaded, or written to
+    /// the state file as the engine takes the stop, before its final upload: a `stop` that times
+    /// out returns with them on disk. Without a state directory, those still unsent when the
+    /// engine ends are lost, with a `Segments:` error. One whose call was still running when the
+    /// engine ended is dropped with a `Segments:` error.
     public func stop(timeout: Duration = .seconds(30)) {
         defer { openChanges.endAll() }
         // The last reporting writes; later changes stay in memory, since the directory may pass
@@ -396,6 +417,9 @@ public final class SegmentsClient: Sendable {
     /// ids are dropped and no callback receives their data. Naming any hard id requests a check
     /// (reload trigger 3).
     ///
+    /// Threading: any thread, a callback included; lock-free, and returns without waiting for the
+    /// engine unless the ingestion ring is full (then it waits for room, as `trackEvent` does).
+    ///
     /// - Throws: ``SegmentsError/invalidArgument(_:)`` for an empty key or value, a `cookie` key (the
     ///   engine owns the cookie; use ``anonymize()``), a call with neither ids nor properties, or a
     ///   property number that JSON cannot carry (NaN, an infinity, at any depth);
@@ -432,7 +456,10 @@ public final class SegmentsClient: Sendable {
     /// Switches to a new anonymous customer: mints a new cookie, drops hard ids, cancels any pending
     /// check, clears pending first loads and the previous customer's last known state. Registered
     /// callbacks stay.
-    /// Lock-free. Before ``start()`` or after ``stop(timeout:)`` it does nothing but log a `Segments:` error.
+    ///
+    /// Threading: any thread, a callback included; lock-free, and returns without waiting for the
+    /// engine unless the ingestion ring is full (then it waits for room, as `trackEvent` does).
+    /// Before ``start()`` or after ``stop(timeout:)`` it does nothing but log a `Segments:` error.
     public func anonymize() {
         guard lifecycle.atomic.load(ordering: .relaxed) == .started else {
             configuration.logger.error("Segments: anonymize() ignored: the client is not running")

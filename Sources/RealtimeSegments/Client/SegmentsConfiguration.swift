@@ -38,11 +38,12 @@ public struct SegmentsConfiguration: Sendable {
     /// also wakes the delivery thread of each category that has callbacks as its fetch starts, and
     /// that thread looks for the check's delivery for up to the window from then (a thread still
     /// looking after the last delivery also looks on for up to the window from the fetch's start).
-    /// A delivery that arrives while its thread looks starts without a wake-up, within a
-    /// microsecond; the price is up to this much CPU time per category after the start of every
-    /// check and after every delivery (``SegmentsStatistics/deliverySpinNanoseconds`` counts it).
-    /// An idle or stopped client never spins. Leave it at zero on battery-powered devices; on a server, about the segments
-    /// backend's response time. At most 10 ms.
+    /// A delivery that arrives while its thread looks starts without a thread wake-up; the price
+    /// is up to this much CPU time per category after the start of every check and after every
+    /// delivery (``SegmentsStatistics/deliverySpinNanoseconds`` counts it). An idle or stopped
+    /// client never spins. Leave it at zero on battery-powered devices; on a server, about the
+    /// segments backend's response time. Values outside 0...10 ms are brought into range with a
+    /// `Segments:` warning.
     public var deliverySpinWindow: Duration = .zero
     /// How the engine thread competes with the app's threads for a core
     /// (default ``EngineScheduling/yieldsToApp``).
@@ -59,7 +60,7 @@ public struct SegmentsConfiguration: Sendable {
     ///
     /// The ring also carries customer changes (`identifyCustomer`, `anonymize`). Each item takes a
     /// 64-byte cache line, so the default, 4,096, is 256 KiB: small enough to stay in a core's
-    /// cache (why a larger default was not kept: `docs/performance-notes.md`). Values outside
+    /// cache. Values outside
     /// 1...1,048,576 are brought into range with a `Segments:` warning.
     /// While events flow the engine looks at the ring every millisecond, and a producer that finds
     /// it full wakes a lingering or sleeping engine at once; an engine busy with its turn, or
@@ -130,7 +131,7 @@ public enum DeliveryMode: Sendable, Hashable {
     /// The category's callbacks are split across all cores, with no order among them: for
     /// categories with thousands of callbacks.
     ///
-    /// The delivery thread and one helper thread per other core (`Segments.helper`, shared by
+    /// The delivery thread and one helper thread per other core, at most 64 (`Segments.helper`, shared by
     /// every client in the process and started with the first parallel delivery) take shares of
     /// 256 registrations until none are left, so a helper that starts late or a callback that
     /// blocks holds back only the rest of its own share. Each core takes its shares from its own
@@ -154,9 +155,9 @@ public enum EngineScheduling: Sendable, Hashable {
     /// slice still can, as for any thread). On Linux the thread runs under `SCHED_BATCH` (same share
     /// of the CPU, no wake-up preemption); on Apple platforms at `.utility` quality of service.
     /// It applies to the engine thread alone, which never runs callbacks (of code outside the
-    /// engine it runs only the fetches and links of a transport that declares
-    /// ``SegmentsTransport/neverBlocks``): the threads that run callbacks keep the default
-    /// scheduling.
+    /// engine it runs only the configured clock, the log handler, and the fetches and links of a
+    /// transport that declares ``SegmentsTransport/neverBlocks``): the threads that run callbacks
+    /// keep the default scheduling.
     case yieldsToApp
     /// The engine thread is scheduled like any other thread of the process: on waking it may preempt
     /// whichever thread is running.

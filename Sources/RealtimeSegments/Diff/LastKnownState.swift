@@ -28,8 +28,7 @@ public struct LastKnownState: Sendable {
     /// disappears, or its set of (id, segmentationId) pairs differs (order and duplicates ignored).
     ///
     /// An array, not a set: a response has a handful of categories, and each comes from one
-    /// dictionary's keys or is looked up as missing from them, so none can come twice; a set
-    /// hashed every category it took in.
+    /// dictionary's keys or is looked up as missing from them, so none can come twice.
     @_spi(Benchmarks)
     public static func changedCategories(
         from previous: LastKnownState?,

@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// A category's segments as a set, in a form that compares in a few nanoseconds.
+/// A category's segments as a set, packed for a cheap comparison.
 ///
 /// Segment ids are in practice 24-character lower-case hex ObjectIds (96 bits), which ``Segment``
 /// already holds as numbers. When every id and segmentation id of a list is one, the set is stored as

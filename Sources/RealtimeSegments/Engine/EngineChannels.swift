@@ -12,8 +12,8 @@ import Darwin
 /// The ways into the engine thread, shared by every producer: the ordered ingestion ring, the
 /// control inbox, the reload flag, and the wake-up.
 ///
-/// Producers never block on the engine: they enqueue, and wake the thread only if it sleeps
-/// (one atomic load on the fast path). `outstanding` counts work that has been handed to the
+/// Producers do not wait for the engine unless the ring is full: they enqueue, and wake the
+/// thread only if it sleeps (one atomic load on the fast path). `outstanding` counts work that has been handed to the
 /// engine but not finished (control messages, tasks in flight, deliveries), so
 /// ``SegmentsClient/waitUntilSettled(timeout:)`` can tell when everything settled.
 @_spi(Benchmarks)

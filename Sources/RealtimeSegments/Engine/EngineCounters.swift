@@ -136,6 +136,6 @@ public struct SegmentsStatistics: Sendable, Hashable, Codable {
     public var stateWrites: Int
     /// Bytes written to the state file, all writes together.
     public var stateBytesWritten: Int
-    /// Times `trackEvent` found the ingestion ring full and waited.
+    /// Times `trackEvent`, `identifyCustomer` or `anonymize` found the ingestion ring full and waited.
     public var producerStalls: Int
 }

@@ -227,8 +227,10 @@ final class EngineOwner {
             journal.commit(at: now)
         }
         journal?.syncIfDue(at: now)
-        answerJournalWaiters(at: now)
+        // The state file first: a customer change the flush follows is then on disk when it
+        // returns, as the events are (the journal holds events, the state file the customer).
         persistIfNeeded()
+        answerJournalWaiters(at: now)
         let finished = stopping && !uploads.isInFlight
             && (uploads.isEmpty || uploadSchedule.finalAttemptFailed || uploads.pausedBy != nil) && channels.ring.isEmpty
         if finished {
@@ -653,11 +655,25 @@ final class EngineOwner {
     // MARK: Stop and persistence
 
     /// Handles ``ControlMessage/stop``: no check or pull starts after this, and the waiting pulls
-    /// fail with ``SegmentsError/stopped``. The loop then makes a final upload attempt and, once it
-    /// is over and the ring is empty, ends with ``finishStop()``.
+    /// fail with ``SegmentsError/stopped``. What was tracked before `stop()` is written to the
+    /// state file first: `stop(timeout:)` may return before the final upload is over, and an app
+    /// that exits then keeps it (the upload in flight included, sent again at the next start). The
+    /// loop then makes a final upload attempt and, once it is over and the ring is empty, ends
+    /// with ``finishStop()``.
     private func beginStop() {
         stopping = true
         checks.stop()
+        // Everything claimed before the stop message was posted is in the ring: a pass over at
+        // most its capacity takes it, whatever producers add meanwhile.
+        var taken = 0
+        while taken < channels.ring.capacity {
+            let drained = drainRing()
+            taken += drained
+            if drained < Self.drainBatch { break }
+        }
+        journal?.commit(at: clock.now())
+        persister.markDirty()
+        persistIfNeeded()
         completePullWaiters(with: .failure(.stopped))
         uploadSchedule.stop()
     }
@@ -667,28 +683,33 @@ final class EngineOwner {
         let now = clock.now()
         journal?.commit(at: now)
         journal?.finish(at: now)
+        persister.markDirty()
+        let saved = persistIfNeeded()
         answerJournalWaiters(at: now)
         for waiter in journalWaiters { waiter.completion(.failure(.stopped)) }
         journalWaiters.removeAll()
         if !uploads.isEmpty {
-            if persister.keepsState {
+            if saved {
                 logger.notice("Segments: \(uploads.count) unsent uploads kept for the next start")
+            } else if persister.keepsState {
+                logger.error(
+                    "Segments: \(uploads.count) unsent uploads are lost at stop: the state file could not be written (see the line before)")
             } else {
                 logger.error(
                     "Segments: \(uploads.count) unsent uploads are lost at stop: configure stateDirectory to keep them")
             }
         }
-        persister.markDirty()
-        persistIfNeeded()
         stateLock?.release()
     }
 
     /// Writes the state if it changed. Unsent uploads are included, so events restored at start, or
     /// waiting while uploads fail, are not lost if the process dies before they go out.
-    private func persistIfNeeded() {
-        guard persister.needsWrite else { return }
+    /// Returns whether it wrote the file.
+    @discardableResult
+    private func persistIfNeeded() -> Bool {
+        guard persister.needsWrite else { return false }
         let current = identity.load()
-        persister.write(
+        return persister.write(
             customerIds: current.customerIds, linkedIds: links.linkedIds(forCookie: current.cookie),
             lastKnown: checks.lastKnown, pendingUploads: pendingUploadsForStateFile)
     }

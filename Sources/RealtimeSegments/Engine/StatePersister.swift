@@ -70,11 +70,14 @@ final class StatePersister {
     /// server links its cookie to, the last known segments and the unsent uploads (so that events
     /// restored at start, or waiting while uploads fail, are not lost if the process dies before
     /// they go out). A failure is logged; the state is written again when it next changes.
+    /// Returns whether the file was written (items that cannot be encoded are left out of it, each
+    /// with its own line).
+    @discardableResult
     func write(
         customerIds: [String: String], linkedIds: [String: String], lastKnown: LastKnownState?,
         pendingUploads: [UploadItem]
-    ) {
-        guard let store else { return }
+    ) -> Bool {
+        guard let store else { return false }
         isDirty = false
         var state = PersistedState(
             projectToken: projectToken,
@@ -88,13 +91,14 @@ final class StatePersister {
             pendingUploads: pendingUploads)
         do {
             try save(state, to: store)
+            return true
         } catch let error as EncodingError {
             // An item whose properties JSON cannot encode (nested deeper than its encoder allows)
             // must not cost the customer and every other unsent item their place in the file.
             let unencodable = Self.unencodableItems(of: state)
             guard !unencodable.isEmpty else {
                 logger.error("Segments: Could not save state to \(store.fileURL.path): \(error.briefDescription)")
-                return
+                return false
             }
             for (index, reason) in unencodable.reversed() {
                 logger.error(
@@ -103,11 +107,14 @@ final class StatePersister {
             }
             do {
                 try save(state, to: store)
+                return true
             } catch {
                 logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
+                return false
             }
         } catch {
             logger.error("Segments: Could not save state to \(store.fileURL.path): \(error)")
+            return false
         }
     }
 

@@ -12,8 +12,9 @@ import Logging
 /// client.segmentation.removeCallback(callbackData: callback)
 /// ```
 ///
-/// Threading: both methods may be called from any thread, including from inside `onNewData`. They
-/// never block on a delivery in progress and never run user code.
+/// Threading: every method may be called from any thread, including from inside `onNewData`. They
+/// never block on a delivery in progress and run no callback; of the app's code they run only the
+/// log handler of ``SegmentsConfiguration/logger``.
 public final class SegmentationManager: Sendable {
     let registry: CallbackRegistry
     private let logger: Logger

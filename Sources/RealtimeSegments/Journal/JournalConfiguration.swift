@@ -44,7 +44,8 @@ public struct JournalConfiguration: Sendable, Hashable {
         case everyCommit
         /// At most once per interval (and always for ``SegmentsClient/flushJournal()``): a
         /// process crash loses nothing the engine took from the ring (the operating system holds
-        /// the written pages), a power loss up to one interval of events.
+        /// the written pages), a power loss up to one interval of events. An interval under 1 ms
+        /// is raised to 1 ms with a `Segments:` warning.
         case interval(milliseconds: Int)
     }
 

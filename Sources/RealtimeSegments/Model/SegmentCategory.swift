@@ -66,8 +66,7 @@ public enum SegmentCategory: Hashable, Sendable, CustomStringConvertible {
         if case .other(let name) = self { SegmentCategory(name: name) } else { self }
     }
 
-    /// The category itself: it is an enum now. Kept so that code written against
-    /// `SegmentCategory.Kind` still compiles.
+    /// A synonym of `SegmentCategory`.
     public typealias Kind = SegmentCategory
 
     /// `false` for a category built from an empty or blank name.

@@ -9,7 +9,7 @@
 /// - the **age list**, oldest save first: saves append entries and stamp them no earlier than the
 ///   newest one (see ``save(_:_:now:)``), so the list is sorted by stamp, and the expired entries are
 ///   exactly a prefix of it. Sweeping that prefix on save frees the room expired entries hold,
-///   without a scan (W6).
+///   without a scan.
 ///
 /// A hit refreshes recency, not age: the TTL always counts from the save.
 ///

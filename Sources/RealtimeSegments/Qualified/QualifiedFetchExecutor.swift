@@ -6,7 +6,7 @@ import Foundation
 /// The blocking ``QualifiedUserContext/fetchQualifiedSegmentsAndWait(options:)`` parks its caller's
 /// thread until the answer arrives. If the request itself needed a cooperative-pool thread, callers
 /// blocking every pool thread (a handful of them on a small machine) would wait forever for a
-/// request that can never run (W8). Here the request runs on this thread instead, so blocking any
+/// request that can never run. Here the request runs on this thread instead, so blocking any
 /// number of pool threads cannot starve it.
 ///
 /// One thread is enough: a transport call spends its time suspended on I/O (AsyncHTTPClient

@@ -133,7 +133,7 @@ public final class QualifiedSegmentsCache: Sendable {
 }
 
 /// One user's qualified segment names and the same names as a set, for O(1)
-/// ``QualifiedUserContext/isQualifiedFor(segment:)`` however long the list (W14). Built once per
+/// ``QualifiedUserContext/isQualifiedFor(segment:)`` however long the list. Built once per
 /// server answer (or assignment) and shared, copy-on-write, by the cache, the request's joiners
 /// and every context it is stored in: a cache hit builds nothing.
 struct QualifiedAnswer: Sendable {

@@ -13,7 +13,7 @@ public enum QualifiedSegmentsWire {
 
     /// The `extensions.code` of an error saying the user id is unknown.
     public static let invalidIdentifierCode = "INVALID_IDENTIFIER_EXCEPTION"
-    /// The `extensions.classification` that meant the same before the server gained `code`.
+    /// The `extensions.classification` some servers send instead of `code`, with the same meaning.
     public static let legacyInvalidIdentifierClassification = "InvalidIdentifierException"
 
     /// The GraphQL query for `userKey`, spaced exactly like the reference SDK's: the key is spliced

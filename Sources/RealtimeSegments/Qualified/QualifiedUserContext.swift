@@ -11,7 +11,7 @@ import Dispatch
 /// ```
 ///
 /// ``qualifiedSegments`` starts as `nil`. Unlike the reference SDK, a fetch does **not** clear it
-/// when it starts (W10): readers keep seeing the previous value until the fetch ends, so a
+/// when it starts: readers keep seeing the previous value until the fetch ends, so a
 /// decision made during a fetch is not made as if the user had no segments. A successful fetch
 /// stores its answer before the call returns or its completion runs; a failed fetch sets it to
 /// `nil`, as the reference SDK leaves it, since the previous answer may no longer hold (the server
@@ -29,7 +29,7 @@ public final class QualifiedUserContext: Sendable {
     public let attributes: [String: JSONValue]
 
     private struct State {
-        /// The segments with their set, for O(1) ``isQualifiedFor(segment:)`` (W14).
+        /// The segments with their set, for O(1) ``isQualifiedFor(segment:)``.
         var answer: QualifiedAnswer?
         /// The ticket of the call that stored `answer` (0: none yet).
         var storedTicket: UInt64 = 0
