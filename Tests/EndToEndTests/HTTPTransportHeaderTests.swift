@@ -104,7 +104,9 @@ final class HTTPTransportHeaderTests: XCTestCase {
 /// A call whose task is cancelled ends as `SegmentsError.cancelled`, not as a network failure or
 /// a malformed body.
 final class HTTPTransportCancellationTests: XCTestCase {
-    private func cancelledFetch(port: Int) async throws -> SegmentsError? {
+    /// A fetch to `port`, cancelled once `reached` returns true (it waits for the call to get
+    /// that far; false fails the test).
+    private func cancelledFetch(port: Int, once reached: @escaping @Sendable () -> Bool) async throws -> SegmentsError? {
         let transport = HTTPSegmentsTransport(configuration: try HTTPTransportConfiguration(baseURL: "http://127.0.0.1:\(port)"))
         let task = Task { () async -> SegmentsError? in
             do throws(SegmentsError) {
@@ -114,7 +116,8 @@ final class HTTPTransportCancellationTests: XCTestCase {
                 return error
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        let got = await Task.detached { reached() }.value
+        XCTAssertTrue(got, "the call never got that far")
         task.cancel()
         return await task.value
     }
@@ -122,14 +125,22 @@ final class HTTPTransportCancellationTests: XCTestCase {
     func testACallCancelledBeforeTheAnswerArrivesIsCancelled() async throws {
         let listener = try SilentListener()
         defer { listener.close() }
-        let error = try await cancelledFetch(port: listener.port)
+        let error = try await cancelledFetch(port: listener.port) { listener.awaitRequest() }
         XCTAssertEqual(error, .cancelled)
     }
 
     func testACallCancelledWhileItsBodyArrivesIsCancelled() async throws {
         let server = try CannedHTTPServer(scripted: [.init(status: 200, body: #"{"discovery":[]}"#, delivery: .stalled)])
         defer { server.stop() }
-        let error = try await cancelledFetch(port: server.port)
+        let error = try await cancelledFetch(port: server.port) {
+            // The response's first half is sent; the rest never comes.
+            let deadline = DispatchTime.now() + 10
+            while server.stalledResponseCount == 0 {
+                if DispatchTime.now() > deadline { return false }
+                usleep(1_000)
+            }
+            return true
+        }
         XCTAssertEqual(error, .cancelled)
     }
 }

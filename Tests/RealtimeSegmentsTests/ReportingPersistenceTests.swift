@@ -406,7 +406,7 @@ final class ReportingPersistenceTests: XCTestCase {
                     manager.flush()
                     flushed.signal()
                 }
-                if flushed.wait(timeout: .now() + 2) == .timedOut {
+                if flushed.wait(timeout: .now() + 10) == .timedOut {
                     linesThatBlockedTheApp.withLock { $0.append(message) }
                 }
                 handled.signal()
@@ -438,7 +438,7 @@ final class ReportingPersistenceTests: XCTestCase {
                     _ = manager.visitorCount
                     answered.signal()
                 }
-                if answered.wait(timeout: .now() + 2) == .timedOut {
+                if answered.wait(timeout: .now() + 10) == .timedOut {
                     linesThatBlockedTheApp.withLock { $0.append(message) }
                 }
             }

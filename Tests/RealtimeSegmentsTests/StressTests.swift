@@ -213,6 +213,61 @@ final class StressTests: XCTestCase {
         XCTAssertEqual(repeats, 0, "no customer's data was delivered twice in a row (\(deliveries.count) deliveries)")
     }
 
+    /// The same rule with the window held open: `anonymize()` is stopped between publishing the
+    /// new customer and queueing the switch, a check for the new customer runs and delivers in
+    /// between, and only then does the engine take the switch. The switch's own check must not
+    /// deliver that customer's data a second time.
+    func testACheckRunBetweenAnonymizesTwoHalvesIsNotDeliveredAgainAfterIt() throws {
+        let published = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let holdNext = Locked(false)
+        let fixture = Fixture {
+            $0.debounce = .zero
+            $0.maxWait = .zero
+            $0.identityPublishedForTesting = {
+                guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
+                published.signal()
+                proceed.wait()
+            }
+        }
+        let numbers = Locked<[String: Int]>([:])
+        fixture.transport.setResponder { cookie in
+            let number = numbers.withLock { numbers in
+                if let known = numbers[cookie] { return known }
+                numbers[cookie] = numbers.count
+                return numbers.count - 1
+            }
+            return response([.discovery: [number]])
+        }
+        let received = Locked<[[Segment]]>([])
+        fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
+            received.withLock { $0.append(segments) }
+        })
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(received.withLock { $0.count }, 1, "the first customer's first load")
+
+        holdNext.withLock { $0 = true }
+        let client = fixture.client
+        let anonymized = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            client.anonymize()
+            anonymized.signal()
+        }
+        XCTAssertEqual(published.wait(timeout: .now() + 10), .success, "anonymize() published the new customer")
+        // A check in the window: an upload's (trigger 4), for the customer now published.
+        try fixture.client.trackEvent(eventType: "e")
+        fixture.settle()
+        XCTAssertEqual(received.withLock { $0.count }, 2, "the new customer's data, delivered in the window")
+        proceed.signal()
+        XCTAssertEqual(anonymized.wait(timeout: .now() + 10), .success)
+        fixture.settle()
+
+        let deliveries = received.withLock { $0 }
+        XCTAssertEqual(deliveries.count, 2, "the switch's own check delivered the same customer's data again: \(deliveries)")
+        XCTAssertNotEqual(deliveries.first, deliveries.last)
+    }
+
     /// "Nothing is lost" across `stop()`: every event whose `trackEvent` returned without an error
     /// was uploaded, or reported by a `Segments:` line (tracked while `stop()` ran, or unsent at
     /// stop), however the producers race the stop.

@@ -58,6 +58,8 @@ final class CannedHTTPServer: Sendable {
         var stopped = false
         /// Whether the thread that accepts and serves connections has returned.
         var threadEnded = false
+        /// Responses whose first half was sent and whose rest never will be.
+        var stalledResponses = 0
     }
 
     private let listener: SilentListener
@@ -110,6 +112,8 @@ final class CannedHTTPServer: Sendable {
 
     var requests: [Request] { state.withLock { $0.requests } }
     var connectionCount: Int { state.withLock { $0.connections } }
+    /// Responses of ``Response/Delivery/stalled`` delivery sent so far (their first half).
+    var stalledResponseCount: Int { state.withLock { $0.stalledResponses } }
     /// Whether the server's thread has returned, so it can no longer touch any descriptor.
     var threadHasEnded: Bool { state.withLock { $0.threadEnded } }
 
@@ -177,6 +181,7 @@ final class CannedHTTPServer: Sendable {
             case .truncated:
                 return
             case .stalled:
+                state.withLock { $0.stalledResponses += 1 }
                 // Nothing more will be sent: wait for the client to close (or for stop()).
                 while recv(connection, &chunk, chunk.count, 0) > 0 {}
                 return

@@ -1,15 +1,18 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// A loopback TCP socket that listens but never accepts: connections complete in the backlog and
-/// requests get no answer.
+/// A loopback TCP socket that listens but does not accept (unless a test waits for a request with
+/// ``awaitRequest(seconds:)``): connections complete in the backlog and requests get no answer.
 final class SilentListener: Sendable {
     let descriptor: Int32
     let port: Int
+    /// Connections taken by ``awaitRequest(seconds:)``, held open without an answer.
+    private let accepted = Mutex<[Int32]>([])
 
     init() throws {
         #if canImport(Glibc)
@@ -34,7 +37,28 @@ final class SilentListener: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Waits up to `seconds` for a client's connection and its first bytes: accepts the
+    /// connection and reads what the client sent, then leaves it open and unanswered (closed by
+    /// ``close()``). Returns whether a request arrived; a test cancels a call "while it waits for
+    /// the answer" only then, instead of sleeping and hoping it got that far.
+    func awaitRequest(seconds: Int32 = 10) -> Bool {
+        var listening = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&listening, 1, seconds * 1_000) == 1 else { return false }
+        let connection = accept(descriptor, nil, nil)
+        guard connection >= 0 else { return false }
+        accepted.withLock { $0.append(connection) }
+        var readable = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+        guard poll(&readable, 1, seconds * 1_000) == 1 else { return false }
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        return recv(connection, &chunk, chunk.count, Int32(MSG_DONTWAIT)) > 0
+    }
+
     func close() {
+        for connection in accepted.withLock({ $0 }) { Self.closeDescriptor(connection) }
+        Self.closeDescriptor(descriptor)
+    }
+
+    private static func closeDescriptor(_ descriptor: Int32) {
         #if canImport(Glibc)
         _ = Glibc.close(descriptor)
         #else
