@@ -298,8 +298,10 @@ public final class SegmentsClient: Sendable {
     /// (not bounded by `timeout`), then waits until the engine thread has ended or `timeout`
     /// passed, then ends every ``SegmentChanges`` sequence; so does every later or concurrent call.
     /// It may be called from a callback. Called on the engine thread itself (from the log
-    /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport),
-    /// it cannot end that engine and returns after `timeout`. The client cannot be restarted.
+    /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport,
+    /// or of another client of the same ``SegmentsEngineGroup`` thread), it cannot wait for that
+    /// thread: it returns at once with a `Segments:` warning, and the engine stops after the code
+    /// that called it returns. The client cannot be restarted.
     ///
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded, or written to
     /// the state file as the engine takes the stop, before its final upload: a `stop` that times
@@ -324,6 +326,13 @@ public final class SegmentsClient: Sendable {
             channels.post(.stop)
         case .stopped:
             break  // another call stopped it: wait for the same engine
+        }
+        // Code the engine thread runs (a log handler, the clock, a never-blocking transport's
+        // step) would wait for the thread it runs on: the engine stops once that code returns.
+        if channels.consumerThread.isCurrent {
+            configuration.logger.warning(
+                "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
+            return
         }
         if engineRunning.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
             configuration.logger.warning("Segments: stop() timed out waiting for the final upload")

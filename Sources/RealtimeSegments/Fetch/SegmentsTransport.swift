@@ -43,9 +43,9 @@ public enum SegmentsAuthorization: Sendable, Hashable {
 ///
 /// Threading: methods may be called concurrently (at most one listener check, one pull fetch and
 /// one upload at a time), from the engine's tasks; they must be thread-safe. They may track events
-/// and change the customer, but must not wait on the client (`stop(timeout:)`, or a blocking form
-/// of a call that the engine answers): a transport that declares ``neverBlocks`` has its fetches
-/// and links run on the engine thread itself (see there), which would then wait for itself.
+/// and change the customer, but must not make a blocking call that the engine answers: a
+/// transport that declares ``neverBlocks`` has its fetches and links run on the engine thread
+/// itself (see there), which would then wait for itself.
 /// Errors: every failure is a ``SegmentsError``; a body that is not of the documented shape is
 /// ``SegmentsError/malformedResponse(_:)``, never an empty success.
 public protocol SegmentsTransport: Sendable {
