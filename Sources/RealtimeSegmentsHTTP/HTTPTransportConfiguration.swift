@@ -76,13 +76,30 @@ public struct HTTPTransportConfiguration: Sendable {
         guard let host = url.host, !host.isEmpty else {
             throw .invalidArgument("\(name) has no host: \(url.absoluteString)")
         }
-        if let port = url.port, !(1...65_535).contains(port) {
+        // Read from the text: a port too large for an integer is no port at all to `URL.port`,
+        // and requests would quietly go to the scheme's default port.
+        if let port = portText(of: url), !(Int(port).map { (1...65_535).contains($0) } ?? false) {
             throw .invalidArgument("\(name) port must be 1 to 65535: \(url.absoluteString)")
         }
         // Request paths are appended to the URL, so they would land after a query or fragment.
         guard url.query == nil, url.fragment == nil else {
             throw .invalidArgument("\(name) must not have a query or fragment: \(url.absoluteString)")
         }
+    }
+
+    /// The port as written in `url`'s authority (after the host, `[v6]` included), if any.
+    private static func portText(of url: URL) -> Substring? {
+        let text = url.absoluteString
+        guard let schemeEnd = text.range(of: "://") else { return nil }
+        let rest = text[schemeEnd.upperBound...]
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            authority = authority[authority.index(after: close)...]
+        }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return authority[authority.index(after: colon)...]
     }
 
     /// Creates a configuration from a string URL.

@@ -33,7 +33,7 @@ struct CalibrateCommand: ParsableCommand {
 
     func run() throws {
         // Checked before the runs, which can take an hour, so that their thresholds are not lost.
-        _ = try reportDirectory(URL(fileURLWithPath: out).deletingLastPathComponent().path)
+        try checkWritableFile(out, option: "--out")
         let build = BenchBinary(path: binary, timeout: runs.runTimeout)
         let file = try exitingOnHarnessError { () throws -> ThresholdFile in
             let (scenarios, outcome) = try runs.runInterleaved(baseline: build, candidate: build, label: "calibrate")

@@ -25,12 +25,12 @@ struct CompareCommand: ParsableCommand {
     @Option(help: "Noise threshold of a figure the threshold file does not list (0.05 = 5%).")
     var defaultThreshold = NoiseThreshold.default.relative
     @Option(help: "Significance level of the Mann-Whitney U test.") var alpha = 0.01
-    @Option(help: "Bootstrap resamples (at least 2000).") var resamples = 10_000
+    @Option(help: "Bootstrap resamples (2000 to 1000000).") var resamples = 10_000
     @Option(help: "Seed of the bootstrap.") var seed: UInt64 = 1
 
     func validate() throws {
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must lie strictly between 0 and 1") }
-        guard resamples >= 2_000 else { throw ValidationError("--resamples must be at least 2000") }
+        guard (2_000...1_000_000).contains(resamples) else { throw ValidationError("--resamples must lie between 2000 and 1000000") }
         guard defaultThreshold.isFinite, defaultThreshold >= 0, defaultThreshold < 1 else {
             throw ValidationError("--default-threshold must be a share from 0 up to, not including, 1 (0.05 = 5%)")
         }
@@ -45,7 +45,7 @@ struct CompareCommand: ParsableCommand {
             do {
                 loaded = try ThresholdFile.load(from: URL(fileURLWithPath: thresholdFile))
             } catch {
-                throw ValidationError("cannot read the threshold file \(thresholdFile): \(error)")
+                throw ValidationError("cannot read the threshold file \(thresholdFile): \(describe(error))")
             }
             // Noise calibrated for other runs is the wrong noise: quick and full runs differ, and the
             // medians of fewer runs move more than thresholds calibrated for more allow.

@@ -18,6 +18,8 @@ struct RepetitionOptions: ParsableArguments {
 
     /// Fewer runs per build cannot reach p < 0.01 reliably with the Mann-Whitney U test.
     static let minimum = 9
+    /// More runs per build than anyone waits for (the schedule of every run is built up front).
+    static let maximum = 10_000
 
     func validate() throws {
         let floor = allowFewRepetitions ? 2 : Self.minimum
@@ -27,7 +29,12 @@ struct RepetitionOptions: ParsableArguments {
                     ? "--repetitions must be at least 2"
                     : "--repetitions must be at least \(Self.minimum) (--allow-few-repetitions accepts 2 or more)")
         }
+        guard repetitions <= Self.maximum else { throw ValidationError("--repetitions must be at most \(Self.maximum)") }
         guard runTimeout > 0 else { throw ValidationError("--run-timeout must be positive") }
+        let unique = Set(scenarios)
+        guard unique.count == scenarios.count else {
+            throw ValidationError("--scenario names a scenario twice: each is run --repetitions times per build, in ABBA order")
+        }
     }
 
     /// The scenarios asked for, or every one `binary` lists; a name the binary does not list is a

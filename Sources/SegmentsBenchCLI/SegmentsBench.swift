@@ -257,6 +257,7 @@ func runAndReport(
 /// run does not end in an error after its scenarios.
 /// - Throws: a usage error naming `--out` when the directory cannot be made or written.
 func reportDirectory(_ out: String) throws -> URL {
+    guard !out.isEmpty else { throw ValidationError("--out is empty: name the report directory") }
     let directory = URL(fileURLWithPath: out, isDirectory: true)
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -267,6 +268,26 @@ func reportDirectory(_ out: String) throws -> URL {
         throw ValidationError("--out \(out): the report directory is not writable")
     }
     return directory
+}
+
+/// Checks, before any run, that `path` (given as `option`) can become a file: not empty, not a
+/// directory, in a directory that exists (made if missing) and is writable.
+/// - Throws: a usage error naming the option.
+func checkWritableFile(_ path: String, option: String) throws {
+    guard !path.isEmpty else { throw ValidationError("\(option) is empty: name the file to write") }
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        throw ValidationError("\(option) \(path) is a directory: name the file to write")
+    }
+    let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+    do {
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    } catch {
+        throw ValidationError("\(option) \(path): its directory cannot be made: \(describe(error))")
+    }
+    guard FileManager.default.isWritableFile(atPath: parent.path) else {
+        throw ValidationError("\(option) \(path): its directory is not writable")
+    }
 }
 
 /// The registry's scenarios that can run with `options` (against its target, on its engine), in
@@ -477,6 +498,8 @@ struct BaselineCommand: ParsableCommand {
         /// at `--to` gates, which replacing it would stop gating (a usage error: write it elsewhere
         /// with `--to`).
         func run() throws {
+            // Checked before the suite runs, so that its minutes are not lost to a bad path.
+            try checkWritableFile(to, option: "--to")
             let report: BenchReport
             if let from {
                 do {
@@ -527,6 +550,9 @@ struct BaselineCommand: ParsableCommand {
                 }
             }
             let baseline = Baseline(from: report)
+            guard !baseline.figures.isEmpty else {
+                throw BaselineRefusal("the report gates no figure: a baseline of nothing would gate nothing")
+            }
             try baseline.write(to: destination)
             print("Baseline with \(baseline.figures.count) gated figures written to \(to)")
         }

@@ -32,8 +32,10 @@ struct ServeCommand: ParsableCommand {
         if token.isEmpty || token.contains("/") {
             throw ValidationError("--token must be a non-empty project token without '/'")
         }
-        if basicAuth != nil, keyPair == nil {
-            throw ValidationError("--basic-auth must be <key id>:<secret>")
+        // No client can send an empty key or key id (`run --target` refuses them too).
+        if key.isEmpty { throw ValidationError("--key must not be empty") }
+        if basicAuth != nil, keyPair.map({ $0.id.isEmpty || $0.secret.isEmpty }) ?? true {
+            throw ValidationError("--basic-auth must be <key id>:<secret>, both non-empty")
         }
         if seed != nil, !faults { throw ValidationError("--seed goes with --faults") }
     }

@@ -131,7 +131,12 @@ final class EndToEndTests: XCTestCase {
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "ftp://example.com"))
         XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: "http://"))
         // Paths are appended to the base URL: a query or fragment would end up before them.
-        for url in ["http://example.com/?x=1", "http://example.com#top", "http://example.com:0", "http://example.com:99999"] {
+        // A port too large for an integer reads as no port at all (`URL.port` is nil): requests
+        // would go to the scheme's default port.
+        for url in [
+            "http://example.com/?x=1", "http://example.com#top", "http://example.com:0", "http://example.com:99999",
+            "http://example.com:99999999999999999999999", "http://[::1]:99999999999999999999999/api",
+        ] {
             XCTAssertThrowsError(try HTTPTransportConfiguration(baseURL: url), url) { error in
                 guard case .invalidArgument(let reason) = error as? SegmentsError else { return XCTFail("\(url): \(error)") }
                 XCTAssertTrue(reason.contains("baseURL"), reason)

@@ -87,9 +87,26 @@ public struct ThresholdFile: Codable, Sendable {
 
     /// Reads a file.
     ///
-    /// - Throws: file system and decoding errors.
+    /// - Throws: file system and decoding errors; ``Invalid`` for a file of another format version,
+    ///   a group size under 2, or a threshold that is negative or not a number.
     public static func load(from url: URL) throws -> ThresholdFile {
-        try ReportWriter.makeJSONDecoder().decode(ThresholdFile.self, from: Data(contentsOf: url))
+        let file = try ReportWriter.makeJSONDecoder().decode(ThresholdFile.self, from: Data(contentsOf: url))
+        try file.validate()
+        return file
+    }
+
+    /// Why a threshold file's contents cannot be used.
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Refuses what ``load(from:)`` refuses (an infinite threshold is valid: the figure is not gated).
+    func validate() throws(Invalid) {
+        guard version == 1 else { throw Invalid(description: "format version \(version); this segments-bench reads version 1") }
+        guard groupSize >= 2 else { throw Invalid(description: "groupSize \(groupSize) is below 2") }
+        for (name, entry) in figures.sorted(by: { $0.key < $1.key }) where entry.relative.isNaN || entry.relative < 0 {
+            throw Invalid(description: "\(name)'s threshold \(entry.relative) is not a share of 0 or more")
+        }
     }
 
     /// Writes the file atomically, creating its directory if missing.

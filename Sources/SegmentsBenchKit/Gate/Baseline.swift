@@ -74,6 +74,12 @@ public struct Baseline: Codable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        // A later format may change what a field means: read as this one, it would be misread.
+        guard version <= 1 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: container,
+                debugDescription: "format version \(version) of a baseline; this segments-bench reads version 1")
+        }
         machine = try container.decodeIfPresent(MachineInfo.self, forKey: .machine)
             ?? MachineInfo(hostname: "unknown", cores: 0, memoryBytes: 0, cpuModel: "unknown", kernel: "unknown",
                            swiftVersion: "unknown", loadAverage: "unknown", jemalloc: "unavailable")

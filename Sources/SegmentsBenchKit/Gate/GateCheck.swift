@@ -211,9 +211,18 @@ public struct GateCheck: Sendable {
             for figure in scenario.figures where !figure.value.isFinite {
                 errors.append("figure \(figure.name) is \(figure.value) (not a finite number)")
             }
+            for figure in scenario.figures where figure.value < 0 && Self.neverNegativeUnits.contains(figure.unit) {
+                errors.append("figure \(figure.name) is \(figure.value) \(figure.unit): a count is never negative")
+            }
+        }
+        if report.scenarios.isEmpty {
+            errors.append("the report holds no scenario: there is nothing to check")
         }
         return errors
     }
+
+    /// Units of counts: a negative value is a broken report, not an improvement.
+    static let neverNegativeUnits: Set<String> = ["count", "allocs/op", "allocs/check", "instructions/op", "calls/op"]
 
     static func judge(name: String, unit: String, baseline: Double?, current: Double, rule: GateRule) -> Row {
         // Every comparison with NaN is false: without this, NaN would pass every rule. The same

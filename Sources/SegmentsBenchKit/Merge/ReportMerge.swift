@@ -68,6 +68,20 @@ public enum ReportMerge {
                 }
             }
         }
+        // One figure in two units cannot become one value (the gate refuses the same mismatch
+        // against a baseline).
+        var units: [String: [(host: String, unit: String)]] = [:]
+        for input in inputs {
+            for scenario in input.report.scenarios {
+                for figure in scenario.figures { units[figure.name, default: []].append((input.host, figure.unit)) }
+            }
+        }
+        for name in units.keys.sorted() {
+            let measured = units[name]!
+            if Set(measured.map(\.unit)).count > 1 {
+                throw MergeError.unitsDiffer(figure: name, units: measured.map { "\($0.host): \($0.unit)" })
+            }
+        }
         let reports = inputs.map(\.report)
         var scenarioNames: [String] = []
         for report in reports {

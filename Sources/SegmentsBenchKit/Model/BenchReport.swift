@@ -39,6 +39,12 @@ public struct BenchReport: Codable, Sendable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        // A later format may change what a field means: read as this one, it would be misread.
+        guard version <= 1 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: container,
+                debugDescription: "format version \(version) of a report; this segments-bench reads version 1")
+        }
         machine = try container.decode(MachineInfo.self, forKey: .machine)
         gitRevision = try container.decodeIfPresent(String.self, forKey: .gitRevision) ?? "unknown"
         startedAt = try container.decodeIfPresent(String.self, forKey: .startedAt) ?? ""
