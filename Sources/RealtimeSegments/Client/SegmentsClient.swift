@@ -162,7 +162,10 @@ public final class SegmentsClient: Sendable {
             // starts after it, sees the registration in its initial check (trigger 2).
             switch lifecycle.atomic.load(ordering: .sequentiallyConsistent) {
             case .started: channels.requestReload()
-            case .stopped: logger.warning("Segments: Callback registered on a stopped client; it will never be called")
+            case .stopped:
+                // Never called, so not held: a callback that captures the client would keep it alive.
+                registry.removeAll()
+                logger.warning("Segments: Callback registered on a stopped client; it will never be called")
             default: break
             }
         }
@@ -292,7 +295,9 @@ public final class SegmentsClient: Sendable {
     /// fails waiting `getSegments` calls with ``SegmentsError/stopped``, makes one last attempt to
     /// upload buffered events, and persists what could not be sent and every reporting segments
     /// change made before the call (if a state directory is set), then gives the directory up to
-    /// the next client (once the engine has ended).
+    /// the next client (once the engine has ended). No callback is called after it, and the
+    /// client lets go of every registered callback (and of one added later), so a callback that
+    /// captures the client does not keep it alive.
     ///
     /// Threading: blocks the caller. It first writes the reporting segments files that changed
     /// (not bounded by `timeout`), then waits until the engine thread has ended or `timeout`
@@ -314,6 +319,9 @@ public final class SegmentsClient: Sendable {
         // to another client once this one has stopped.
         reporting.detachStorage()
         let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
+        // No callback is called after stop (its generation stops deliveries in flight before their
+        // next callback), so none is held: one that captures the client would keep it alive.
+        registry.removeAll()
         switch previous {
         case .created:
             // No engine ever ran: answer what reaches the inbox from now on (`waitUntilIdle`'s
