@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "RealtimeSegments",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "RealtimeSegments", targets: ["RealtimeSegments"]),
         .library(name: "RealtimeSegmentsHTTP", targets: ["RealtimeSegmentsHTTP"]),

@@ -83,3 +83,17 @@ final class AppClockTests: XCTestCase {
         XCTAssertTrue(client.waitUntilIdle())
     }
 }
+
+/// Waits on a `DispatchTime` deadline (`stop(timeout:)`, `waitUntilIdle(timeout:)`) last the whole
+/// duration: built from the uptime, not from an `Int` of nanoseconds (32 bits on Apple Watch).
+final class WaitDeadlineTests: XCTestCase {
+    func testADeadlineIsTheWholeDurationAwayAndSaturates() {
+        let before = DispatchTime.now().uptimeNanoseconds
+        let deadline = DispatchTime.after(.seconds(30)).uptimeNanoseconds
+        let after = DispatchTime.now().uptimeNanoseconds
+        XCTAssertGreaterThanOrEqual(deadline, before + 30_000_000_000)
+        XCTAssertLessThanOrEqual(deadline, after + 30_000_000_000)
+        XCTAssertEqual(DispatchTime.after(.seconds(Int64.max)), .distantFuture)
+        XCTAssertLessThanOrEqual(DispatchTime.after(.seconds(-5)).uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)
+    }
+}

@@ -342,7 +342,7 @@ public final class SegmentsClient: Sendable {
                 "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
             return
         }
-        if engineRunning.wait(timeout: .now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))) == .timedOut {
+        if engineRunning.wait(timeout: .after(timeout)) == .timedOut {
             configuration.logger.warning("Segments: stop() timed out waiting for the final upload")
             return
         }
@@ -620,7 +620,7 @@ public final class SegmentsClient: Sendable {
         // After stop the barrier is answered at once (the inbox is closed), so this waits only for
         // the work still counted as outstanding.
         guard lifecycle.atomic.load(ordering: .acquiring) != .created else { return true }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: timeout.clampedNanoseconds))
+        let deadline = DispatchTime.after(timeout)
         while true {
             let barrier = DispatchSemaphore(value: 0)
             // Answered once the items claimed before it were drained and their work started.

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A point on a monotonic clock, in nanoseconds from an arbitrary origin.
 public struct SegmentsInstant: Comparable, Hashable, Sendable, CustomStringConvertible {
     /// Nanoseconds since the clock's origin.
@@ -37,5 +39,16 @@ extension Duration {
     package var inSeconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension DispatchTime {
+    /// `duration` from now, as a deadline to wait for; a duration past the end of the clock is
+    /// the distant future. Built from the uptime in nanoseconds: `DispatchTimeInterval`'s
+    /// nanoseconds are an `Int`, 32 bits on arm64_32 (Apple Watch), where they would cut any
+    /// wait at about 2.1 s.
+    static func after(_ duration: Duration) -> DispatchTime {
+        let (end, overflow) = DispatchTime.now().uptimeNanoseconds.addingReportingOverflow(duration.clampedNanoseconds)
+        return overflow || end == .max ? .distantFuture : DispatchTime(uptimeNanoseconds: end)
     }
 }

@@ -65,10 +65,10 @@ final class EngineTaskExecutor: TaskExecutor {
     }
 
     private static var currentThread: UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
+        #if canImport(Glibc)
         UInt(pthread_self())
+        #else
+        UInt(bitPattern: pthread_self())  // a pointer on Darwin and musl
         #endif
     }
 }

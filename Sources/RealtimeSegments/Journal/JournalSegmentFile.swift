@@ -34,7 +34,7 @@ final class JournalSegmentFile {
         // The new name must survive a power loss for the records in it to be found.
         let directoryDescriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
         if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
+            _ = DurableFile.syncToDevice(directoryDescriptor)
             _ = closeDescriptor(directoryDescriptor)
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
         }
@@ -66,7 +66,7 @@ final class JournalSegmentFile {
     /// Flushes what was written to the device.
     func sync() throws(JournalIOError) {
         guard needsSync, descriptor >= 0 else { return }
-        guard fsync(descriptor) == 0 else {
+        guard DurableFile.syncToDevice(descriptor) == 0 else {
             let code = errno
             throw JournalIOError("fsync of \(url.lastPathComponent)", errno: code)
         }

@@ -39,10 +39,20 @@ enum DurableFile {
 
     /// Flushes `directory`'s entries (the renames made in it) to disk. Best effort.
     static func syncDirectory(_ directory: URL) {
-        let descriptor = open(directory.path, O_RDONLY)
+        let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
-        fsync(descriptor)
+        _ = syncToDevice(descriptor)
         close(descriptor)
+    }
+
+    /// Flushes what was written through `descriptor` to the storage device; returns `fsync`'s
+    /// result. On Apple platforms `fsync` leaves the writes in the drive's cache, where a power
+    /// loss takes them: `F_FULLFSYNC` asks the drive to write them out (`fsync` if it is refused).
+    static func syncToDevice(_ descriptor: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) == 0 { return 0 }
+        #endif
+        return fsync(descriptor)
     }
 
     /// Renames `url` to `<its name>.<label>-<seconds since 1970>-<process id>` beside it and returns
@@ -62,7 +72,7 @@ enum DurableFile {
     }
 
     private static func writeAndSync(_ data: Data, to url: URL, flags: Int32 = O_WRONLY | O_CREAT | O_TRUNC) throws {
-        let descriptor = open(url.path, flags, 0o600)
+        let descriptor = open(url.path, flags | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(errno))])
         }
@@ -78,7 +88,7 @@ enum DurableFile {
                 offset += written
             }
         }
-        guard fsync(descriptor) == 0 else {
+        guard syncToDevice(descriptor) == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "fsync: \(String(cString: strerror(errno)))"])
         }
     }

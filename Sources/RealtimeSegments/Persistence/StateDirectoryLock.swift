@@ -82,7 +82,7 @@ final class StateDirectoryLock: Sendable {
             guard pread(descriptor, &byte, 1, 0) == 0 else { return }
             let token = Array(projectToken.utf8)
             _ = pwrite(descriptor, token, token.count, 0)
-            _ = fsync(descriptor)
+            _ = DurableFile.syncToDevice(descriptor)
         }
     }
 

@@ -4,13 +4,20 @@ import Glibc
 import Darwin
 #endif
 
-/// The harness's time source: `CLOCK_MONOTONIC` in nanoseconds (the same clock `DispatchTime`
-/// and the mock server's change stamps use, so their values compare directly).
+/// The harness's time source in nanoseconds: the clock `DispatchTime` and the mock server's change
+/// stamps read (`CLOCK_MONOTONIC` on Linux, the uptime clock on Apple platforms), so their values
+/// compare directly.
 @inline(__always)
 public func monotonicNanoseconds() -> UInt64 {
+    #if canImport(Darwin)
+    // Darwin's CLOCK_MONOTONIC counts time asleep, and `DispatchTime` does not: the uptime clock
+    // is the one `DispatchTime` reads.
+    return clock_gettime_nsec_np(CLOCK_UPTIME_RAW)
+    #else
     var spec = timespec()
     clock_gettime(CLOCK_MONOTONIC, &spec)
     return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
+    #endif
 }
 
 /// Sleeps, in steps of at most a millisecond, until `monotonicNanoseconds()` reaches `deadline`;
