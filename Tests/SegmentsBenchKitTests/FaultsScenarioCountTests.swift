@@ -20,4 +20,15 @@ final class FaultsScenarioCountTests: XCTestCase {
         XCTAssertEqual(result.figure("faults.lostEvents")?.value, 0, "copies stored twice were counted against lost events")
         XCTAssertGreaterThan(result.figure("faults.duplicateEvents")?.value ?? 0, 0, "the copies are reported")
     }
+
+    /// With no rules the mock answers every pull `[]`: a pull answered so did not fail, and is
+    /// not counted as a failure.
+    func testPullsAnsweredWithNoSegmentsAreNotCountedAsFailures() throws {
+        var options = BenchOptions()
+        options.duration = 1
+        options.rate = 200
+        let result = try FaultsScenario(injecting: FaultPlan(seed: 1, profiles: [:])).run(options, progress: Progress(enabled: false))
+        let failures = try XCTUnwrap(result.figure("faults.pullFailures") ?? result.figure("faults.pullEmptyResults"))
+        XCTAssertEqual(failures.value, 0, "pulls the mock answered were counted as failed fetches")
+    }
 }

@@ -229,6 +229,10 @@ public final class SegmentsBackend: Sendable {
     /// the events accepted since (0 before it is called).
     public var distinctEventsAccepted: Int { state.withLockedValue { $0.distinctValues.count } }
 
+    /// The distinct values themselves (see ``distinctEventsAccepted``): which numbered events were
+    /// stored, however many events each customer has.
+    public var distinctEventValues: Set<Double> { state.withLockedValue { $0.distinctValues } }
+
     /// Successful link-ids calls.
     public var linkCalls: Int { state.withLockedValue { $0.linkCalls } }
 
