@@ -22,14 +22,14 @@ struct MetricsOptions: ParsableArguments {
     @Option(help: "The run_id label of every series (default: 12 random hex digits); give the processes of one distributed run the same one.")
     var runId: String?
 
-    /// Refuses a port outside 0…65535, a negative linger, an empty run id, and the other metrics
+    /// Refuses a port outside 0…65535, a linger outside 0…86,400 s, an empty run id, and the other metrics
     /// options without `--metrics-port` (usage errors, exit 64).
     func validate() throws {
         if let metricsPort, !(0...65_535).contains(metricsPort) {
             throw ValidationError("--metrics-port must be 0…65535, not \(metricsPort)")
         }
-        if !(metricsLingerSeconds >= 0) || !metricsLingerSeconds.isFinite {
-            throw ValidationError("--metrics-linger-seconds must be 0 or more, not \(metricsLingerSeconds)")
+        if !(0...86_400).contains(metricsLingerSeconds) {
+            throw ValidationError("--metrics-linger-seconds must be 0 to 86400 (a day), not \(metricsLingerSeconds)")
         }
         if let runId, runId.isEmpty { throw ValidationError("--run-id must not be empty") }
         if metricsPort == nil, metricsAddress != "127.0.0.1" || metricsLingerSeconds != 0 {

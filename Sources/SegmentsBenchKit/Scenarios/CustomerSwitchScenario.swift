@@ -148,7 +148,15 @@ public struct CustomerSwitchScenario: Scenario {
             let interval = UInt32(max(1, 1_000_000 / switchRate))
             var number = 0
             while running.load(ordering: .relaxed) {
-                usleep(interval)
+                // In slices, so that a slow --switch-rate does not keep the run going an interval
+                // past its end.
+                var slept: UInt32 = 0
+                while slept < interval, running.load(ordering: .relaxed) {
+                    let slice = min(50_000, interval - slept)
+                    usleep(slice)
+                    slept += slice
+                }
+                guard running.load(ordering: .relaxed) else { break }
                 let previous = client.customerIds["cookie"] ?? ""
                 // Runs a switch between the two raises of the epoch; returns when it returned.
                 func switching(_ body: () -> Void) -> UInt64 {

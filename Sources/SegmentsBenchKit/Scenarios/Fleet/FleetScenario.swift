@@ -65,9 +65,16 @@ public struct FleetScenario: Scenario {
             try FleetDevice(index: index, backend: backend, factory: options.engine, group: group, debounce: debounce, measurements: measurements, logger: logger)
         }
         for device in devices { device.start() }
+        progress.say("waiting up to 120 s for the \(deviceCount) devices' first loads (a debounce after their start)")
         let loadDeadline = monotonicNanoseconds() + 120_000_000_000
         while measurements.devicesLoaded.load(ordering: .relaxed) < deviceCount, monotonicNanoseconds() < loadDeadline {
             usleep(10_000)
+        }
+        // Not one answer: the backend is not answering (a --target down, wrong credentials), and
+        // the load would measure nothing but failures.
+        guard measurements.devicesLoaded.load(ordering: .relaxed) > 0 else {
+            for device in devices { device.engine.stop() }
+            throw FleetRunError.noFirstLoad(devices: deviceCount, failures: measurements.transportFailures.load(ordering: .relaxed))
         }
         let residentAfter = AllocationProbe.residentBytes()
         let loaded = measurements.devicesLoaded.load(ordering: .relaxed)
@@ -107,11 +114,19 @@ public struct FleetScenario: Scenario {
         }
         running.store(false, ordering: .relaxed)
         progress.say("draining")
-        var undrained = 0
-        for device in devices where !device.engine.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
+        // One deadline for the whole fleet, not a wait per device: a fleet that does not drain
+        // costs a minute, not a minute per device.
+        func devicesNotIdle(within seconds: UInt64) -> Int {
+            let deadline = monotonicNanoseconds() + seconds * 1_000_000_000
+            return devices.count { device in
+                let left = deadline > monotonicNanoseconds() ? deadline - monotonicNanoseconds() : 0
+                return !device.engine.waitUntilIdle(timeout: .nanoseconds(Int64(left)))
+            }
+        }
+        var undrained = devicesNotIdle(within: 60)
         // The checks that the last uploads started, so their callbacks come in.
         usleep(UInt32(min(2_000_000, debounce.wholeNanoseconds / 1_000 * 3)))
-        for device in devices where !device.engine.waitUntilIdle(timeout: .seconds(60)) { undrained += 1 }
+        undrained += devicesNotIdle(within: 60)
         let accepted = backend.eventsAccepted
         let acknowledged = measurements.eventsAcknowledged.load(ordering: .relaxed)
         let trackedCount = tracked.load(ordering: .relaxed)
@@ -248,6 +263,20 @@ public enum FleetScenarioError: Error, Equatable, CustomStringConvertible {
         case .notMeasuredAgainstTarget(let threshold, let target):
             "--threshold \(threshold) names a latency that fleet does not measure against --target \(target): "
                 + "it needs the mock's scripted segment changes"
+        }
+    }
+}
+
+/// Why a fleet run measured nothing (a harness error).
+public enum FleetRunError: Error, Equatable, CustomStringConvertible {
+    /// No device's first load arrived within 120 s of the start.
+    case noFirstLoad(devices: Int, failures: Int)
+
+    public var description: String {
+        switch self {
+        case .noFirstLoad(let devices, let failures):
+            "no device of \(devices) got its first segments within 120 s of its start (\(failures) transport calls failed): "
+                + "the backend is not answering (check --target, --project-token and --authorization, or --debounce)"
         }
     }
 }
