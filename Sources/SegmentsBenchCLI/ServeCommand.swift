@@ -66,7 +66,13 @@ struct ServeCommand: ParsableCommand {
             source.resume()
             return source
         }
-        try runBlocking { try await server.start() }
+        do {
+            try runBlocking { try await server.start() }
+        } catch {
+            // The port or address asked for (taken, or not ours to bind): a usage error, as for
+            // --metrics-port.
+            throw ValidationError("--port \(port): cannot listen on \(host):\(port): \(error)")
+        }
         let basic = keyPair.map { " or Basic \($0.id):<secret>" } ?? ""
         print("Mock segments server on \(server.baseURL) (project \(token), authorization: Token \(key)\(basic)). Ctrl-C to stop.")
         print("  GET  \(server.baseURL)/webxp/projects/\(token)/segments?cookie=<cookie>")

@@ -318,7 +318,7 @@ public struct GateCheck: Sendable {
         let status = exitStatus
         if status == .pass { return "GATE PASSED (\(checked) figures checked)" }
         let counts: [(Verdict, String)] = [(.regressed, "regressed"), (.violated, "violated their rule"), (.missing, "missing"),
-                                           (.invalid, "not comparable (not a number, or another unit)")]
+                                           (.invalid, "not comparable (not a number, another unit, or a baseline rule that is not well formed, such as a negative tolerance)")]
         var parts = counts.compactMap { verdict, words -> String? in
             let count = rows.filter { $0.verdict == verdict }.count
             return count == 0 ? nil : "\(count) of \(checked) figures \(words)"

@@ -17,7 +17,7 @@ public struct FaultsScenario: Scenario {
     public let name = "faults"
     public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .seed, .rate]
     /// Against a target the faults are the server's own (`serve --faults --seed`): no seed here.
-    public let honouredOptionsAgainstTarget: Set<BenchOptionName> = [.duration, .transport, .rate]
+    public let honouredOptionsAgainstTarget: Set<BenchOptionName> = [.duration, .rate]
     public let needsMockIntrospection: String? = nil
     public let simulates = "tracking, identify and pull traffic while every endpoint fails at random: 5xx/429/401 statuses (uploads: 5xx/429/408), added latency, hangs past the request deadline, malformed and truncated bodies, connection resets (seeded)"
     public let measures = "errors and timeouts seen by the engine, lost events after the faults stop (must be 0), and how much the state file is written while uploads fail and recover"

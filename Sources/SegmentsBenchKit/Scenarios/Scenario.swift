@@ -51,7 +51,8 @@ extension Scenario {
     /// The options it honours with `options`: ``honouredOptionsAgainstTarget`` against a target,
     /// else ``honouredOptions``.
     public func honouredOptions(with options: BenchOptions) -> Set<BenchOptionName> {
-        options.target == nil ? honouredOptions : honouredOptionsAgainstTarget
+        // Against a target the traffic goes to it: --transport is refused whatever the scenario.
+        options.target == nil ? honouredOptions : honouredOptionsAgainstTarget.subtracting([.transport])
     }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
