@@ -33,4 +33,22 @@ final class SoakCommandLineTests: XCTestCase {
                           SegmentsBenchCLI.message(for: error))
         }
     }
+
+    /// `soak.retainedBytesPerOperation` is the slope of allocated bytes against operations: a
+    /// steady leak reads its bytes per operation whatever the level the heap started at; a heap
+    /// that moves up and down around one level reads about 0.
+    func testRetainedBytesPerOperationIsTheSlopeOfTheSamples() throws {
+        let leaking: [(operations: Int, bytes: UInt64)] = (0..<6).map { (index: Int) in
+            let operations = index * 1_000
+            return (operations, UInt64(5_000_000 + operations * 40))
+        }
+        XCTAssertEqual(try XCTUnwrap(SoakScenario.bytesPerOperation(leaking)), 40, accuracy: 1e-9)
+        let swings = [0, 100_000, -80_000, 60_000, -40_000, 0]
+        let steady: [(operations: Int, bytes: UInt64)] = swings.indices.map { (index: Int) in
+            (index * 4_000, UInt64(8_000_000 + swings[index]))
+        }
+        XCTAssertLessThan(abs(try XCTUnwrap(SoakScenario.bytesPerOperation(steady))), 5)
+        XCTAssertNil(SoakScenario.bytesPerOperation([(operations: 10, bytes: 1), (operations: 10, bytes: 2)]), "no spread of operations")
+    }
 }
+

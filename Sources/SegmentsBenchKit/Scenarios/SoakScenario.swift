@@ -10,9 +10,28 @@ public struct SoakScenario: Scenario {
     public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .rate]
     public let needsMockIntrospection: String? = nil
     public let simulates = "a long mixed run for one customer: 2 producers tracking at a steady rate, identify calls, 100 callbacks, pulls (no anonymize: every new customer legitimately grows the mock backend, which would hide an engine leak)"
-    public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak)"
+    public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak); bytes kept per operation after warm-up (a slow leak)"
     public let shortestDuration: (seconds: Double, reason: String)? = (
         3, "it samples memory once a second and compares the last sample with the one after warm-up")
+
+    /// The most bytes a soak may keep per operation after warm-up (see `soak.retainedBytesPerOperation`).
+    static let retainedBytesLimit = 16.0
+
+    /// The least-squares slope of bytes against operations, or nil with fewer than two distinct
+    /// operation counts.
+    static func bytesPerOperation(_ samples: [(operations: Int, bytes: UInt64)]) -> Double? {
+        guard samples.count >= 2 else { return nil }
+        let meanX = samples.reduce(0.0) { $0 + Double($1.operations) } / Double(samples.count)
+        let meanY = samples.reduce(0.0) { $0 + Double($1.bytes) } / Double(samples.count)
+        var covariance = 0.0
+        var variance = 0.0
+        for sample in samples {
+            let dx = Double(sample.operations) - meanX
+            covariance += dx * (Double(sample.bytes) - meanY)
+            variance += dx * dx
+        }
+        return variance > 0 ? covariance / variance : nil
+    }
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 30)
@@ -28,6 +47,9 @@ public struct SoakScenario: Scenario {
         let active = LockedBox<[ChartSeries.Point]>([])
         let running = ManagedAtomic<Bool>(true)
         let tracked = ManagedAtomic<Int>(0)
+        let operations = ManagedAtomic<Int>(0)
+        // jemalloc's allocated bytes against the operations made by then, once a second.
+        let allocated = LockedBox<[(operations: Int, bytes: UInt64)]>([])
         let sampled = DispatchSemaphore(value: 0)
         let sampler = Thread {
             let start = monotonicNanoseconds()
@@ -36,6 +58,8 @@ public struct SoakScenario: Scenario {
                 if let bytes = AllocationProbe.residentBytes() { rss.withLock { $0.append(.init(x: elapsed, y: Double(bytes) / 1_048_576)) } }
                 if let snapshot = AllocationProbe.snapshot() {
                     active.withLock { $0.append(.init(x: elapsed, y: Double(snapshot.activeBytes) / 1_048_576)) }
+                    let made = operations.load(ordering: .relaxed)
+                    allocated.withLock { $0.append((made, snapshot.allocatedBytes)) }
                 }
                 usleep(1_000_000)
             }
@@ -46,6 +70,7 @@ public struct SoakScenario: Scenario {
         let reporter = Thread { progress.countdown("soak", seconds: seconds) { !running.load(ordering: .relaxed) } }
         reporter.start()
         _ = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 2_000) { producer, sequence in
+            operations.wrappingIncrement(ordering: .relaxed)
             if producer == 1, sequence % 1_000 == 999 {
                 try? client.identifyCustomer(properties: ["visits": .number(Double(sequence))])
             } else if producer == 1, sequence % 100 == 0 {
@@ -79,6 +104,17 @@ public struct SoakScenario: Scenario {
             figures.append(Figure(name: "soak.jemallocActiveGrowth", value: activeGrowth, unit: "ratio",
                                   gate: .lowerIsBetter(relative: 0.5, absolute: 0.25),
                                   summary: "jemalloc active bytes at the end over after warm-up (1.0 = flat)"))
+        }
+        // The bytes the run kept per operation after warm-up (the first third): the slope of
+        // allocated bytes against operations made, fitted over the samples taken under load (an
+        // idle end would compare a heap holding the load's batches with one that does not). A
+        // leak of a few bytes an operation shows here long before it moves a ratio of the heap.
+        let samples = allocated.withLock { $0 }
+        if samples.count >= 4, let kept = Self.bytesPerOperation(Array(samples[(samples.count / 3)...])) {
+            figures.append(Figure(
+                name: "soak.retainedBytesPerOperation", value: kept, unit: "bytes/op", gate: .atMost(Self.retainedBytesLimit),
+                summary: "slope of jemalloc's allocated bytes against operations made, over the samples after warm-up "
+                    + "(≤ \(Int(Self.retainedBytesLimit)): a leak of that much an operation would exceed it)"))
         }
         var notes: [String] = AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote]
         if !figures.contains(where: { $0.name == "soak.rssGrowth" }) {
