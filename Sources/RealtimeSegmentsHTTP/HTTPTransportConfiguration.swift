@@ -78,7 +78,7 @@ public struct HTTPTransportConfiguration: Sendable {
         }
         // Read from the text: a port too large for an integer is no port at all to `URL.port`,
         // and requests would quietly go to the scheme's default port.
-        if let port = portText(of: url), !(Int(port).map { (1...65_535).contains($0) } ?? false) {
+        if let port = portText(of: url), !port.isEmpty, !(Int(port).map { (1...65_535).contains($0) } ?? false) {
             throw .invalidArgument("\(name) port must be 1 to 65535: \(url.absoluteString)")
         }
         // Request paths are appended to the URL, so they would land after a query or fragment.
@@ -87,7 +87,8 @@ public struct HTTPTransportConfiguration: Sendable {
         }
     }
 
-    /// The port as written in `url`'s authority (after the host, `[v6]` included), if any.
+    /// The port as written in `url`'s authority (after the host, `[v6]` included), if any; empty
+    /// for `host:` (the scheme's default port).
     private static func portText(of url: URL) -> Substring? {
         let text = url.absoluteString
         guard let schemeEnd = text.range(of: "://") else { return nil }

@@ -94,6 +94,8 @@ final class WaitDeadlineTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(deadline, before + 30_000_000_000)
         XCTAssertLessThanOrEqual(deadline, after + 30_000_000_000)
         XCTAssertEqual(DispatchTime.after(.seconds(Int64.max)), .distantFuture)
+        // 400 years does not overflow 64 bits of nanoseconds, but is past the raw values the clock holds.
+        XCTAssertEqual(DispatchTime.after(.seconds(400 * 365 * 86_400)), .distantFuture)
         XCTAssertLessThanOrEqual(DispatchTime.after(.seconds(-5)).uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)
     }
 }

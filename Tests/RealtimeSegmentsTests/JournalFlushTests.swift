@@ -44,13 +44,27 @@ final class JournalFlushTests: XCTestCase {
     /// are: the state file holds the customer. A process that died just after the flush must not
     /// restart as the customer an `anonymize()` left, stamping events with the registered ids.
     /// (The completion is the one `flushJournal()` resumes with, run on the engine thread as the
-    /// flush is answered: what it reads is what was on disk at that moment.)
+    /// flush is answered: what it reads is what was on disk at that moment. The turn that takes
+    /// the `anonymize()` from the ring is held until the flush is posted, so both are handled in
+    /// that one turn, where the order of the write and the answer shows.)
     func testAFlushAnswersOnlyOnceTheCustomerItFollowsIsInTheStateFile() throws {
-        let fixture = journaled()
+        let holdNextTurn = Locked(false)
+        let drained = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let fixture = Fixture(stateDirectory: directory) {
+            $0.journal = JournalConfiguration(durability: .everyCommit)
+            $0.turnDrainedForTesting = {
+                guard holdNextTurn.withLock({ hold in defer { hold = false }; return hold }) else { return }
+                drained.signal()
+                proceed.wait()
+            }
+        }
         fixture.client.start()
         try fixture.client.identifyCustomer(customerIds: ["registered": "jane@example.com"])
         fixture.settle()
+        holdNextTurn.withLock { $0 = true }
         fixture.client.anonymize()
+        XCTAssertEqual(drained.wait(timeout: .now() + 10), .success, "the turn that took the anonymize() is held")
         let stateFile = directory.appendingPathComponent("segments-state.json")
         let onDiskAtTheAnswer = Locked<[String: String]?>(nil)
         let answered = DispatchSemaphore(value: 0)
@@ -59,6 +73,7 @@ final class JournalFlushTests: XCTestCase {
             onDiskAtTheAnswer.withLock { $0 = object?["customerIds"] as? [String: String] }
             answered.signal()
         }))
+        proceed.signal()
         XCTAssertEqual(answered.wait(timeout: .now() + 10), .success)
         let onDisk = try XCTUnwrap(onDiskAtTheAnswer.withLock { $0 })
         XCTAssertNil(onDisk["registered"], "the flush was answered with the customer anonymize() left still on disk")

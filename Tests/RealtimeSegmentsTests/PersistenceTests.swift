@@ -243,6 +243,7 @@ final class PersistenceTests: XCTestCase {
         let fixture = Fixture(stateDirectory: directory) { $0.flushingMode = .manual }
         fixture.transport.failNext(.trackEvents, with: .connectionFailed("offline"), count: 10)
         fixture.client.start()
+        fixture.settle()  // the start's own write is over
         // The state file's place is taken by a directory that is not empty: every save's rename fails.
         try? FileManager.default.removeItem(at: stateFile)
         try FileManager.default.createDirectory(at: stateFile.appendingPathComponent("occupied"), withIntermediateDirectories: true)

@@ -92,19 +92,19 @@ final class CommandLineBoundsTests: XCTestCase {
             try ReportWriter.makeJSONEncoder().encode(report).write(to: URL(fileURLWithPath: path))
             return path
         }
-        func report(_ figures: [Figure], host: String = "a") -> BenchReport {
+        func report(_ figures: [Figure], host: String = "a", scenario: String = "stub") -> BenchReport {
             BenchReport(
                 machine: MachineInfo(hostname: host, cores: 2, memoryBytes: 1, cpuModel: "x", kernel: "k", swiftVersion: "s",
                                      loadAverage: "0", jemalloc: "unavailable"),
                 gitRevision: "r", startedAt: Date(), command: "c \(host)",
-                scenarios: figures.isEmpty ? [] : [ScenarioResult(scenario: "stub", summary: "s", configuration: [:], figures: figures, allocationsMeasured: false)], toolVersion: "t")
+                scenarios: figures.isEmpty ? [] : [ScenarioResult(scenario: scenario, summary: "s", configuration: [:], figures: figures, allocationsMeasured: false)], toolVersion: "t")
         }
         let base = scratch()
         let baseline = base + "/baseline.json"
         try Data(#"{"figures": {}}"#.utf8).write(to: URL(fileURLWithPath: baseline))
         let empty = try write(report([]), to: base + "/empty")
         assertRefused(["check", "--report", empty, "--baseline", baseline, "--out", base + "/v1"], status: 70, verdictIn: base + "/v1", saying: "holds no scenario")
-        let negative = try write(report([Figure(name: "stub.allocations", value: -400, unit: "allocs/op", summary: "s")]), to: base + "/negative")
+        let negative = try write(report([Figure(name: "costs.check.allocations", value: -400, unit: "allocs/op", summary: "s")], scenario: "costs"), to: base + "/negative")
         assertRefused(["check", "--report", negative, "--baseline", baseline, "--out", base + "/v2"], status: 70, verdictIn: base + "/v2", saying: "never negative")
 
         let later = base + "/later/report.json"

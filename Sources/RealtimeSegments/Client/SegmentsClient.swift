@@ -295,9 +295,10 @@ public final class SegmentsClient: Sendable {
     /// fails waiting `getSegments` calls with ``SegmentsError/stopped``, makes one last attempt to
     /// upload buffered events, and persists what could not be sent and every reporting segments
     /// change made before the call (if a state directory is set), then gives the directory up to
-    /// the next client (once the engine has ended). No callback is called after it, and the
-    /// client lets go of every registered callback (and of one added later), so a callback that
-    /// captures the client does not keep it alive.
+    /// the next client (once the engine has ended). No segment callback is called after it
+    /// (`getSegments` completions still answer, with ``SegmentsError/stopped``), and the client
+    /// lets go of every registered callback (and of one added later), so a callback that captures
+    /// the client does not keep it alive.
     ///
     /// Threading: blocks the caller. It first writes the reporting segments files that changed
     /// (not bounded by `timeout`), then waits until the engine thread has ended or `timeout`
@@ -305,12 +306,13 @@ public final class SegmentsClient: Sendable {
     /// It may be called from a callback. Called on the engine thread itself (from the log
     /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport,
     /// or of another client of the same ``SegmentsEngineGroup`` thread), it cannot wait for that
-    /// thread: it returns at once with a `Segments:` warning, and the engine stops after the code
-    /// that called it returns. The client cannot be restarted.
+    /// thread: it returns once the reporting files are written, with a `Segments:` warning, and
+    /// the engine stops after the code that called it returns. The client cannot be restarted.
     ///
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded, or written to
     /// the state file as the engine takes the stop, before its final upload: a `stop` that times
-    /// out returns with them on disk. Without a state directory, those still unsent when the
+    /// out on that upload returns with them on disk (one that times out before the engine took
+    /// the stop, on an engine busy for longer than `timeout`, leaves that write to the engine). Without a state directory, those still unsent when the
     /// engine ends are lost, with a `Segments:` error. One whose call was still running when the
     /// engine ended is dropped with a `Segments:` error.
     public func stop(timeout: Duration = .seconds(30)) {
@@ -319,9 +321,6 @@ public final class SegmentsClient: Sendable {
         // to another client once this one has stopped.
         reporting.detachStorage()
         let previous = lifecycle.atomic.exchange(.stopped, ordering: .acquiringAndReleasing)
-        // No callback is called after stop (its generation stops deliveries in flight before their
-        // next callback), so none is held: one that captures the client would keep it alive.
-        registry.removeAll()
         switch previous {
         case .created:
             // No engine ever ran: answer what reaches the inbox from now on (`waitUntilIdle`'s
@@ -335,11 +334,19 @@ public final class SegmentsClient: Sendable {
         case .stopped:
             break  // another call stopped it: wait for the same engine
         }
+        // No callback is called after stop (the raised generation stops deliveries in flight
+        // before their next callback, and no check applies after it), so none is held: one that
+        // captures the client would keep it alive. After the generation, so that a check applied
+        // before it still reaches its callbacks.
+        registry.removeAll()
         // Code the engine thread runs (a log handler, the clock, a never-blocking transport's
         // step) would wait for the thread it runs on: the engine stops once that code returns.
         if channels.consumerThread.isCurrent {
-            configuration.logger.warning(
-                "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
+            // Once: a log handler that stops the client on every line would otherwise recurse.
+            if previous != .stopped {
+                configuration.logger.warning(
+                    "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
+            }
             return
         }
         if engineRunning.wait(timeout: .after(timeout)) == .timedOut {
@@ -510,8 +517,10 @@ public final class SegmentsClient: Sendable {
 
     /// Returns once everything tracked before the call (events, and the customer updates of
     /// `identifyCustomer`) is durable in the event journal (``SegmentsConfiguration/journal``):
-    /// written, and flushed to the device (`fsync`) whatever the journal's
-    /// ``JournalConfiguration/Durability``. It uploads nothing (``flush()`` does).
+    /// written, and flushed to the device (`fsync`; on Apple platforms `F_FULLFSYNC`) whatever the
+    /// journal's ``JournalConfiguration/Durability``. The customer the calls before it left (an
+    /// `anonymize()`, new hard ids) is in the state file by then too, unless that write failed
+    /// (a `Segments:` error says so). It uploads nothing (``flush()`` does).
     ///
     /// Threading: any thread; it suspends, never blocks a thread. The engine thread answers it
     /// once it has taken from the ingestion ring every item claimed before the call (a

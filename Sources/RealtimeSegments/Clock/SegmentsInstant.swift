@@ -43,12 +43,12 @@ extension Duration {
 }
 
 extension DispatchTime {
-    /// `duration` from now, as a deadline to wait for; a duration past the end of the clock is
-    /// the distant future. Built from the uptime in nanoseconds: `DispatchTimeInterval`'s
-    /// nanoseconds are an `Int`, 32 bits on arm64_32 (Apple Watch), where they would cut any
-    /// wait at about 2.1 s.
+    /// `duration` from now, as a deadline to wait for; one past what the clock's raw values hold
+    /// (2^62 ns, about 146 years: libdispatch reads higher bits as another clock) is the distant
+    /// future. Built from the uptime in nanoseconds: `DispatchTimeInterval`'s nanoseconds are an
+    /// `Int`, 32 bits on arm64_32 (Apple Watch), where they would cut any wait at about 2.1 s.
     static func after(_ duration: Duration) -> DispatchTime {
         let (end, overflow) = DispatchTime.now().uptimeNanoseconds.addingReportingOverflow(duration.clampedNanoseconds)
-        return overflow || end == .max ? .distantFuture : DispatchTime(uptimeNanoseconds: end)
+        return overflow || end >= 1 << 62 ? .distantFuture : DispatchTime(uptimeNanoseconds: end)
     }
 }

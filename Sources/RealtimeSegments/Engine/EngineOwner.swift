@@ -81,6 +81,8 @@ final class EngineOwner {
     private var random = SystemRandomNumberGenerator()
 
     private var stopping = false
+    /// Whether the state file was written as the engine took the stop (``beginStop()``).
+    private var savedAsStopBegan = false
     /// The number of the last fetch launched (``FetchOutcome/sequence``).
     private var fetchSequence: UInt64 = 0
     /// The upload in flight started after stop: its failure is the final attempt's. One that was
@@ -672,8 +674,9 @@ final class EngineOwner {
             if drained < Self.drainBatch { break }
         }
         journal?.commit(at: clock.now())
-        persister.markDirty()
-        persistIfNeeded()
+        // Only with something to keep: a stop with nothing unsent writes the state once, at its end.
+        if !uploads.isEmpty { persister.markDirty() }
+        savedAsStopBegan = persistIfNeeded()
         completePullWaiters(with: .failure(.stopped))
         uploadSchedule.stop()
     }
@@ -691,6 +694,9 @@ final class EngineOwner {
         if !uploads.isEmpty {
             if saved {
                 logger.notice("Segments: \(uploads.count) unsent uploads kept for the next start")
+            } else if savedAsStopBegan {
+                logger.error(
+                    "Segments: The state file could not be written at the end of stop (see the line before): the next start sends the uploads that were unsent when stop began, some of them again")
             } else if persister.keepsState {
                 logger.error(
                     "Segments: \(uploads.count) unsent uploads are lost at stop: the state file could not be written (see the line before)")

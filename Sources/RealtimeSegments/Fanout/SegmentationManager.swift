@@ -64,7 +64,7 @@ public final class SegmentationManager: Sendable {
         logger.trace("Segments: Removed \(removed) registrations of a callback for category \(callbackData.category)")
     }
 
-    /// Number of registrations (all categories).
+    /// Number of registrations (all categories); 0 once the client has stopped, which lets go of them.
     public var callbackCount: Int { registry.snapshot().count }
 
     /// Number of registrations of `category`.

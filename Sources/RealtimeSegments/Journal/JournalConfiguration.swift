@@ -38,7 +38,8 @@
 /// One running client per state directory: two clients journaling into the same directory at
 /// once would replay, and delete, each other's segment files.
 public struct JournalConfiguration: Sendable, Hashable {
-    /// When the journal's writes are flushed to the storage device (`fsync`).
+    /// When the journal's writes are flushed to the storage device (`fsync`; on Apple platforms
+    /// `F_FULLFSYNC`, which asks the drive to write out its cache and costs more).
     public enum Durability: Sendable, Hashable {
         /// After every group commit: an event survives a power loss once its batch is written.
         case everyCommit

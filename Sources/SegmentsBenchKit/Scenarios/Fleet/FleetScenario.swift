@@ -119,7 +119,8 @@ public struct FleetScenario: Scenario {
         func devicesNotIdle(within seconds: UInt64) -> Int {
             let deadline = monotonicNanoseconds() + seconds * 1_000_000_000
             return devices.count { device in
-                let left = deadline > monotonicNanoseconds() ? deadline - monotonicNanoseconds() : 0
+                let now = monotonicNanoseconds()
+                let left = deadline > now ? deadline - now : 0
                 return !device.engine.waitUntilIdle(timeout: .nanoseconds(Int64(left)))
             }
         }
