@@ -450,18 +450,3 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(linesThatBlockedTheApp.withLock { $0 }, [], "no line was logged under the restore lock")
     }
 }
-
-/// Calls `onLog` with the text of every line (on the logging thread).
-private struct CallingLogHandler: LogHandler {
-    let onLog: @Sendable (String) -> Void
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { onLog(event.message.description) }
-}
-

@@ -14,7 +14,7 @@ final class StopOnTheEngineThreadTests: XCTestCase {
         let fixture = Fixture {
             $0.debounce = .zero
             $0.logger = Logger(label: "engine-thread") { _ in
-                EngineThreadLogHandler { message in
+                CallingLogHandler { message in
                     lines.withLock { $0.append(message) }
                     guard message.hasPrefix("Segments: Fetching segments for customer"),
                         stopped.withLock({ stop in defer { stop = true }; return !stop }),
@@ -40,17 +40,4 @@ final class StopOnTheEngineThreadTests: XCTestCase {
         XCTAssertFalse(lines.withLock { $0 }.contains("Segments: stop() timed out waiting for the final upload"))
         XCTAssertThrowsError(try fixture.client.trackEvent(eventType: "after"))
     }
-}
-
-private struct EngineThreadLogHandler: LogHandler {
-    let onLog: @Sendable (String) -> Void
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) { onLog(event.message.description) }
 }

@@ -174,13 +174,10 @@ final class StressTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stable.load(ordering: .relaxed), 200 * rounds)
     }
 
-    /// `anonymize()` publishes the new customer, then queues the switch for the engine. A check the
-    /// engine started in between was for the new customer already; its data must not be delivered
-    /// a second time when the engine then takes the switch (before, it reset the last known state
-    /// it had just stored, and the next check notified every callback again with the same data).
-    func testAnonymizeNeverMakesTheEngineDeliverTheSameCustomersDataTwice() throws {
-        let fixture = Fixture { $0.clock = SystemClock(); $0.debounce = .zero; $0.maxWait = .zero }
-        // Each customer's segment is its own number, so equal data means the same customer.
+    /// Answers each customer's fetch with a discovery segment numbered for that customer (so equal
+    /// data means the same customer) and registers a discovery callback with first load; returns
+    /// what the callback was given, in order.
+    private static func numberingCustomers(of fixture: Fixture) -> Locked<[[Segment]]> {
         let numbers = Locked<[String: Int]>([:])
         fixture.transport.setResponder { cookie in
             let number = numbers.withLock { numbers in
@@ -194,6 +191,16 @@ final class StressTests: XCTestCase {
         fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
             received.withLock { $0.append(segments) }
         })
+        return received
+    }
+
+    /// `anonymize()` publishes the new customer, then queues the switch for the engine. A check the
+    /// engine started in between was for the new customer already; its data must not be delivered
+    /// a second time when the engine then takes the switch (before, it reset the last known state
+    /// it had just stored, and the next check notified every callback again with the same data).
+    func testAnonymizeNeverMakesTheEngineDeliverTheSameCustomersDataTwice() throws {
+        let fixture = Fixture { $0.clock = SystemClock(); $0.debounce = .zero; $0.maxWait = .zero }
+        let received = Self.numberingCustomers(of: fixture)
         fixture.client.segmentation.addCallbacks((0..<5_000).map { _ in
             SegmentCallbackData(category: .content, isIncludeFirstLoad: false) { _ in }
         })
@@ -230,19 +237,7 @@ final class StressTests: XCTestCase {
                 proceed.wait()
             }
         }
-        let numbers = Locked<[String: Int]>([:])
-        fixture.transport.setResponder { cookie in
-            let number = numbers.withLock { numbers in
-                if let known = numbers[cookie] { return known }
-                numbers[cookie] = numbers.count
-                return numbers.count - 1
-            }
-            return response([.discovery: [number]])
-        }
-        let received = Locked<[[Segment]]>([])
-        fixture.client.segmentation.addCallback(callbackData: SegmentCallbackData(category: .discovery, isIncludeFirstLoad: true) { segments in
-            received.withLock { $0.append(segments) }
-        })
+        let received = Self.numberingCustomers(of: fixture)
         fixture.client.start()
         fixture.settle()
         XCTAssertEqual(received.withLock { $0.count }, 1, "the first customer's first load")
