@@ -16,6 +16,14 @@ struct CrashChildCommand: ParsableCommand {
     @Option(help: "Upload every this many milliseconds (periodic flushing); 0 uploads at once.") var uploadMs: Int = 0
     @Flag(help: "Upload what the journal replays, stop cleanly and exit.") var drain = false
 
+    /// The ranges `run crash` gives it: anything else is a usage error, not a trap in its pacing.
+    func validate() throws {
+        guard (0.001...1_000_000_000).contains(rate) else { throw ValidationError("--rate must be 0.001 to 1000000000 per second, not \(rate)") }
+        guard (1...60_000).contains(flushMs) else { throw ValidationError("--flush-ms must be 1 to 60000, not \(flushMs)") }
+        guard (0...60_000).contains(uploadMs) else { throw ValidationError("--upload-ms must be 0 to 60000, not \(uploadMs)") }
+        guard first >= 0 else { throw ValidationError("--first must be 0 or more, not \(first)") }
+    }
+
     func run() throws {
         try CrashChild.run(CrashChild.Options(
             baseURL: url, projectToken: token, apiKey: key, stateDirectory: stateDir, first: first, rate: rate,

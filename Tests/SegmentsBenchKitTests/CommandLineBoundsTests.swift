@@ -67,6 +67,14 @@ final class CommandLineBoundsTests: XCTestCase {
         assertRefused(["baseline", "update", "--to", directory], saying: "is a directory")
     }
 
+    /// The crash scenario's child trapped in its pacing on these (`Double value cannot be converted to Int`).
+    func testTheCrashChildRefusesRatesItCannotPace() {
+        for rate in ["nan", "-5", "1e300"] {
+            assertRefused(["crash-child", "--url", "http://127.0.0.1:1", "--token", "t", "--key", "k", "--state-dir", scratch(), "--rate=\(rate)"],
+                          saying: "--rate must be")
+        }
+    }
+
     func testServeRefusesEmptyCredentials() {
         assertRefused(["serve", "--key", "", "--duration", "0.1"], saying: "--key must not be empty")
         assertRefused(["serve", "--basic-auth", ":secret", "--duration", "0.1"], saying: "both non-empty")
