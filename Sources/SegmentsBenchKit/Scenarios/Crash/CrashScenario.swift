@@ -55,6 +55,9 @@ public struct CrashScenario: Scenario {
         var random = SplitMix64(seed: options.seed)
         var durable: [ClosedRange<Int>] = []
         var cookies: Set<String> = []
+        // Each customer a child switched to, and the numbers it tracked under that customer: a
+        // child says a cookie after its start (the customer it restored), then one per block.
+        var numbersOfCustomer: [String: Range<Int>] = [:]
         var killedBeforeFirstFlush = 0
         var endedOnTheirOwn: [String] = []
         for kill in 0..<kills {
@@ -80,6 +83,10 @@ public struct CrashScenario: Scenario {
                 throw CrashScenarioError.childDidNotStart(executable)
             }
             cookies.formUnion(said.cookies)
+            for (block, cookie) in said.cookies.dropFirst().enumerated() {
+                let start = first + block * CrashChild.eventsPerCustomer
+                numbersOfCustomer[cookie] = start..<(start + CrashChild.eventsPerCustomer)
+            }
             if let last = said.lastDurable, last >= first {
                 durable.append(first...last)
             } else {
@@ -97,6 +104,15 @@ public struct CrashScenario: Scenario {
             .filter { $0.hasSuffix(".journal") }.count
 
         let received = backend.distinctEventValues
+        // A replayed event keeps the customer it was tracked for: one stored under another
+        // customer (the one the restarted child began as, say) went to the wrong person.
+        var underAnotherCustomer = 0
+        for cookie in cookies {
+            for event in backend.events(forCookie: cookie, projectToken: project.token) {
+                guard case .number(let number) = event.properties[CrashChild.sequenceProperty] else { continue }
+                if !(numbersOfCustomer[cookie]?.contains(Int(number)) ?? false) { underAnotherCustomer += 1 }
+            }
+        }
         let durableCount = durable.reduce(0) { $0 + $1.count }
         let lost = durable.reduce(0) { total, range in total + range.count { !received.contains(Double($0)) } }
         // Every event the children track is numbered: what was stored beyond one of each is a copy.
@@ -121,6 +137,8 @@ public struct CrashScenario: Scenario {
                    summary: "events the children reported durable (flushJournal() returned after them)"),
             Figure(name: "crash.lostDurableEvents", value: Double(lost), unit: "count", gate: .zero,
                    summary: "events reported durable that never reached the server"),
+            Figure(name: "crash.eventsUnderAnotherCustomer", value: Double(underAnotherCustomer), unit: "count", gate: .zero,
+                   summary: "events the server stored for another customer than the one they were tracked for (a replay must keep each event's customer)"),
             Figure(name: "crash.duplicateEvents", value: Double(duplicates), unit: "count",
                    summary: "extra copies the server received (at least once: an upload answered but not yet acknowledged in the journal when killed)"),
             Figure(name: "crash.eventsReceived", value: Double(received.count), unit: "count",
