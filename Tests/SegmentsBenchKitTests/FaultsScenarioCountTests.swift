@@ -1,4 +1,6 @@
+import Atomics
 import Foundation
+import RealtimeSegments
 import SegmentsMockServer
 import XCTest
 
@@ -31,4 +33,48 @@ final class FaultsScenarioCountTests: XCTestCase {
         let failures = try XCTUnwrap(result.figure("faults.pullFailures") ?? result.figure("faults.pullEmptyResults"))
         XCTAssertEqual(failures.value, 0, "pulls the mock answered were counted as failed fetches")
     }
+
+    /// An engine that refuses some events (here every 100th call throws) reads no lost events,
+    /// which count what was accepted: the refusals are counted.
+    func testTrackEventCallsThatThrowAreCounted() throws {
+        var options = BenchOptions()
+        options.duration = 1
+        options.rate = 200
+        options.engine = BenchEngineFactory(name: "refusing") { configuration in
+            RefusingEngine(inner: SegmentsClientEngine(SegmentsClient(configuration: configuration)))
+        }
+        let result = try FaultsScenario(injecting: FaultPlan(seed: 1, profiles: [:])).run(options, progress: Progress(enabled: false))
+        XCTAssertGreaterThan(try XCTUnwrap(result.figure("faults.trackFailures")).value, 0)
+        XCTAssertEqual(result.figure("faults.lostEvents")?.value, 0, "what was accepted was stored")
+    }
+}
+
+/// `SegmentsClient` that throws on every 100th `trackEvent`.
+private final class RefusingEngine: BenchEngine {
+    private let inner: SegmentsClientEngine
+    private let calls = ManagedAtomic<Int>(0)
+
+    init(inner: SegmentsClientEngine) { self.inner = inner }
+
+    var customerIds: [String: String] { inner.customerIds }
+    func start() { inner.start() }
+    func stop() { inner.stop() }
+    func addCallbacks(_ callbacks: [SegmentCallbackData]) { inner.addCallbacks(callbacks) }
+    func removeCallback(_ callback: SegmentCallbackData) { inner.removeCallback(callback) }
+    func trackEvent(eventType: String, properties: [String: JSONValue]) throws {
+        if calls.wrappingIncrementThenLoad(ordering: .relaxed) % 100 == 0 { throw SegmentsError.invalidArgument("refused") }
+        try inner.trackEvent(eventType: eventType, properties: properties)
+    }
+    func identifyCustomer(customerIds: [String: String], properties: [String: JSONValue]) throws {
+        try inner.identifyCustomer(customerIds: customerIds, properties: properties)
+    }
+    func anonymize() { inner.anonymize() }
+    func getSegments(category: SegmentCategory, force: Bool) async throws -> [Segment] {
+        try await inner.getSegments(category: category, force: force)
+    }
+    func getSegments(category: SegmentCategory, force: Bool, result: @escaping @Sendable ([Segment]) -> Void) {
+        inner.getSegments(category: category, force: force, result: result)
+    }
+    func waitUntilIdle(timeout: Duration) -> Bool { inner.waitUntilIdle(timeout: timeout) }
+    var counters: BenchEngineCounters { inner.counters }
 }

@@ -77,6 +77,7 @@ public struct FaultsScenario: Scenario {
         let client = engine.engine
         let pullErrors = ManagedAtomic<Int>(0)
         let trackedEvents = ManagedAtomic<Int>(0)
+        let trackFailures = ManagedAtomic<Int>(0)
         let way = options.target.map { "the target's own faults, \($0.description)" } ?? options.transport.rawValue
         progress.say("\(Int(seconds)) s of traffic with faults on every endpoint (\(way))")
         _ = LoadGenerator.run(producers: 2, seconds: seconds, ratePerProducer: options.rate ?? 500) { producer, sequence in
@@ -92,6 +93,10 @@ public struct FaultsScenario: Scenario {
             } else if (try? client.trackEvent(
                 eventType: "view_item", properties: [Self.sequenceProperty: .number(Double(producer) * 1e12 + Double(sequence))])) != nil {
                 trackedEvents.wrappingIncrement(ordering: .relaxed)
+            } else {
+                // An engine that refused events under the faults' backpressure would otherwise
+                // read no loss: lost events count only what was accepted.
+                trackFailures.wrappingIncrement(ordering: .relaxed)
             }
         }
         if options.target == nil {
@@ -108,7 +113,9 @@ public struct FaultsScenario: Scenario {
         }
         _ = client.waitUntilIdle(timeout: .seconds(30))
         let statistics = client.counters
-        var figures: [Figure] = []
+        var figures = [Figure(
+            name: "faults.trackFailures", value: Double(trackFailures.load(ordering: .relaxed)), unit: "count", gate: .zero,
+            summary: "trackEvent calls that threw (an event refused is an event lost)")]
         var notes: [String] = []
         if let backend = engine.mockBackend {
             let counts = engine.faults.counts()
