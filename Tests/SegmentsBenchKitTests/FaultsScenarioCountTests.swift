@@ -30,7 +30,7 @@ final class FaultsScenarioCountTests: XCTestCase {
         options.duration = 1
         options.rate = 200
         let result = try FaultsScenario(injecting: FaultPlan(seed: 1, profiles: [:])).run(options, progress: Progress(enabled: false))
-        let failures = try XCTUnwrap(result.figure("faults.pullFailures") ?? result.figure("faults.pullEmptyResults"))
+        let failures = try XCTUnwrap(result.figure("faults.pullFailures"))
         XCTAssertEqual(failures.value, 0, "pulls the mock answered were counted as failed fetches")
     }
 
