@@ -1,6 +1,4 @@
-import Atomics
 import Foundation
-import RealtimeSegments
 import SegmentsMockServer
 import XCTest
 
@@ -40,41 +38,9 @@ final class FaultsScenarioCountTests: XCTestCase {
         var options = BenchOptions()
         options.duration = 1
         options.rate = 200
-        options.engine = BenchEngineFactory(name: "refusing") { configuration in
-            RefusingEngine(inner: SegmentsClientEngine(SegmentsClient(configuration: configuration)))
-        }
+        options.engine = LeakingEngine.factory(leaking: .refusals)
         let result = try FaultsScenario(injecting: FaultPlan(seed: 1, profiles: [:])).run(options, progress: Progress(enabled: false))
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("faults.trackFailures")).value, 0)
         XCTAssertEqual(result.figure("faults.lostEvents")?.value, 0, "what was accepted was stored")
     }
-}
-
-/// `SegmentsClient` that throws on every 100th `trackEvent`.
-private final class RefusingEngine: BenchEngine {
-    private let inner: SegmentsClientEngine
-    private let calls = ManagedAtomic<Int>(0)
-
-    init(inner: SegmentsClientEngine) { self.inner = inner }
-
-    var customerIds: [String: String] { inner.customerIds }
-    func start() { inner.start() }
-    func stop() { inner.stop() }
-    func addCallbacks(_ callbacks: [SegmentCallbackData]) { inner.addCallbacks(callbacks) }
-    func removeCallback(_ callback: SegmentCallbackData) { inner.removeCallback(callback) }
-    func trackEvent(eventType: String, properties: [String: JSONValue]) throws {
-        if calls.wrappingIncrementThenLoad(ordering: .relaxed) % 100 == 0 { throw SegmentsError.invalidArgument("refused") }
-        try inner.trackEvent(eventType: eventType, properties: properties)
-    }
-    func identifyCustomer(customerIds: [String: String], properties: [String: JSONValue]) throws {
-        try inner.identifyCustomer(customerIds: customerIds, properties: properties)
-    }
-    func anonymize() { inner.anonymize() }
-    func getSegments(category: SegmentCategory, force: Bool) async throws -> [Segment] {
-        try await inner.getSegments(category: category, force: force)
-    }
-    func getSegments(category: SegmentCategory, force: Bool, result: @escaping @Sendable ([Segment]) -> Void) {
-        inner.getSegments(category: category, force: force, result: result)
-    }
-    func waitUntilIdle(timeout: Duration) -> Bool { inner.waitUntilIdle(timeout: timeout) }
-    var counters: BenchEngineCounters { inner.counters }
 }
