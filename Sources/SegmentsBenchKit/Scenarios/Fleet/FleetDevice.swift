@@ -123,22 +123,18 @@ final class FleetDevice: Sendable {
     ) {
         let now = monotonicNanoseconds()
         measurements.deliveries.wrappingIncrement(ordering: .relaxed)
-        let repeated = state.withLock { state in
-            let epoch = state.switchEpoch
-            let settled = epoch % 2 == 0 && now > state.lastSwitchReturned + CustomerSwitchScenario.staleGraceNanoseconds
-            defer { state.lastSettled[categoryIndex] = settled ? (epoch, segments) : nil }
-            return settled && state.lastSettled[categoryIndex].map { $0.epoch == epoch && $0.segments == segments } ?? false
-        }
-        if repeated { measurements.repeatedDeliveries.wrappingIncrement(ordering: .relaxed) }
-        guard let marker = segments.first(where: { $0.segmentationId == MeasuringTransport.markerSegmentationId })?.id else {
-            measurements.unmarkedDeliveries.wrappingIncrement(ordering: .relaxed)
-            return
-        }
+        let marker = segments.first(where: { $0.segmentationId == MeasuringTransport.markerSegmentationId })?.id
         let change = segments.first(where: { $0.segmentationId == changeSegmentationId }).flatMap { UInt64($0.id) }
+        var repeated = false
         var firstLoad: UInt64?
         var changeLatency: UInt64?
         var stale = false
         state.withLock { state in
+            let epoch = state.switchEpoch
+            let settled = epoch % 2 == 0 && now > state.lastSwitchReturned + CustomerSwitchScenario.staleGraceNanoseconds
+            repeated = settled && state.lastSettled[categoryIndex].map { $0.epoch == epoch && $0.segments == segments } ?? false
+            state.lastSettled[categoryIndex] = settled ? (epoch, segments) : nil
+            guard let marker else { return }
             if !state.loaded {
                 state.loaded = true
                 firstLoad = now &- state.startedAt
@@ -156,6 +152,8 @@ final class FleetDevice: Sendable {
                 changeLatency = now - change
             }
         }
+        if repeated { measurements.repeatedDeliveries.wrappingIncrement(ordering: .relaxed) }
+        if marker == nil { measurements.unmarkedDeliveries.wrappingIncrement(ordering: .relaxed) }
         if stale { measurements.staleDeliveries.wrappingIncrement(ordering: .relaxed) }
         if let firstLoad {
             measurements.devicesLoaded.wrappingIncrement(ordering: .relaxed)
