@@ -259,15 +259,21 @@ func runAndReport(
 func reportDirectory(_ out: String) throws -> URL {
     guard !out.isEmpty else { throw ValidationError("--out is empty: name the report directory") }
     let directory = URL(fileURLWithPath: out, isDirectory: true)
+    try makeWritableDirectory(directory, called: "the report directory", for: "--out \(out)")
+    return directory
+}
+
+/// Makes `directory` if missing and checks it writable.
+/// - Throws: a usage error, "`subject`: `name` cannot be made" or "… is not writable".
+private func makeWritableDirectory(_ directory: URL, called name: String, for subject: String) throws {
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     } catch {
-        throw ValidationError("--out \(out): the report directory cannot be made: \(describe(error))")
+        throw ValidationError("\(subject): \(name) cannot be made: \(describe(error))")
     }
     guard FileManager.default.isWritableFile(atPath: directory.path) else {
-        throw ValidationError("--out \(out): the report directory is not writable")
+        throw ValidationError("\(subject): \(name) is not writable")
     }
-    return directory
 }
 
 /// Checks, before any run, that `path` (given as `option`) can become a file: not empty, not a
@@ -279,15 +285,7 @@ func checkWritableFile(_ path: String, option: String) throws {
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
         throw ValidationError("\(option) \(path) is a directory: name the file to write")
     }
-    let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
-    do {
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-    } catch {
-        throw ValidationError("\(option) \(path): its directory cannot be made: \(describe(error))")
-    }
-    guard FileManager.default.isWritableFile(atPath: parent.path) else {
-        throw ValidationError("\(option) \(path): its directory is not writable")
-    }
+    try makeWritableDirectory(URL(fileURLWithPath: path).deletingLastPathComponent(), called: "its directory", for: "\(option) \(path)")
 }
 
 /// The registry's scenarios that can run with `options` (against its target, on its engine), in
