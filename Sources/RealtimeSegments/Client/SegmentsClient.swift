@@ -148,7 +148,9 @@ public final class SegmentsClient: Sendable {
                 JournalRecovery.warnOfSegmentFilesLeft(in: journalDirectory, logger: logger)
             }
         }
-        self.identity = IdentityCell(IdentitySnapshot(customerIds: start.customerIds, generation: 1))
+        self.identity = IdentityCell(
+            IdentitySnapshot(customerIds: start.customerIds, generation: 1),
+            halfPublishedForTesting: configuration.identityHalfPublishedForTesting)
         self.initial = Locked(initial)
         self.reporting = ReportingSegmentsManager(
             stateDirectory: configuration.stateDirectory, logger: logger,

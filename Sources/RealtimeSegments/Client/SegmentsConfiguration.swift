@@ -81,6 +81,10 @@ public struct SegmentsConfiguration: Sendable {
     /// calling thread (`identifyCustomer`, `anonymize`): lets a test hold a call there to force
     /// two calls' interleaving. Not part of the API; `nil` outside tests.
     var identityPublishedForTesting: (@Sendable () -> Void)?
+    /// Runs inside an identity change, between its two publications (the generation that results
+    /// and deliveries are checked against, and the snapshot `customerIds` reads), on the calling
+    /// thread: lets a test hold a change there. Not part of the API; `nil` outside tests.
+    var identityHalfPublishedForTesting: (@Sendable () -> Void)?
     /// Runs on the reporting persistence queue before each batch of visitor files is written:
     /// lets a test hold that queue. Not part of the API; `nil` outside tests.
     var reportingWriteForTesting: (@Sendable () -> Void)?

@@ -47,9 +47,13 @@ final class IdentityCell: Sendable {
     /// `ManagedAtomic` here cost an indirect call per callback.
     private let generationValue: AtomicCell<UInt64>
 
-    init(_ initial: IdentitySnapshot) {
+    /// See `SegmentsConfiguration.identityHalfPublishedForTesting`.
+    private let halfPublishedForTesting: (@Sendable () -> Void)?
+
+    init(_ initial: IdentitySnapshot, halfPublishedForTesting: (@Sendable () -> Void)? = nil) {
         snapshot = ManagedAtomic(initial)
         generationValue = AtomicCell(initial.generation)
+        self.halfPublishedForTesting = halfPublishedForTesting
     }
 
     /// The current identity.
@@ -66,12 +70,14 @@ final class IdentityCell: Sendable {
         var current = snapshot.load(ordering: .acquiring)
         while true {
             guard let next = transform(current) else { return current }
+            // The generation first: a thread that sees the new ids must find every result and
+            // delivery of the previous customer already stale. Raised for an exchange that then
+            // fails, it still matches: the snapshot that won was raised from the same one.
+            raiseGeneration(to: next.generation)
+            halfPublishedForTesting?()
             let (exchanged, original) = snapshot.compareExchange(
                 expected: current, desired: next, ordering: .acquiringAndReleasing)
-            if exchanged {
-                raiseGeneration(to: next.generation)
-                return next
-            }
+            if exchanged { return next }
             current = original
         }
     }
