@@ -60,11 +60,39 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
         Self.assertTrackedPastTheRingInOrder(target.transport.trackedEvents)
     }
 
+    /// The same, with the other client started in that fetch: it has not joined the group thread
+    /// yet when the calls fill its ring, and only that thread will empty it.
+    func testCallsOnAGroupThreadIntoAFullRingOfAClientItStartedReturnAndGoOutInOrder() throws {
+        let clock = ManualClock()
+        let group = SegmentsEngineGroup(threadCount: 1, clock: clock)
+        let target = Fixture {
+            $0.clock = clock
+            $0.engineGroup = group
+            $0.ingestCapacity = 2
+        }
+        let caller = Fixture {
+            $0.clock = clock
+            $0.engineGroup = group
+        }
+        let (finished, thread) = Self.trackPastTheRingOnFirstFetch(of: caller, into: target.client, startingIt: true)
+        caller.client.segmentation.addCallback(callbackData: caller.recorder.callback(.discovery, firstLoad: true))
+        caller.client.start()
+        caller.settle()
+        clock.advance(by: .seconds(5))
+        guard finished.wait(timeout: .now() + 10) == .success else {
+            return XCTFail("the group thread waited for room in the ring of a client it had not taken yet")
+        }
+        XCTAssertEqual(thread.withLock { $0 }, EngineThread.groupName, "the calls ran on the group's thread")
+        target.settle()
+        caller.settle()
+        Self.assertTrackedPastTheRingInOrder(target.transport.trackedEvents)
+    }
+
     /// Makes the first fetch of `fixture`'s client, on the thread that runs its engine, track past
-    /// the ring of `client`; returns the semaphore signalled when those calls returned, and where
-    /// the name of the thread they ran on is kept.
+    /// the ring of `client` (started there first if `startingIt`); returns the semaphore signalled
+    /// when those calls returned, and where the name of the thread they ran on is kept.
     private static func trackPastTheRingOnFirstFetch(
-        of fixture: Fixture, into client: SegmentsClient
+        of fixture: Fixture, into client: SegmentsClient, startingIt: Bool = false
     ) -> (finished: DispatchSemaphore, thread: Locked<String?>) {
         let finished = DispatchSemaphore(value: 0)
         let thread = Locked<String?>(nil)
@@ -72,6 +100,7 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
         fixture.transport.setResponder { [weak client] _ in
             if armed.exchange(false, ordering: .relaxed), let client {
                 thread.withLock { $0 = systemThreadName() }
+                if startingIt { client.start() }
                 trackPastTheRing(into: client)
                 finished.signal()
             }

@@ -281,13 +281,13 @@ public final class SegmentsClient: Sendable {
             return
         }
         let counters = counters
-        EngineThread.start(scheduling: configuration.engineScheduling, logger: logger) {
+        EngineThread.start(
+            scheduling: configuration.engineScheduling, logger: logger, consumer: channels.consumerThread
+        ) {
             counters.engineThreadStarted()
-            channels.consumerThread.enter()
             owner.makeOwner().run()
             // Items that calls racing stop() put in the ring after the engine's last look.
             channels.closeRing(logger: logger)
-            channels.consumerThread.leave()
             counters.engineThreadEnding()
             running.leave()
         }

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Which thread empties an ingestion ring: the engine's own thread, or the group thread the
-/// client is pinned to, while it serves the client.
+/// client is pinned to, while that thread runs.
 ///
 /// A producer asks only once it found its slot still taken (``isCurrent``). On that thread, app
 /// code the engine runs (a never-blocking transport's step, a log handler) must not wait for room,
@@ -25,8 +25,11 @@ final class ConsumerThread: Sendable {
     func enter() { identity.store(Self.callingThread, ordering: .relaxed) }
 
     /// The calling thread no longer empties the ring (before it ends, so that a later thread that
-    /// gets the same `pthread_t` is not taken for it).
-    func leave() { identity.store(0, ordering: .relaxed) }
+    /// gets the same `pthread_t` is not taken for it). Leaves alone a thread that entered since: a
+    /// group's next thread can start before the last one has ended.
+    func leave() {
+        _ = identity.compareExchange(expected: Self.callingThread, desired: 0, ordering: .relaxed)
+    }
 
     /// `true` on the thread that empties the ring, while it does.
     var isCurrent: Bool { identity.load(ordering: .relaxed) == Self.callingThread }

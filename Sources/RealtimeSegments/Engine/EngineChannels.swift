@@ -52,8 +52,9 @@ public final class EngineChannels: Sendable {
     /// The engine's place in a ``SegmentsEngineGroup``, or `nil` when it runs on a thread of its
     /// own. Set at creation: a wake-up goes to the group thread's ready list instead of `wakeup`.
     let groupMember: EngineGroupMember?
-    /// The thread that empties the ring while it does (the engine's own, or its group thread).
-    let consumerThread = ConsumerThread()
+    /// The thread that empties the ring while it does: the engine's own, or its group thread (for
+    /// as long as that thread runs, from before this client joins it).
+    let consumerThread: ConsumerThread
     /// Where calls made on ``consumerThread`` into a full ring wait for their slots, in the order
     /// of their claims (see ``publishElsewhere(_:_:)``). Takes a thread only when used.
     private let publishing = DispatchQueue(label: "Segments.ingest")
@@ -73,6 +74,7 @@ public final class EngineChannels: Sendable {
         ring = EventRing(minimumCapacity: ringCapacity)
         self.nudgeSawEngineRunning = nudgeSawEngineRunning
         self.groupMember = groupMember
+        consumerThread = groupMember?.thread.consumer ?? ConsumerThread()
     }
 
     // MARK: Producers

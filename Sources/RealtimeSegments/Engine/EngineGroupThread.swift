@@ -83,6 +83,9 @@ final class EngineGroupThread: @unchecked Sendable {
     }
 
     let wakeup = EngineWakeup()
+    /// This thread while it runs: the ``EngineChannels/consumerThread`` of every client pinned to
+    /// it, including one that has not joined yet (started by code this thread runs) or has ended.
+    let consumer = ConsumerThread()
     private let clock: any SegmentsClock
     private let scheduling: EngineScheduling
     private let joins = Locked(Joins())
@@ -120,7 +123,9 @@ final class EngineGroupThread: @unchecked Sendable {
             return true
         }
         if start {
-            EngineThread.start(scheduling: scheduling, logger: join.logger, name: EngineThread.groupName) { [self] in
+            EngineThread.start(
+                scheduling: scheduling, logger: join.logger, name: EngineThread.groupName, consumer: consumer
+            ) { [self] in
                 run()
             }
         } else {
@@ -201,7 +206,6 @@ final class EngineGroupThread: @unchecked Sendable {
             let ended = remove(at: index)
             // What the client's own thread does after `run()`.
             ended.finished()
-            ended.channels.consumerThread.leave()
             return false
         }
         schedules[index] = schedule
@@ -237,7 +241,6 @@ final class EngineGroupThread: @unchecked Sendable {
         }
         guard keepRunning else { return false }
         for join in pendingScratch {
-            join.channels.consumerThread.enter()
             let owner = join.makeOwner()
             join.member.index = engines.count
             engines.append(Engine(member: join.member, channels: join.channels, owner: owner, finished: join.finished))

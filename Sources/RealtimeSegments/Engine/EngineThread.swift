@@ -19,15 +19,20 @@ enum EngineThread {
     /// The name of a ``SegmentsEngineGroup``'s threads.
     static let groupName = "Segments.group"
 
-    /// Runs `body` on a new thread named `name` (``name`` unless told); `scheduling` decides how it
-    /// competes with the app's threads. A policy the system refuses is logged and the thread runs
-    /// with the default one.
+    /// Runs `body` on a new thread named `name` (``name`` unless told), `consumer` entered for the
+    /// thread's whole life; `scheduling` decides how it competes with the app's threads. A policy
+    /// the system refuses is logged and the thread runs with the default one.
+    ///
+    /// `consumer` is entered before anything can log: a log handler that stops a client or tracks
+    /// into it must find itself on the thread that serves it.
     static func start(
         scheduling: EngineScheduling, logger: Logger, name: String = EngineThread.name,
-        body: @escaping @Sendable () -> Void
+        consumer: ConsumerThread, body: @escaping @Sendable () -> Void
     ) {
         let thread = Thread {
             ThreadName.setForCurrentThread(name)
+            consumer.enter()
+            defer { consumer.leave() }
             if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
             body()
         }
