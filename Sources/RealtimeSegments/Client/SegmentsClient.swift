@@ -309,7 +309,9 @@ public final class SegmentsClient: Sendable {
     /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport,
     /// or of another client of the same ``SegmentsEngineGroup`` thread), it cannot wait for that
     /// thread: it returns once the reporting files are written, with a `Segments:` warning, and
-    /// the engine stops after the code that called it returns. The client cannot be restarted.
+    /// the engine stops after the code that called it returns. The same holds in code an upload
+    /// runs (the transport's upload call, or the log handler it logs through): the engine ends
+    /// only once that upload is over. The client cannot be restarted.
     ///
     /// Events whose `trackEvent` returned before `stop()` was called are uploaded, or written to
     /// the state file as the engine takes the stop, before its final upload: a `stop` that times
@@ -348,6 +350,15 @@ public final class SegmentsClient: Sendable {
             if previous != .stopped {
                 configuration.logger.warning(
                     "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
+            }
+            return
+        }
+        // The same for code an upload runs (its transport call, a log handler it logs through):
+        // the engine ends only once its upload is over.
+        if channels.uploadThread.isCurrent {
+            if previous != .stopped {
+                configuration.logger.warning(
+                    "Segments: stop() was called from an upload; it returns at once, and the engine stops once the upload returns")
             }
             return
         }

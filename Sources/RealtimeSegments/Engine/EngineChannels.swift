@@ -54,7 +54,10 @@ public final class EngineChannels: Sendable {
     let groupMember: EngineGroupMember?
     /// The thread that empties the ring while it does: the engine's own, or its group thread (for
     /// as long as that thread runs, from before this client joins it).
-    let consumerThread: ConsumerThread
+    let consumerThread: ThreadMark
+    /// The thread running one of the engine's uploads, while it does. The engine ends only once
+    /// its upload is over, so `stop()` there must not wait for the end.
+    let uploadThread = ThreadMark()
     /// Where calls made on ``consumerThread`` into a full ring wait for their slots, in the order
     /// of their claims (see ``publishElsewhere(_:_:)``). Takes a thread only when used.
     private let publishing = DispatchQueue(label: "Segments.ingest")
@@ -74,7 +77,7 @@ public final class EngineChannels: Sendable {
         ring = EventRing(minimumCapacity: ringCapacity)
         self.nudgeSawEngineRunning = nudgeSawEngineRunning
         self.groupMember = groupMember
-        consumerThread = groupMember?.thread.consumer ?? ConsumerThread()
+        consumerThread = groupMember?.thread.consumer ?? ThreadMark()
     }
 
     // MARK: Producers

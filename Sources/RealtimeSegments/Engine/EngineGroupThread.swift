@@ -85,7 +85,7 @@ final class EngineGroupThread: @unchecked Sendable {
     let wakeup = EngineWakeup()
     /// This thread while it runs: the ``EngineChannels/consumerThread`` of every client pinned to
     /// it, including one that has not joined yet (started by code this thread runs) or has ended.
-    let consumer = ConsumerThread()
+    let consumer = ThreadMark()
     private let clock: any SegmentsClock
     private let scheduling: EngineScheduling
     private let joins = Locked(Joins())

@@ -51,8 +51,8 @@ final class EngineOwner {
     /// never blocks, else `nil` (a serial queue per fetch, see ``launchFetchOffThePool(_:for:link:)``).
     private let fetchExecutor: EngineTaskExecutor?
     /// Where uploads run: off the cooperative pool, which `stop()` may be blocking (see
-    /// ``SerialQueueTaskExecutor``).
-    private let uploadExecutor = SerialQueueTaskExecutor(label: "Segments.upload")
+    /// ``SerialQueueTaskExecutor``), marking ``EngineChannels/uploadThread``.
+    private let uploadExecutor: SerialQueueTaskExecutor
 
     private let checks: CheckCycle
     private var pulls: PullCoordinator
@@ -124,6 +124,7 @@ final class EngineOwner {
     ) {
         self.configuration = configuration
         self.channels = channels
+        uploadExecutor = SerialQueueTaskExecutor(label: "Segments.upload", marking: channels.uploadThread)
         self.identity = identity
         self.pullCache = pullCache
         self.counters = counters

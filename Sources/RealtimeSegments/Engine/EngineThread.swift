@@ -27,7 +27,7 @@ enum EngineThread {
     /// into it must find itself on the thread that serves it.
     static func start(
         scheduling: EngineScheduling, logger: Logger, name: String = EngineThread.name,
-        consumer: ConsumerThread, body: @escaping @Sendable () -> Void
+        consumer: ThreadMark, body: @escaping @Sendable () -> Void
     ) {
         let thread = Thread {
             ThreadName.setForCurrentThread(name)

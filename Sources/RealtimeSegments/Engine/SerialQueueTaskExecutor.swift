@@ -18,13 +18,20 @@ import Dispatch
 ///   request that blocks kept every other user's request, of every client, from starting.
 final class SerialQueueTaskExecutor: TaskExecutor {
     private let queue: DispatchQueue
+    /// Marks the queue's thread while it runs a step (`nil`: not marked).
+    private let mark: ThreadMark?
 
-    init(label: String) {
+    init(label: String, marking mark: ThreadMark? = nil) {
         queue = DispatchQueue(label: label, qos: .utility)
+        self.mark = mark
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        queue.async {
+            self.mark?.enter()
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            self.mark?.leave()
+        }
     }
 }
