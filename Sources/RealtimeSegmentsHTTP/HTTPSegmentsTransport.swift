@@ -37,7 +37,9 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     let logger: Logger
 
     /// The client a transport uses unless given one: process-wide, never shut down, with
-    /// AsyncHTTPClient's shared settings except that it does not follow redirects.
+    /// AsyncHTTPClient's shared settings except that it does not follow redirects, and inflates
+    /// answers a server compressed with gzip or deflate anyway (up to 64 MiB each; the
+    /// transport's ``HTTPTransportConfiguration/maxResponseBytes`` still applies to what comes out).
     ///
     /// `HTTPClient.shared` follows them as a browser does: on 301, 302 and 303 it sends a POST again
     /// as a GET without its body, so a redirected upload reaches the server as something else,
@@ -45,9 +47,11 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
-        // Inflating is limited to a ratio that a well-compressed batch answer exceeds, which would
-        // fail an upload the server accepted; requests ask for answers uncompressed anyway.
-        configuration.decompression = .disabled
+        // Requests ask for answers uncompressed, but a proxy may compress them anyway: an upload
+        // the server stored, answered in gzip and taken for a malformed answer, would be sent
+        // again after every backoff. Limited by size: a ratio limit fails a well-compressed batch
+        // answer.
+        configuration.decompression = .enabled(limit: .size(64 << 20))
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -57,7 +61,9 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     /// A client you pass in should not follow redirects (`redirectConfiguration = .disallow`):
     /// AsyncHTTPClient strips only `authorization` and cookies when it follows one to another host,
     /// so the qualified segments' `x-api-key`, and on 307 or 308 an upload's body, would reach the
-    /// address the redirect names before the transport sees it.
+    /// address the redirect names before the transport sees it. It should inflate answers
+    /// (`decompression = .enabled(limit: .size(…))`): one compressed anyway that it does not
+    /// inflate fails as a malformed response naming its encoding.
     ///
     /// A redirect is never taken for an answer: the default client does not follow one, and when a
     /// client passed in did, the answer is reported as the redirect's status
@@ -262,11 +268,33 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
             status = Int(redirect.status.code)
             logRedirect(of: request, status: status, to: redirect.headers.first(name: "location"))
         }
+        let body: ByteBuffer
         do {
-            return (status, retryAfter, try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline))
+            body = try await Self.collect(response.body, upTo: configuration.maxResponseBytes, before: deadline)
         } catch {
             throw .body(error, status: status, retryAfter: retryAfter)
         }
+        if let encoding = response.headers.first(name: "content-encoding"), Self.isStillEncoded(body, by: encoding) {
+            throw .body(UnreadableEncoding(encoding: encoding), status: status, retryAfter: retryAfter)
+        }
+        return (status, retryAfter, body)
+    }
+
+    /// A body in a `content-encoding` nothing on the way decoded (one AsyncHTTPClient does not
+    /// inflate, or a client passed in that inflates nothing).
+    struct UnreadableEncoding: Error {
+        var encoding: String
+    }
+
+    /// `true` if `body`, answered with `content-encoding: encoding`, is not text a JSON reader
+    /// can start on: its first byte other than white space opens no JSON value. (The header stays
+    /// when a client inflated the body.)
+    static func isStillEncoded(_ body: ByteBuffer, by encoding: String) -> Bool {
+        let name = encoding.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !name.isEmpty, name != "identity" else { return false }
+        guard let first = body.readableBytesView.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return false }
+        // { [ " - 0-9 t f n
+        return !([0x7B, 0x5B, 0x22, 0x2D, 0x74, 0x66, 0x6E] as [UInt8]).contains(first) && !(0x30...0x39).contains(first)
     }
 
     /// `path` (or a URL) as log lines and error texts give it: without the parts that name the
@@ -288,7 +316,15 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     private func logRedirect(of request: HTTPClientRequest, status: Int, to location: String?) {
         let url = Self.loggable(request.url)
         logger.error(
-            "Segments: \(request.method) \(url) was redirected (HTTP \(status)) to \(location?.escapingControlCharacters ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
+            "Segments: \(request.method) \(url) was redirected (HTTP \(status)) to \(location.map(Self.loggableLocation) ?? "an address it did not give"); requests are not sent on to another address: configure the address it points to instead")
+    }
+
+    /// A redirect's `location` as the log gives it: without the customer, as ``loggable(_:)``
+    /// gives a path (a redirect that keeps path and query names the cookie), on one line, and at
+    /// most 200 characters.
+    static func loggableLocation(_ location: String) -> String {
+        let text = loggable(location).escapingControlCharacters
+        return text.count <= 200 ? text : text.prefix(200) + "… (\(text.count) characters)"
     }
 
     /// Reads `body` whole, at most `maxBytes` of it, before `deadline`.

@@ -82,6 +82,10 @@ enum HTTPStatusMapping {
             }
         }
         if error is NIOTooManyBytesError { return .malformedResponse("response body too large") }
+        if let error = error as? HTTPSegmentsTransport.UnreadableEncoding {
+            return .malformedResponse(
+                "the answer is in content-encoding \(error.encoding.escapingControlCharacters.prefix(40)), which nothing on the way decoded (the transport asks for identity)")
+        }
         return .malformedResponse("truncated body: \(error)")
     }
 }

@@ -32,9 +32,11 @@ enum UploadAnswer {
         return answer.results.enumerated().compactMap { index, result in result.refusal(at: index) }
     }
 
-    /// The answer of `link-ids`: a JSON object whose `success`, if present, is `true`. A refused
-    /// link throws too: counted as done, the customer's ids would never be linked again.
+    /// The answer of `link-ids`: no body (a 204, say: the reference SDKs ignore this body), or a
+    /// JSON object whose `success`, if present, is `true`. A refused link throws too: counted as
+    /// done, the customer's ids would never be linked again.
     static func link(_ body: [UInt8], endpoint: String) throws(SegmentsError) {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { return }
         let answer = try decode(LinkResult.self, from: body, endpoint: endpoint, shape: "a JSON object")
         if answer.success == false {
             throw .malformedResponse("\(endpoint) refused the link: \(describe(answer.errors ?? answer.error))")

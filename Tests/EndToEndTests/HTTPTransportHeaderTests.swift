@@ -99,6 +99,30 @@ final class HTTPTransportHeaderTests: XCTestCase {
         XCTAssertFalse(logs.all.isEmpty)
         XCTAssertFalse((logs.all + errors).contains { $0.contains("cust-123") }, "\(logs.all) \(errors)")
     }
+
+    /// A redirect that keeps the path and query (an upgrade to https, a moved host) names the
+    /// cookie in its location; the line that reports the redirect does not repeat it, and a
+    /// location of any length is cut short.
+    func testARedirectsLocationIsLoggedWithoutTheCustomerAndCutShort() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 302, body: "", headers: ["location": "https://other.example/webxp/projects/p/segments?cookie=cust-123"]),
+            .init(status: 301, body: "", headers: ["location": "https://other.example/webxp/projects/p/cookies/cust-123/link-ids"]),
+            .init(status: 307, body: "", headers: ["location": "https://other.example/" + String(repeating: "a", count: 20_000)]),
+        ])
+        defer { server.stop() }
+        let logs = LogLines()
+        let transport = try transport(server, logs: logs)
+        let context = SegmentsRequestContext(projectToken: "p", authorization: .token("k"))
+        _ = try? await transport.fetchSegments(cookie: "cust-123", context: context)
+        try? await transport.linkCustomerIds(cookie: "cust-123", externalIds: ["registered": "r-1"], context: context)
+        _ = try? await transport.fetchSegments(cookie: "cust-123", context: context)
+        let redirects = logs.all.filter { $0.contains("was redirected") }
+        XCTAssertEqual(redirects.count, 3, "\(logs.all)")
+        XCTAssertFalse(redirects.contains { $0.contains("cust-123") }, "\(redirects)")
+        XCTAssertTrue(redirects[0].contains("https://other.example/webxp/projects/p/segments"), redirects[0])
+        XCTAssertTrue(redirects[1].contains("https://other.example/webxp/projects/p/cookies/{cookie}/link-ids"), redirects[1])
+        XCTAssertLessThan(redirects[2].count, 1_000, "a 20,000-character location")
+    }
 }
 
 /// A call whose task is cancelled ends as `SegmentsError.cancelled`, not as a network failure or

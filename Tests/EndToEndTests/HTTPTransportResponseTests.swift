@@ -327,10 +327,12 @@ final class HTTPTransportResponseTests: XCTestCase {
         XCTAssertNil(error)
     }
 
-    /// A link counts as done only if its answer is a JSON object that does not refuse it: counted
-    /// as done, the customer's ids would never be linked again.
+    /// A link counts as done only if its answer is a JSON object that does not refuse it, or no
+    /// body at all (the reference SDK ignores the body): counted as done, a refused link would
+    /// never be made again.
     func testALinkIsDoneOnlyIfItsAnswerSaysSo() async throws {
-        let answers = [("{}", true), (#"{"success":true}"#, true), (#"{"success":false}"#, false), (#""ok""#, false),
+        let answers = [("{}", true), (#"{"success":true}"#, true), ("", true), (" \r\n", true),
+                       (#"{"success":false}"#, false), (#""ok""#, false),
                        (#"{"success":"yes"}"#, false), ("<html></html>", false)]
         let (transport, server, _) = try transport(answering: answers.map(\.0))
         defer { server.stop() }
@@ -339,6 +341,60 @@ final class HTTPTransportResponseTests: XCTestCase {
                 try await transport.linkCustomerIds(cookie: "c1", externalIds: ["registered": "jane"], context: self.context)
             }
             if linked { XCTAssertNil(error, answer) } else { assertMalformed(error, "a link answered \(answer)") }
+        }
+    }
+
+    /// 204 No Content is a success: a link answered so is done, and the fetch goes on.
+    func testALinkAnsweredNoContentIsDone() async throws {
+        let server = try CannedHTTPServer(scripted: [.init(status: 204, body: "")])
+        defer { server.stop() }
+        let transport = try transport(server)
+        let error = await failure { () async throws(SegmentsError) in
+            try await transport.linkCustomerIds(cookie: "c1", externalIds: ["registered": "jane"], context: self.context)
+        }
+        XCTAssertNil(error, "a link answered 204 No Content")
+    }
+
+    /// The transport asks for answers uncompressed (`accept-encoding: identity`); a server or proxy
+    /// that compresses anyway with gzip is still read. An upload the server stored and answered
+    /// so, taken for a malformed answer, would be sent again after every backoff.
+    func testAnswersCompressedWithGzipAnywayAreRead() async throws {
+        let batchAnswer = Data([
+            0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0x56, 0x2a, 0x2e, 0x4d, 0x4e, 0x4e, 0x2d, 0x2e,
+            0x56, 0xb2, 0x2a, 0x29, 0x2a, 0x4d, 0xd5, 0x51, 0x2a, 0x4a, 0x2d, 0x2e, 0xcd, 0x29, 0x01, 0x72, 0xa3, 0xab, 0x51,
+            0xa5, 0x6a, 0x63, 0x6b, 0x01, 0xca, 0x88, 0x3e, 0x75, 0x2d, 0x00, 0x00, 0x00,
+        ])  // {"success":true,"results":[{"success":true}]}
+        let segments = Data([
+            0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x4d, 0xca, 0x4b, 0x0a, 0x80, 0x20, 0x14, 0x00, 0xc0,
+            0xbb, 0xbc, 0x75, 0x0b, 0xff, 0x9a, 0x57, 0x89, 0x08, 0x3f, 0xcf, 0x70, 0x91, 0x42, 0x4a, 0x10, 0xe2, 0xdd, 0xdb,
+            0x36, 0xeb, 0x19, 0x10, 0x73, 0x0b, 0xf5, 0xc1, 0xfb, 0x05, 0xbb, 0x0d, 0xc8, 0x11, 0x2c, 0x28, 0x45, 0x05, 0x61,
+            0x52, 0x27, 0x11, 0x3c, 0xe7, 0x9a, 0x33, 0xc1, 0xc8, 0x6a, 0x34, 0x85, 0x05, 0x1a, 0x9e, 0x17, 0x96, 0xee, 0x7a,
+            0xae, 0xe5, 0xf8, 0x65, 0x2a, 0x93, 0x97, 0x04, 0x53, 0x0a, 0xc6, 0x69, 0x46, 0x8d, 0x17, 0x30, 0xf7, 0xf9, 0x01,
+            0x37, 0xf7, 0xe7, 0x40, 0x5e, 0x00, 0x00, 0x00,
+        ])  // {"discovery":[{"id":"66140257f4cb337324209871","segmentation_id":"66140215fb50effc8a7218b4"}]}
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 200, body: "", headers: ["content-encoding": "gzip"], rawBody: batchAnswer),
+            .init(status: 200, body: "", headers: ["content-encoding": "gzip"], rawBody: segments),
+        ])
+        defer { server.stop() }
+        let transport = try transport(server)
+        let upload = await failure { () async throws(SegmentsError) in
+            try await transport.trackEvents(Array(self.events.prefix(1)), context: self.context)
+        }
+        XCTAssertNil(upload, "an upload answered with a gzip body")
+        let fetched = await fetch(transport)
+        XCTAssertEqual(try fetched.get()[.discovery].map(\.id), ["66140257f4cb337324209871"])
+    }
+
+    /// An encoding the transport cannot read is named in the error, not reported as bad JSON.
+    func testAnAnswerInAnEncodingTheTransportCannotReadSaysSo() async throws {
+        let server = try CannedHTTPServer(scripted: [
+            .init(status: 200, body: "", headers: ["content-encoding": "br"], rawBody: Data([0x8b, 0x02, 0x80, 0x7b, 0x7d, 0x03])),
+        ])
+        defer { server.stop() }
+        let outcome = await fetch(try transport(server))
+        guard case .failure(.malformedResponse(let reason)) = outcome, reason.contains("content-encoding br") else {
+            return XCTFail("got \(outcome)")
         }
     }
 }

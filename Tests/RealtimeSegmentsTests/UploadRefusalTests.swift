@@ -198,6 +198,24 @@ final class UploadRefusalTests: XCTestCase {
         }
     }
 
+    /// A server's `Retry-After` is the earliest retry, not the retry time: clients that got the
+    /// same answer together spread their retries over the policy's jitter above it, as they
+    /// spread a backoff, instead of all coming back in the same millisecond.
+    func testRetryAfterIsSpreadByTheJitterAboveTheServersDelay() throws {
+        let policy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
+        var random = SplitMix64(seed: 11)
+        var delays: [Duration] = []
+        for _ in 0..<100 {
+            var queue = UploadQueue([.event(TrackedEvent(customerIds: ["cookie": "c"], eventType: "e", timestamp: 0, properties: [:]))])
+            _ = try XCTUnwrap(queue.next(maxBatchSize: 1, maxUploads: 1))
+            let resolution = queue.resolve(
+                UploadOutcome(accepted: 0, error: .serverError(status: 503, retryAfter: .seconds(10))), policy: policy, random: &random)
+            delays.append(try XCTUnwrap(resolution.retryDelay))
+        }
+        XCTAssertTrue(delays.allSatisfy { $0 >= .seconds(10) && $0 <= .seconds(15) }, "\(delays.min()!)...\(delays.max()!)")
+        XCTAssertGreaterThan(Set(delays).count, 50, "every client would retry at the same moment: \(Set(delays))")
+    }
+
     func testTheBackoffIsJitteredWithinItsBounds() {
         let policy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60), jitter: 0.5)
         var random = SplitMix64(seed: 7)

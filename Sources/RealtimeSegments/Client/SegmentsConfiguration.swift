@@ -176,7 +176,8 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maximum: Duration
     /// The fraction of each delay that is random, from 0 (none) to 1: a delay `d` becomes a value
     /// between `d × (1 − jitter)` and `d`, so that many clients failing together do not all retry
-    /// at the same moment.
+    /// at the same moment. A server's `Retry-After` of `r` (when longer) becomes a value between
+    /// `r` and `r × (1 + jitter)`: never earlier than the server asked.
     public var jitter: Double
 
     /// Creates a policy.
@@ -204,5 +205,13 @@ public struct RetryPolicy: Sendable, Hashable {
         let fraction = min(max(jitter, 0), 1)
         guard fraction > 0 else { return full }
         return full * (1 - fraction * Double.random(in: 0..<1, using: &random))
+    }
+
+    /// The delay after a server asked for `retryAfter` (when that is longer than the backoff):
+    /// at least `retryAfter`, spread by ``jitter`` above it.
+    func delay(retryAfter: Duration, random: inout some RandomNumberGenerator) -> Duration {
+        let fraction = min(max(jitter, 0), 1)
+        guard fraction > 0 else { return retryAfter }
+        return retryAfter * (1 + fraction * Double.random(in: 0..<1, using: &random))
     }
 }

@@ -4,8 +4,8 @@ import DequeModule
 ///
 /// The rules (SPEC §7, "nothing is lost"):
 /// - a transient failure (network, timeout, 408, 429, 5xx, a 2xx body of the wrong shape) keeps
-///   the upload and retries it after an exponential, jittered backoff, or after the server's
-///   `Retry-After` if that is longer;
+///   the upload and retries it after an exponential, jittered backoff, or, if the server's
+///   `Retry-After` is longer, after that spread by the same jitter above it;
 /// - a command the server refuses for good (`"success": false`, or a 4xx other than 401, 403, 404
 ///   and 408) is taken out of the queue and returned to be set aside; when a whole upload of several
 ///   commands is refused, it is sent again in halves until each refused command stands alone, so
@@ -226,7 +226,7 @@ struct UploadQueue {
         case .transient:
             consecutiveFailures += 1
             var delay = policy.delay(afterFailures: consecutiveFailures, random: &random)
-            if let asked = error.retryAfter, asked > delay { delay = asked }
+            if let asked = error.retryAfter, asked > delay { delay = policy.delay(retryAfter: asked, random: &random) }
             resolution.retryDelay = delay
         }
     }

@@ -47,6 +47,8 @@ final class CannedHTTPServer: Sendable {
         var delivery: Delivery = .whole
         /// Extra header fields (for example `retry-after`).
         var headers: [String: String] = [:]
+        /// Bytes sent instead of `body` (for a body that is not text, such as a gzip stream).
+        var rawBody: Data? = nil
     }
 
     private struct State {
@@ -168,7 +170,7 @@ final class CannedHTTPServer: Sendable {
                 state.requests.append(Request(line: requestLine, fields: fields, body: body))
                 return state.responses.count > 1 ? state.responses.removeFirst() : state.responses[0]
             }
-            let payload = Data(response.body.utf8)
+            let payload = response.rawBody ?? Data(response.body.utf8)
             let extra = response.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)\r\n" }.joined()
             let text = "HTTP/1.1 \(response.status) Status\r\ncontent-type: application/json\r\ncontent-length: \(payload.count)\r\n\(extra)\r\n"
             let sentBody = response.delivery == .whole ? payload : payload.prefix(payload.count / 2)
