@@ -23,13 +23,13 @@ final class FigureComparisonTests: XCTestCase {
     }
 
     /// A baseline whose median is 0 in many resamples puts +∞ at the interval's top; the
-    /// interval then contains 1, so the change is not judged a regression.
+    /// interval then contains 1, so the change is not judged a regression, nor no change.
     func testAnIntervalReachingInfinityContainsOneAndIsNoRegression() {
         let comparison = compare(Array(repeating: 0, count: 8) + Array(repeating: 10, count: 12),
                                  Array(repeating: 1, count: 6) + Array(repeating: 11, count: 14))
         XCTAssertLessThan(comparison.test.pValue, 0.01)
         XCTAssertEqual(comparison.ratio.high, .infinity)
-        XCTAssertEqual(comparison.verdict, .noChange)
+        XCTAssertEqual(comparison.verdict, .inconclusive)
     }
 
     func testATwentyFivePercentSlowerCandidateRegressed() {
@@ -60,13 +60,28 @@ final class FigureComparisonTests: XCTestCase {
     }
 
     /// A large median change that the test cannot tell from chance (one slow run per side flips
-    /// the medians, not the ranks) is no change.
-    func testALargeButInsignificantChangeIsNoChange() {
+    /// the medians, not the ranks) is inconclusive, not "no change".
+    func testALargeButInsignificantChangeIsInconclusive() {
         let noisyBaseline = [1.0, 5, 1, 5, 1, 5, 1, 5, 1]
         let noisyCandidate = [5.0, 1, 5, 1, 5, 1, 5, 1, 5]
         let comparison = compare(noisyBaseline, noisyCandidate)
         XCTAssertEqual(comparison.ratio.estimate, 5)
         XCTAssertGreaterThan(comparison.test.pValue, 0.01)
+        XCTAssertEqual(comparison.verdict, .inconclusive)
+    }
+
+    /// Too few runs to reach the significance level: a 50% slower candidate must not read as
+    /// "no change".
+    func testAChangeTooFewRunsCanProveIsInconclusive() {
+        let comparison = compare([100, 101], [150, 152])
+        XCTAssertGreaterThanOrEqual(comparison.test.pValue, 0.01)
+        XCTAssertEqual(comparison.verdict, .inconclusive)
+    }
+
+    /// Not significant, and the whole interval within the threshold: no change.
+    func testAnInsignificantChangeWithinTheThresholdIsNoChange() {
+        let steady = [100.0, 100.2, 99.8, 100.1, 99.9, 100.3, 99.7, 100.0, 100.1]
+        let comparison = compare(steady, steady.reversed())
         XCTAssertEqual(comparison.verdict, .noChange)
     }
 
@@ -74,8 +89,10 @@ final class FigureComparisonTests: XCTestCase {
         let excluding = ConfidenceInterval(low: 1.2, estimate: 1.3, high: 1.4)
         let including = ConfidenceInterval(low: 0.9, estimate: 1.3, high: 1.4)
         XCTAssertEqual(FigureComparison.judge(pValue: 0.001, alpha: 0.01, ratio: excluding, threshold: .default, direction: .lowerIsBetter), .regressed)
-        XCTAssertEqual(FigureComparison.judge(pValue: 0.001, alpha: 0.01, ratio: including, threshold: .default, direction: .lowerIsBetter), .noChange)
-        XCTAssertEqual(FigureComparison.judge(pValue: 0.02, alpha: 0.01, ratio: excluding, threshold: .default, direction: .lowerIsBetter), .noChange)
+        XCTAssertEqual(FigureComparison.judge(pValue: 0.001, alpha: 0.01, ratio: including, threshold: .default, direction: .lowerIsBetter), .inconclusive)
+        XCTAssertEqual(FigureComparison.judge(pValue: 0.02, alpha: 0.01, ratio: excluding, threshold: .default, direction: .lowerIsBetter), .inconclusive)
+        let narrow = ConfidenceInterval(low: 0.99, estimate: 1.0, high: 1.02)
+        XCTAssertEqual(FigureComparison.judge(pValue: 0.5, alpha: 0.01, ratio: narrow, threshold: .default, direction: .lowerIsBetter), .noChange)
         XCTAssertEqual(FigureComparison.judge(pValue: 0.02, alpha: 0.05, ratio: excluding, threshold: .default, direction: .lowerIsBetter), .regressed)
     }
 

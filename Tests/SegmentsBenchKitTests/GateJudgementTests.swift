@@ -30,6 +30,43 @@ final class GateJudgementTests: XCTestCase {
         XCTAssertTrue(check.harnessErrors.contains { $0.contains("beta") }, "\(check.harnessErrors)")
     }
 
+    /// A baseline written from a run of one scenario (or one with no figures at all) holds no
+    /// value for the other scenarios' figures gated against it: `ci` must not pass them unread.
+    func testAFigureGatedAgainstABaselineWithoutItFailsTheCIGateAndWarnsInCheck() throws {
+        let run = report([
+            "alpha": [figure("alpha.instructions", 300_000, unit: "instructions/op", gate: .lowerIsBetter(relative: 0.05, absolute: 0))],
+            "beta": [figure("beta.lost", 0, gate: .zero)],
+        ])
+        let thin = Baseline(from: report(["beta": [figure("beta.lost", 0, gate: .zero)]]))
+        let ci = GateCheck(report: run, baseline: thin, everyScenarioMustRun: true)
+        XCTAssertEqual(ci.exitStatus, .harnessError, ci.renderTable())
+        XCTAssertTrue(ci.harnessErrors.contains { $0.contains("alpha.instructions") }, "\(ci.harnessErrors)")
+        let check = GateCheck(report: run, baseline: thin)
+        XCTAssertTrue(check.passed)
+        XCTAssertTrue(check.warnings.contains { $0.contains("alpha.instructions") && $0.contains("not compared") }, "\(check.warnings)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try GateVerdictFiles(directory: directory).write(check, report: run, baselinePath: nil)
+        let junit = try String(contentsOf: directory.appendingPathComponent(GateVerdictFiles.junit), encoding: .utf8)
+        XCTAssertTrue(junit.contains("skipped=\"1\""), junit)
+        let summary = try String(contentsOf: directory.appendingPathComponent(GateVerdictFiles.summary), encoding: .utf8)
+        XCTAssertTrue(summary.contains("alpha.instructions"), summary)
+    }
+
+    /// What a run did not measure or did not run is said in every verdict file, not only on the
+    /// console: a summary that reads "pass" must say which gates were off.
+    func testFiguresNotMeasuredOrNotRunAreWarningsOfTheVerdict() {
+        let full = report([
+            "alpha": [figure("alpha.allocs", 1, unit: "allocs/op", gate: .allocations), figure("alpha.lost", 0, gate: .zero)],
+            "beta": [figure("beta.lost", 0, gate: .zero)],
+        ])
+        let withoutJemalloc = report(["alpha": [figure("alpha.lost", 0, gate: .zero)]], allocationsMeasured: false)
+        let check = GateCheck(report: withoutJemalloc, baseline: Baseline(from: full))
+        XCTAssertTrue(check.passed)
+        XCTAssertTrue(check.warnings.contains { $0.contains("alpha.allocs") && $0.contains("not measured") }, "\(check.warnings)")
+        XCTAssertTrue(check.warnings.contains { $0.contains("not part of this run") && $0.contains("beta") }, "\(check.warnings)")
+    }
+
     func testAnUnchangedNegativeFigurePasses() {
         let drift = report(["alpha": [figure("alpha.offset", -10, unit: "ms", gate: .lowerIsBetter(relative: 0.1, absolute: 0))]])
         let check = GateCheck(report: drift, baseline: Baseline(from: drift))

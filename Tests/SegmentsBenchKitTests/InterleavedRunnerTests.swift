@@ -89,7 +89,7 @@ final class InterleavedRunnerTests: XCTestCase {
         XCTAssertEqual(lines[1], "    time:   [130 130 130] ns  (baseline 100 ns)")
         XCTAssertEqual(lines[2], "    change: [+30.00% +30.00% +30.00%] (p = 4.7e-05 < 0.01)")
         XCTAssertEqual(lines[3], "    Performance has regressed. (noise threshold 5.00%, default)")
-        XCTAssertTrue(lines[4].hasPrefix("compare: 0 no change, 1 regressed, 0 improved, 0 within noise — 9 repetitions"), lines[4])
+        XCTAssertTrue(lines[4].hasPrefix("compare: 0 no change, 0 inconclusive, 1 regressed, 0 improved, 0 within noise — 9 repetitions"), lines[4])
     }
 
     func testNumbersKeepFourSignificantDigits() {

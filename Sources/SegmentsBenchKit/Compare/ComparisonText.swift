@@ -90,6 +90,7 @@ public struct ComparisonText: Sendable {
     static func sentence(_ verdict: FigureComparison.Verdict) -> String {
         switch verdict {
         case .noChange: "No change in performance detected."
+        case .inconclusive: "Inconclusive: the interval reaches beyond the noise threshold (more --repetitions can tell)."
         case .regressed: "Performance has regressed."
         case .improved: "Performance has improved."
         case .withinNoise: "Change within noise threshold."

@@ -6,12 +6,19 @@
 /// 3. the ratio of medians lies outside the figure's ``NoiseThreshold``.
 ///
 /// With 1 and 2 but not 3 the verdict is ``Verdict/withinNoise``: real, perhaps, but smaller than
-/// what same-build runs show. A value computed once by ``init(name:unit:direction:baseline:candidate:threshold:thresholdSource:policy:)``.
+/// what same-build runs show. Without 1 or 2 it is ``Verdict/noChange`` only if the whole interval
+/// lies within the noise threshold; an interval that reaches beyond it is ``Verdict/inconclusive``:
+/// the runs cannot tell a change of that size from none. A value computed once by ``init(name:unit:direction:baseline:candidate:threshold:thresholdSource:policy:)``.
 public struct FigureComparison: Codable, Sendable {
     /// What the comparison concluded.
     public enum Verdict: String, Codable, Sendable, CaseIterable {
-        /// The test or the interval does not show a difference.
+        /// The test or the interval does not show a difference, and the interval lies within the
+        /// noise threshold: any change is smaller than the noise.
         case noChange = "no change"
+        /// The test or the interval does not show a difference, but the interval reaches beyond
+        /// the noise threshold: a change of that size cannot be ruled out (more repetitions can
+        /// tell). Does not fail the comparison.
+        case inconclusive
         /// Significantly worse, beyond the noise threshold: fails the comparison.
         case regressed
         /// Significantly better, beyond the noise threshold.
@@ -89,7 +96,9 @@ public struct FigureComparison: Codable, Sendable {
         pValue: Double, alpha: Double, ratio: ConfidenceInterval, threshold: NoiseThreshold,
         direction: WallClockFigure.Direction
     ) -> Verdict {
-        guard pValue < alpha, !ratio.contains(1) else { return .noChange }
+        guard pValue < alpha, !ratio.contains(1) else {
+            return threshold.admits(ratio: ratio.low) && threshold.admits(ratio: ratio.high) ? .noChange : .inconclusive
+        }
         if threshold.admits(ratio: ratio.estimate) { return .withinNoise }
         let higher = ratio.estimate > 1
         return higher == (direction == .lowerIsBetter) ? .regressed : .improved

@@ -24,7 +24,9 @@ public struct GateCheck: Sendable {
         case skipped
         /// Its scenario was not part of this run (`segments-bench run <one scenario>`): not checked.
         case notRun
-        /// Gated now but not in the baseline: reported.
+        /// Gated against the baseline now, but the baseline has no value for it: not compared. A
+        /// warning in `check`; in the `ci` gate a harness error (exit 70), since a baseline
+        /// without the figure would pass anything.
         case new
     }
 
@@ -113,7 +115,9 @@ public struct GateCheck: Sendable {
 
     /// Compares `report` with `baseline`. With `everyScenarioMustRun` (the `ci` gate, which runs the
     /// whole suite), a baseline figure whose scenario did not run is ``Verdict/missing``, not
-    /// ``Verdict/notRun``: a gate does not pass on figures nobody measured.
+    /// ``Verdict/notRun``, and a figure gated against a baseline that has no value for it is a
+    /// harness error: a gate does not pass on figures nobody compared. Otherwise (`check` of a
+    /// run of some scenarios) both are warnings, as are figures this run could not measure.
     public init(report: BenchReport, baseline: Baseline, everyScenarioMustRun: Bool = false) {
         var rows: [Row] = []
         var unitChanges: [String] = []
@@ -159,9 +163,27 @@ public struct GateCheck: Sendable {
                             rule: "the run's --threshold limits", verdict: .regressed))
         }
         self.rows = rows
+        let uncompared = rows.filter { $0.verdict == .new }.map(\.name)
+        var uncomparedLines: [String] = []
+        if !uncompared.isEmpty {
+            uncomparedLines.append(
+                "\(uncompared.count) figure\(uncompared.count == 1 ? " is" : "s are") gated against the baseline, which has no value for \(uncompared.count == 1 ? "it" : "them"), so \(uncompared.count == 1 ? "it was" : "they were") not compared: \(Self.list(uncompared)). Write a baseline from a run of the whole suite (`segments-bench baseline update`, or `baseline update --from` a `ci` report)")
+        }
         harnessErrors = Self.harnessErrors(in: report) + unitChanges
             + scenariosNotRun.map { "scenario \($0) of the baseline did not run: its gated figures were not measured" }
-        warnings = BaselineDrift.warnings(report: report, baseline: baseline)
+            + (everyScenarioMustRun ? uncomparedLines : [])
+        var warnings = BaselineDrift.warnings(report: report, baseline: baseline)
+        if !everyScenarioMustRun { warnings += uncomparedLines }
+        let skipped = rows.filter { $0.verdict == .skipped }.map(\.name)
+        if !skipped.isEmpty {
+            warnings.append("\(skipped.count) gated figure\(skipped.count == 1 ? " was" : "s were") not measured in this run and not checked (\(Self.list(skipped))): \(AllocationProbe.unavailableNote)")
+        }
+        let notRun = rows.filter { $0.verdict == .notRun }
+        if !notRun.isEmpty {
+            let scenarios = notRun.map { String($0.name.prefix { $0 != "." }) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            warnings.append("\(notRun.count) baseline figures belong to scenarios that were not part of this run and were not checked: \(scenarios.joined(separator: ", "))")
+        }
+        self.warnings = warnings
         self.baseline = BaselineInfo(
             gitRevision: baseline.gitRevision, createdAt: baseline.createdAt, command: baseline.command,
             toolVersion: baseline.toolVersion, machine: baseline.machine)
@@ -264,6 +286,11 @@ public struct GateCheck: Sendable {
         }
     }
 
+    /// Up to five names, then how many more.
+    static func list(_ names: [String]) -> String {
+        names.count <= 5 ? names.joined(separator: ", ") : names.prefix(5).joined(separator: ", ") + " and \(names.count - 5) more"
+    }
+
     static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         if abs(value) >= 100 { return String(format: "%.1f", value) }
@@ -297,13 +324,6 @@ public struct GateCheck: Sendable {
         }
         if rows.contains(where: { $0.verdict == .improved }) {
             lines.append("Some figures improved beyond tolerance: run `swift run -c release segments-bench baseline update` and commit Reports/baseline.json to lock the gain in.")
-        }
-        if rows.contains(where: { $0.verdict == .skipped }) {
-            lines.append("Some figures were skipped: \(AllocationProbe.unavailableNote)")
-        }
-        let notRun = rows.filter { $0.verdict == .notRun }.count
-        if notRun > 0 {
-            lines.append("\(notRun) baseline figures belong to scenarios that were not part of this run and were not checked.")
         }
         for warning in warnings { lines.append("warning: \(warning)") }
         for error in harnessErrors { lines.append("harness error: \(error)") }

@@ -4,14 +4,15 @@
 /// One `<testcase>` per gated figure, its class the scenario (`segments-bench.<scenario>`):
 /// a `<failure>` for ``GateCheck/Verdict/regressed``, ``GateCheck/Verdict/violated``,
 /// ``GateCheck/Verdict/missing`` and ``GateCheck/Verdict/invalid``, a `<skipped>` for
-/// ``GateCheck/Verdict/skipped`` and ``GateCheck/Verdict/notRun``. Each harness error is one more
+/// ``GateCheck/Verdict/skipped``, ``GateCheck/Verdict/notRun`` and ``GateCheck/Verdict/new`` (not
+/// compared: no baseline value). Each harness error is one more
 /// test case (class `segments-bench.harness`) with an `<error>`, and the warnings go to the
 /// suite's `<system-out>`. All text is escaped, and characters XML forbids are dropped.
 enum GateJUnit {
     static func render(_ check: GateCheck, suiteName: String = "segments-bench gate") -> String {
         let e = MarkupEscaping.xml
         let failing: Set<GateCheck.Verdict> = [.regressed, .violated, .missing, .invalid]
-        let skipping: Set<GateCheck.Verdict> = [.skipped, .notRun]
+        let skipping: Set<GateCheck.Verdict> = [.skipped, .notRun, .new]
         let failures = check.rows.filter { failing.contains($0.verdict) }.count
         let skipped = check.rows.filter { skipping.contains($0.verdict) }.count
         let tests = check.rows.count + check.harnessErrors.count
@@ -40,7 +41,11 @@ enum GateJUnit {
                 lines.append("    </testcase>")
             } else if skipping.contains(row.verdict) {
                 lines.append(open + ">")
-                let why = row.verdict == .notRun ? "scenario not part of this run" : "not measurable in this run"
+                let why = switch row.verdict {
+                case .notRun: "scenario not part of this run"
+                case .new: "no baseline value to compare with"
+                default: "not measurable in this run"
+                }
                 lines.append("      <skipped message=\"\(e(why))\"/>")
                 lines.append("    </testcase>")
             } else {

@@ -40,6 +40,9 @@ public enum GateRule: Codable, Sendable, Hashable {
 
     /// Allocation counts: tight, half an allocation of slack.
     public static let allocations = GateRule.lowerIsBetter(relative: 0.05, absolute: 0.5)
+    /// Allocations per event on a path that allocates only per batch: one allocation every 50
+    /// events of slack (``allocations``' half an allocation would let every other event allocate).
+    public static let allocationsPerEvent = GateRule.lowerIsBetter(relative: 0.05, absolute: 0.02)
     /// Ratios of a latency to a floor measured in the same run: loose, because on a shared 2-core
     /// machine a thread wake-up inside the measured span can cost more than the work itself.
     public static let latencyRatio = GateRule.lowerIsBetter(relative: 2.0, absolute: 1.0)

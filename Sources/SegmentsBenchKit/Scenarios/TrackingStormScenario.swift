@@ -35,7 +35,7 @@ public struct TrackingStormScenario: Scenario {
         progress.say("allocations per event (engine with a counting sink)")
         let allocations = try Self.allocationsPerEvent(events: options.quick ? 50_000 : 200_000)
         if let perEvent = allocations.perEvent {
-            figures.append(Figure(name: "tracking-storm.allocsPerEvent", value: perEvent, unit: "allocs/op", gate: .allocations,
+            figures.append(Figure(name: "tracking-storm.allocsPerEvent", value: perEvent, unit: "allocs/op", gate: .allocationsPerEvent,
                                   summary: "malloc calls per trackEvent, engine side (ring, stamping, batching, upload), process-wide with a counting sink"))
         } else {
             notes.append(AllocationProbe.unavailableNote)
@@ -47,7 +47,7 @@ public struct TrackingStormScenario: Scenario {
         let journaledAllocations = try Self.allocationsPerEvent(events: options.quick ? 50_000 : 200_000, journalDirectory: journalDirectory)
         try? FileManager.default.removeItem(at: journalDirectory)
         if let perEvent = journaledAllocations.perEvent {
-            figures.append(Figure(name: "tracking-storm.journal.allocsPerEvent", value: perEvent, unit: "allocs/op", gate: .allocations,
+            figures.append(Figure(name: "tracking-storm.journal.allocsPerEvent", value: perEvent, unit: "allocs/op", gate: .allocationsPerEvent,
                                   summary: "malloc calls per trackEvent with the event journal on, engine side (group commits included), process-wide with a counting sink"))
         }
         figures.append(Figure(name: "tracking-storm.journal.sinkLostEvents", value: Double(journaledAllocations.lost), unit: "count", gate: .zero,
