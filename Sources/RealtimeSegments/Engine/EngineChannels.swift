@@ -201,7 +201,9 @@ public final class EngineChannels: Sendable {
             refuse(message)
             return
         }
-        inboxCount.atomic.wrappingAdd(1, ordering: .releasing)
+        // Sequentially consistent: the sender's half of the handshake with `sleep` and `linger`,
+        // which look at the count after announcing themselves (a release would not order that).
+        inboxCount.atomic.wrappingAdd(1, ordering: .sequentiallyConsistent)
         nudgeEngine()
     }
 

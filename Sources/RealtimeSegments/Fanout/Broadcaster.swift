@@ -74,8 +74,9 @@ final class Broadcaster<Payload: Sendable>: Sendable {
         }
     }
 
-    /// Removes the subscriber `id`. After this returns no new call of its handler starts; one
-    /// already running finishes. Returns `false` if there was no such subscriber.
+    /// Removes the subscriber `id`. After this returns no publication that reaches the handler
+    /// calls it, but one on the queue that had already checked it may still make that one call;
+    /// one already running finishes. Returns `false` if there was no such subscriber.
     @discardableResult
     func unsubscribe(_ id: UInt64) -> Bool {
         let removed: Subscription? = writer.withLock { _ in

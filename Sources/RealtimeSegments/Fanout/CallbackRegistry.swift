@@ -66,9 +66,10 @@ final class CallbackRegistry: Sendable {
     private let pendingFirstLoadCount = Atomic<Int>(0)
     /// Grows with every removal. Delivery reads it once per check and again per callback (a load
     /// of a line that stays in cache); only when it moved, or when its snapshot holds removed
-    /// entries, does delivery look at each registration's `active` flag. The increment is a
-    /// read-modify-write, a full barrier, so a delivery that starts a callback after
-    /// ``remove(identity:category:)`` returned sees it.
+    /// entries, does delivery look at each registration's `active` flag. The increment is
+    /// sequentially consistent, so a delivery that looks at a callback after
+    /// ``remove(identity:category:)`` returned sees it (one that had looked just before still
+    /// calls it once: the look and the call are not one step).
     ///
     /// An ``AtomicCell``, so the per-callback read is a plain load (a `ManagedAtomic` costs an
     /// indirect call first).
@@ -83,9 +84,13 @@ final class CallbackRegistry: Sendable {
     /// Sequentially consistent, like the publication in ``add(_:)``: a registration then looks at
     /// whether the engine runs (and at the reload flag) after publishing, and the engine reads the
     /// registrations after it started (or took the flag), so one of the two sees the other (see
-    /// `EngineChannels.requestReload()`). A plain load on x86.
+    /// `EngineChannels.requestReload()`). The fences say so: `ManagedAtomic` of a reference
+    /// treats every ordering as acquiring-and-releasing, which does not order a later load.
     @inline(__always)
-    func snapshot() -> RegistrySnapshot { current.load(ordering: .sequentiallyConsistent) }
+    func snapshot() -> RegistrySnapshot {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        return current.load(ordering: .sequentiallyConsistent)
+    }
 
     /// Number of registrations whose first load has not been served yet.
     var pendingFirstLoads: Int { pendingFirstLoadCount.load(ordering: .acquiring) }
@@ -120,6 +125,7 @@ final class CallbackRegistry: Sendable {
             // Sequentially consistent: see `snapshot()`.
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .sequentiallyConsistent)
         }
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
     }
 
     /// Removes every registration with `identity`; returns how many were removed.

@@ -57,7 +57,10 @@ public final class SegmentationManager: Sendable {
 
     /// Removes every registration with the identity of `callbackData` (and its pending first load).
     ///
-    /// After this returns, no new invocation of the callback starts; one already running finishes.
+    /// After this returns, no delivery that reaches the callback calls it. A delivery running on
+    /// another thread that had already checked it may still make that one call, just after this
+    /// returns; one already running finishes. (Waiting for that call here would deadlock a
+    /// callback that removes itself.)
     /// A value constructed again with the same closure has another identity and removes nothing.
     public func removeCallback(callbackData: SegmentCallbackData) {
         let removed = registry.remove(identity: callbackData.id, category: callbackData.category)

@@ -73,7 +73,8 @@ public final class ReportingSegmentsManager: Sendable {
         ReportingSubscription(id: broadcaster.subscribe(handler))
     }
 
-    /// Ends `subscription`: no new call of its handler starts after this returns (one already
+    /// Ends `subscription`: after this returns, no event that reaches the handler calls it, but
+    /// one being published that had already checked it may still make that one call (one already
     /// running finishes). Returns `false` if it was not subscribed.
     @discardableResult
     public func unsubscribe(_ subscription: ReportingSubscription) -> Bool {
