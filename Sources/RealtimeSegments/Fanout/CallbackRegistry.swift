@@ -88,7 +88,7 @@ final class CallbackRegistry: Sendable {
     /// treats every ordering as acquiring-and-releasing, which does not order a later load.
     @inline(__always)
     func snapshot() -> RegistrySnapshot {
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        Atomics.atomicMemoryFence(ordering: Atomics.AtomicUpdateOrdering.sequentiallyConsistent)
         return current.load(ordering: .sequentiallyConsistent)
     }
 
@@ -125,7 +125,7 @@ final class CallbackRegistry: Sendable {
             // Sequentially consistent: see `snapshot()`.
             current.store(RegistrySnapshot(byCategory: byCategory), ordering: .sequentiallyConsistent)
         }
-        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        Atomics.atomicMemoryFence(ordering: Atomics.AtomicUpdateOrdering.sequentiallyConsistent)
     }
 
     /// Removes every registration with `identity`; returns how many were removed.
