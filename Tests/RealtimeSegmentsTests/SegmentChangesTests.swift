@@ -23,8 +23,9 @@ final class SegmentChangesTests: XCTestCase {
 
     /// A sequence and a callback registered at the same moment with the same options, through
     /// first load, a change, an unchanged check and a switch: the same lists in the same order. The
-    /// sequence is read only after the client stopped, so its consumer was as slow as can be and
-    /// delivery (and `settle()`) never waited for it.
+    /// sequence is read only before the switch and at the end, so its consumer was as slow as a
+    /// consumer can be whose lists are still current, and delivery (and `settle()`) never waited
+    /// for it.
     func testYieldsExactlyWhatACallbackRegisteredAtTheSameMomentReceives() async {
         for firstLoad in [true, false] {
             let fixture = Fixture()
@@ -40,12 +41,13 @@ final class SegmentChangesTests: XCTestCase {
             fixture.advance(.seconds(5))
             _ = fixture.register(.merchandising)
             fixture.advance(.seconds(5))
+            var iterator = changes.makeAsyncIterator()
+            var received = await take(fixture.recorder.count(tag: "callback"), from: &iterator)
             fixture.transport.defaultResponse = response([.discovery: [3, 4]])
             try? fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
             fixture.settle()
             fixture.advance(.seconds(5))
-            fixture.client.stop()
-            let received = await collect(changes)
+            received += await take(fixture.recorder.count(tag: "callback") - received.count, from: &iterator)
             let expected = fixture.recorder.segments(tag: "callback")
             XCTAssertEqual(received, expected, "firstLoad \(firstLoad)")
             XCTAssertEqual(expected, (firstLoad ? [[segment(1)]] : []) + [[segment(2)], [segment(3), segment(4)]])
@@ -59,13 +61,64 @@ final class SegmentChangesTests: XCTestCase {
         let changes = fixture.client.segmentChanges(for: .discovery)
         _ = fixture.register(.discovery, tag: "d")
         fixture.startAndRunInitialCheck()
+        var iterator = changes.makeAsyncIterator()
+        var received = await take(1, from: &iterator)
         fixture.client.anonymize()
         fixture.settle()
         fixture.advance(.seconds(5))
-        fixture.client.stop()
-        let received = await collect(changes)
+        received += await take(1, from: &iterator)
         XCTAssertEqual(received, [[segment(1)], []])
         XCTAssertEqual(received, fixture.recorder.segments(tag: "d"))
+    }
+
+    /// SPEC §5 for a consumer slower than delivery: once a switch returned, the sequence hands out
+    /// no list of the previous customer, even one buffered before the switch and not taken yet.
+    func testAListBufferedBeforeASwitchIsNotHandedOutAfterIt() async throws {
+        for switchCustomer in ["anonymize", "identify"] {
+            let fixture = Fixture()
+            fixture.transport.setSegments(response([.discovery: [1]]), forCookie: fixture.cookie)
+            fixture.transport.defaultResponse = response([.discovery: [2]])
+            let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true)
+            _ = fixture.register(.discovery, firstLoad: true, tag: "callback")
+            fixture.startAndRunInitialCheck()  // [1] for the first customer, buffered
+            XCTAssertEqual(fixture.recorder.segments(tag: "callback"), [[segment(1)]], switchCustomer)
+            // Whoever the customer is next, the server has [2] for them (identify keeps the cookie).
+            fixture.transport.setSegments(response([.discovery: [2]]), forCookie: fixture.cookie)
+            if switchCustomer == "anonymize" {
+                fixture.client.anonymize()
+            } else {
+                try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+            }
+            fixture.settle()
+            fixture.advance(.seconds(5))  // the new customer's check: [2]
+            XCTAssertEqual(fixture.recorder.segments(tag: "callback").last, [segment(2)], "\(switchCustomer): delivered")
+            // Reads until the new customer's list; a watchdog ends the sequence if it never comes.
+            let consumer = Task {
+                var iterator = changes.makeAsyncIterator()
+                var handedOut: [[Segment]] = []
+                while handedOut.last != [segment(2)], let next = await iterator.next() { handedOut.append(next) }
+                return handedOut
+            }
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(10))
+                consumer.cancel()
+            }
+            let handedOut = await consumer.value
+            watchdog.cancel()
+            XCTAssertFalse(handedOut.contains([segment(1)]), "\(switchCustomer): the previous customer's list after the switch: \(handedOut)")
+            XCTAssertEqual(handedOut.last, [segment(2)], switchCustomer)
+        }
+    }
+
+    /// A stopped client's sequence ends: lists buffered before `stop()` are not handed out after it.
+    func testListsBufferedBeforeStopAreNotHandedOutAfterIt() async {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true)
+        fixture.startAndRunInitialCheck()
+        fixture.client.stop()
+        let received = await collect(changes)
+        XCTAssertEqual(received, [], "handed out after stop()")
     }
 
     func testCancellingTheConsumingTaskEndsItAndRemovesTheRegistration() async {
@@ -149,9 +202,12 @@ final class SegmentChangesTests: XCTestCase {
         _ = fixture.register(.content)
         fixture.advance(.seconds(5))
         XCTAssertEqual(fixture.recorder.segments(tag: "callback"), [[segment(1)], [segment(2)]])
-        fixture.client.stop()
-        let received = await collect(changes)
+        var iterator = changes.makeAsyncIterator()
+        let received = await take(1, from: &iterator)
         XCTAssertEqual(received, [[segment(2)]])
+        fixture.client.stop()
+        let rest = await iterator.next()
+        XCTAssertNil(rest, "only the newest list was kept")
     }
 
     /// A client dropped (deinit, no stop) while a completion-form pull waits on a held fetch, and
@@ -194,6 +250,13 @@ final class SegmentChangesTests: XCTestCase {
 }
 
 /// Every element of `changes` until it ends (after the client stops).
+/// The next `count` lists of `iterator` (fewer if the sequence ends first).
+private func take(_ count: Int, from iterator: inout SegmentChanges.AsyncIterator) async -> [[Segment]] {
+    var lists: [[Segment]] = []
+    while lists.count < count, let next = await iterator.next() { lists.append(next) }
+    return lists
+}
+
 private func collect(_ changes: SegmentChanges) async -> [[Segment]] {
     var all: [[Segment]] = []
     for await segments in changes { all.append(segments) }

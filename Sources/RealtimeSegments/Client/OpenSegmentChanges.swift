@@ -7,14 +7,14 @@ import Foundation
 /// lock, since finishing one runs its termination handler, which calls ``remove(_:)``.
 final class OpenSegmentChanges: Sendable {
     private struct State {
-        var open: [UUID: AsyncStream<[Segment]>.Continuation] = [:]
+        var open: [UUID: AsyncStream<SegmentChanges.Delivered>.Continuation] = [:]
         var ended = false
     }
 
     private let state = Locked(State())
 
     /// Adds an open sequence; returns `false` (adding nothing) once ``endAll()`` has run.
-    func add(_ id: UUID, _ continuation: AsyncStream<[Segment]>.Continuation) -> Bool {
+    func add(_ id: UUID, _ continuation: AsyncStream<SegmentChanges.Delivered>.Continuation) -> Bool {
         state.withLock { state in
             guard !state.ended else { return false }
             state.open[id] = continuation

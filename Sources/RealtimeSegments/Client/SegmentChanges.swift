@@ -9,7 +9,9 @@
 ///
 /// Each element is the full current list of the category for the current customer (not a delta):
 /// the value a ``SegmentCallbackData`` registered at the same moment, with the same options, would
-/// receive. The sequence never throws. It can be iterated once (by one task at a time): it ends, and
+/// receive. A list of a customer that is no longer current when the consumer takes it is skipped:
+/// after a customer switch (or `stop()`) has returned, a consumer slower than delivery gets no list
+/// of the previous customer that it had not taken yet. The sequence never throws. It can be iterated once (by one task at a time): it ends, and
 /// its registration is removed, when the consuming task is cancelled, when its iterator is
 /// discarded (a `for await` loop left by `break`, `return` or a throw), when it is discarded
 /// without being iterated, or when the client stops.
@@ -28,23 +30,40 @@ public struct SegmentChanges: AsyncSequence, Sendable {
         case latest
     }
 
-    let stream: AsyncStream<[Segment]>
-    let continuation: AsyncStream<[Segment]>.Continuation
-
-    public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator(), end: IterationEnd(continuation))
+    /// A list as delivered, with the customer generation it was delivered for.
+    struct Delivered: Sendable {
+        var generation: UInt64
+        var segments: [Segment]
     }
 
-    /// Yields the lists one by one; `nil` once the sequence has ended.
+    let stream: AsyncStream<Delivered>
+    let continuation: AsyncStream<Delivered>.Continuation
+    let identity: IdentityCell
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator(), identity: identity, end: IterationEnd(continuation))
+    }
+
+    /// Yields the lists one by one, skipping those of a customer no longer current; `nil` once the
+    /// sequence has ended.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        var base: AsyncStream<[Segment]>.Iterator
+        var base: AsyncStream<Delivered>.Iterator
+        let identity: IdentityCell
         /// Held only so that discarding the iterator (and its copies) ends the sequence.
         let end: IterationEnd
 
-        public mutating func next() async -> [Segment]? { await base.next() }
+        public mutating func next() async -> [Segment]? {
+            while let delivered = await base.next() {
+                if delivered.generation == identity.generation { return delivered.segments }
+            }
+            return nil
+        }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> [Segment]? {
-            await base.next(isolation: actor)
+            while let delivered = await base.next(isolation: actor) {
+                if delivered.generation == identity.generation { return delivered.segments }
+            }
+            return nil
         }
     }
 
@@ -52,9 +71,9 @@ public struct SegmentChanges: AsyncSequence, Sendable {
     /// loop removes the registration at once, even while the sequence value is still held. (A
     /// sequence discarded without being iterated ends through `AsyncStream`'s own termination.)
     final class IterationEnd: Sendable {
-        private let continuation: AsyncStream<[Segment]>.Continuation
+        private let continuation: AsyncStream<Delivered>.Continuation
 
-        init(_ continuation: AsyncStream<[Segment]>.Continuation) { self.continuation = continuation }
+        init(_ continuation: AsyncStream<Delivered>.Continuation) { self.continuation = continuation }
 
         deinit { continuation.finish() }
     }

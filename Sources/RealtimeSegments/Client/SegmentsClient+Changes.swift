@@ -23,7 +23,8 @@ extension SegmentsClient {
     /// `Segments:` error), it returns a sequence that has already ended.
     ///
     /// Buffering: delivery never waits for the consumer; the callback behind the sequence only
-    /// appends to its buffer. With `.unbounded` (the default) every list not yet consumed is kept,
+    /// appends to its buffer. A buffered list of a customer that is no longer current when the
+    /// consumer takes it is skipped (a switch or `stop()` returned meanwhile). With `.unbounded` (the default) every list not yet consumed is kept,
     /// so a slow consumer still sees every list, in order, at the cost of memory while it lags;
     /// with `.latest` only the newest unconsumed list is kept (see
     /// ``SegmentChanges/BufferingPolicy``).
@@ -32,11 +33,14 @@ extension SegmentsClient {
         includeFirstLoad: Bool = false,
         bufferingPolicy: SegmentChanges.BufferingPolicy = .unbounded
     ) -> SegmentChanges {
-        let (stream, continuation) = AsyncStream<[Segment]>.makeStream(
+        let (stream, continuation) = AsyncStream<SegmentChanges.Delivered>.makeStream(
             bufferingPolicy: bufferingPolicy == .latest ? .bufferingNewest(1) : .unbounded)
-        let changes = SegmentChanges(stream: stream, continuation: continuation)
+        let identity = self.identity
+        let changes = SegmentChanges(stream: stream, continuation: continuation, identity: identity)
+        // Tagged with the generation current as it is called (the delivery checked it just before),
+        // so that the iterator can skip it once the customer changed.
         let callback = SegmentCallbackData(category: category, isIncludeFirstLoad: includeFirstLoad) { segments in
-            continuation.yield(segments)
+            continuation.yield(SegmentChanges.Delivered(generation: identity.generation, segments: segments))
         }
         let (id, registry, openChanges) = (callback.id, segmentation.registry, openChanges)
         let ended = Locked(false)

@@ -53,7 +53,7 @@ public final class SegmentsClient: Sendable {
 
     // Internal rather than private: tests post to it directly, as a call racing `stop()` would.
     let channels: EngineChannels
-    private let identity: IdentityCell
+    let identity: IdentityCell
     private let registry: CallbackRegistry
     private let pullCache: PullCache
     /// Qualified segments (SPEC §9): the cache and the requests in flight, shared by every user
