@@ -241,7 +241,7 @@ public final class SegmentsClient: Sendable {
 
     /// Starts the engine thread: restored uploads go out and, if callbacks are registered, a check is
     /// requested (reload trigger 2), and persisted reporting segments are restored. Calling it again
-    /// does nothing.
+    /// does nothing; a call made while another is starting the client returns once it has.
     ///
     /// Threading: reads the reporting segments files of the state directory on the caller's
     /// thread, if they were not read yet; the engine's work runs on its own thread.
@@ -250,9 +250,13 @@ public final class SegmentsClient: Sendable {
         // Taken before the client counts as started: until then nothing can change the identity,
         // so these are exactly the ids the first tracked events belong to.
         guard var initial = initial.withLock({ $0.take() }) else {
+            // Another start() took it: return once that call has made the client started (or a
+            // stop() came first), so that what this caller does next finds the client running.
+            while lifecycle.atomic.load(ordering: .acquiring) == .created { sched_yield() }
             configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
             return
         }
+        configuration.startTookInitialForTesting?()
         initial.customerIds = identity.load().customerIds
         // Entered before the client counts as started, so that a stop() that sees it started
         // finds the engine to wait for.

@@ -85,6 +85,9 @@ public struct SegmentsConfiguration: Sendable {
     /// and deliveries are checked against, and the snapshot `customerIds` reads), on the calling
     /// thread: lets a test hold a change there. Not part of the API; `nil` outside tests.
     var identityHalfPublishedForTesting: (@Sendable () -> Void)?
+    /// Runs in `start()` once it has taken the client's initial state, before the client counts as
+    /// started: lets a test hold a start there. Not part of the API; `nil` outside tests.
+    var startTookInitialForTesting: (@Sendable () -> Void)?
     /// Runs on the reporting persistence queue before each batch of visitor files is written:
     /// lets a test hold that queue. Not part of the API; `nil` outside tests.
     var reportingWriteForTesting: (@Sendable () -> Void)?
