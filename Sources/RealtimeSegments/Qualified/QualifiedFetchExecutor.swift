@@ -26,6 +26,10 @@ final class QualifiedFetchExecutor: TaskExecutor, @unchecked Sendable {
     /// ``ThreadName``).
     static let threadName = "Segments.qualif"
 
+    /// The executor's thread, once it runs: a blocking fetch made there (from a log handler)
+    /// would wait for a request only this thread can run.
+    let thread = ThreadMark()
+
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var started = false
@@ -49,6 +53,7 @@ final class QualifiedFetchExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func run() {
+        thread.enter()
         var batch: [UnownedJob] = []
         while true {
             condition.lock()

@@ -154,11 +154,17 @@ final class QualifiedSegmentsFetcher: Sendable {
     }
 
     /// The answer, blocking the calling thread if it needs a request (the request itself runs off
-    /// the cooperative pool, so this never starves it).
+    /// the cooperative pool, so this never starves it). On ``QualifiedFetchExecutor``'s own thread
+    /// (code it runs: a log handler), where the request would wait for the caller, it fails with
+    /// ``SegmentsError/fetchSegmentsFailed(_:)`` instead of waiting (the request still goes out, and
+    /// its answer is cached).
     func fetchBlocking(_ user: User, options: [QualifiedSegmentOption]) -> Outcome {
         switch begin(user, options: options) {
         case .done(let result):
             return result
+        case .inFlight where transportNeverBlocks && QualifiedFetchExecutor.shared.thread.isCurrent:
+            return failure(.fetchSegmentsFailed(
+                "the blocking fetch was called on the qualified segments thread, which would have to run its request; use the async or completion form there"))
         case .inFlight(let flight):
             let box = Locked<Outcome?>(nil)
             let done = DispatchSemaphore(value: 0)

@@ -112,7 +112,10 @@ public final class QualifiedUserContext: Sendable {
     /// hop. Otherwise the calling thread waits while the request runs outside the cooperative
     /// pool, so even callers blocking every pool thread cannot deadlock it. It still holds the
     /// calling thread for a whole round trip (bounded by the transport's deadline): prefer the
-    /// async form in async code, and never call it from a transport.
+    /// async form in async code, and never call it from a transport. Called from code the qualified
+    /// segments thread runs (a log handler, with a transport that never blocks), where the request
+    /// would wait for the caller, it throws ``SegmentsError/fetchSegmentsFailed(_:)`` instead of
+    /// waiting.
     public func fetchQualifiedSegmentsAndWait(options: [QualifiedSegmentOption] = []) throws(SegmentsError) {
         let ticket = takeTicket()
         let result = fetcher.fetchBlocking(user, options: options)
