@@ -40,6 +40,30 @@ final class LoadGeneratorTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(outcome.elapsedSeconds, Double(operations) * 0.002)
     }
 
+    /// An open run that cannot keep up stops issuing its late arrivals `gracefulStop` after the
+    /// schedule's end, and counts those it never issued (k6's dropped iterations): `--rate 1e9`
+    /// must end, not work through two billion arrivals.
+    func testAnOpenRunFarBehindStopsAfterItsGracefulStopAndCountsWhatItDropped() throws {
+        let stages = LoadStages.constant(rate: 1_000, seconds: 0.2)  // 200 arrivals expected
+        let outcome = LoadGenerator.runOpen(generators: 1, streams: [stages], seed: 5, gracefulStop: 0.1) { _, _, _, _ in
+            usleep(50_000)  // 50 ms each: about 6 fit before the stop
+        }
+        let issued = try XCTUnwrap(outcome.operations.first)
+        let dropped = try XCTUnwrap(outcome.dropped.first)
+        XCTAssertLessThan(issued, 50, "kept issuing late arrivals past the graceful stop")
+        XCTAssertLessThan(outcome.elapsedSeconds, 5, "2.5 s past the schedule without the graceful stop: 200 × 50 ms")
+        XCTAssertEqual(Double(issued + dropped), 200, accuracy: 45, "issued \(issued) + dropped \(dropped) ≈ the 200 expected")
+    }
+
+    func testTheExpectedArrivalsAfterATimeAreTheAreaUnderTheRestOfTheSchedule() throws {
+        let stages = try LoadStages.parse("10s:100,10s:100,10s:0")  // 0 → 100 over 10 s, 100, 100 → 0
+        XCTAssertEqual(stages.expectedArrivals(after: 0), stages.expectedArrivals, accuracy: 1e-9)
+        XCTAssertEqual(stages.expectedArrivals(after: 0), 2_000, accuracy: 1e-9)
+        XCTAssertEqual(stages.expectedArrivals(after: 5), 2_000 - 125, accuracy: 1e-9)
+        XCTAssertEqual(stages.expectedArrivals(after: 25), 125, accuracy: 1e-9)
+        XCTAssertEqual(stages.expectedArrivals(after: 30), 0, accuracy: 1e-9)
+    }
+
     /// A flat-out sample is the call alone, not the call plus the recording of the sample before
     /// it. The clock's time passes only where the test says: 10 µs inside each call, 1 µs at each
     /// read, and 1 ms in the generator's own work after a call's end is read (where it records).

@@ -2,13 +2,17 @@ import Foundation
 import SegmentsMockServer
 
 extension LoadGenerator {
-    /// What ``runOpen(generators:streams:seed:operation:)`` measured, per stream.
+    /// What ``runOpen(generators:streams:seed:gracefulStop:operation:)`` measured, per stream.
     public struct OpenOutcome: Sendable {
         /// Per stream: intended start → the operation's return (coordinated-omission corrected),
         /// per second as well as in total.
         public var latency: [LatencyRecorder]
         /// Per stream: operations issued.
         public var operations: [Int]
+        /// Per stream: arrivals never issued because the generators were still behind their
+        /// schedule ``gracefulStopSeconds`` after its end (k6's dropped iterations): the arrival due
+        /// then and those expected after it.
+        public var dropped: [Int]
         /// The largest delay between an arrival's intended start and its operation's start (ns):
         /// how far the generators fell behind their schedule.
         public var maximumStartLag: UInt64
@@ -26,9 +30,14 @@ extension LoadGenerator {
     /// `operation(generator, stream, intendedStart, &random)` runs on generator thread `generator`
     /// (0..<generators) with the arrival's intended start (monotonic ns) and that thread's seeded
     /// random source; arrivals of one generator never overlap. Blocks until every stream's
-    /// schedule has ended (the longest stream's ``LoadStages/totalSeconds``).
+    /// schedule has ended (the longest stream's ``LoadStages/totalSeconds``), and at most
+    /// `gracefulStop` seconds longer: a generator still behind then stops, and the arrivals it did
+    /// not issue are counted as ``OpenOutcome/dropped``.
+    /// How long past the schedule's end generators that fell behind keep issuing late arrivals.
+    public static let gracefulStopSeconds = 30.0
+
     public static func runOpen(
-        generators: Int, streams: [LoadStages], seed: UInt64,
+        generators: Int, streams: [LoadStages], seed: UInt64, gracefulStop: Double = gracefulStopSeconds,
         operation: @escaping @Sendable (_ generator: Int, _ stream: Int, _ intendedStart: UInt64, _ random: inout SplitMix64) -> Void
     ) -> OpenOutcome {
         let generators = max(1, generators)
@@ -38,6 +47,7 @@ extension LoadGenerator {
         let peak = streams.reduce(0) { $0 + $1.peakRate } / Double(generators)
         let startTime = IntervalLatencyRecorder.epochSeconds(ofMonotonic: start)
         let lastFilingTime = start + UInt64(seconds * 1e9) &- 1
+        let stopIssuing = start + UInt64((seconds + max(0, gracefulStop)) * 1e9)
         let intervalNanoseconds = IntervalLatencyRecorder.intervalNanoseconds(forPhaseOf: seconds)
         let expectedIntervals = IntervalLatencyRecorder.expectedIntervals(forPhaseOf: seconds, intervalNanoseconds: intervalNanoseconds)
         let group = DispatchGroup()
@@ -45,7 +55,8 @@ extension LoadGenerator {
             let thread = Thread {
                 var random = openModelRandom(seed: seed, generator: generator)
                 var outcome = OpenOutcome(
-                    latency: [], operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0, elapsedSeconds: 0)
+                    latency: [], operations: Array(repeating: 0, count: streams.count),
+                    dropped: Array(repeating: 0, count: streams.count), maximumStartLag: 0, elapsedSeconds: 0)
                 var latency = (0..<streams.count).map { _ in
                     IntervalLatencyRecorder(
                         origin: start, intervalNanoseconds: intervalNanoseconds, expectedIntervals: expectedIntervals)
@@ -70,6 +81,14 @@ extension LoadGenerator {
                     guard let stream = chosen else { continue }
                     let intended = start + UInt64(elapsed * 1e9)
                     let begun = sleep(untilMonotonic: intended)
+                    if begun > stopIssuing {
+                        // This arrival and this thread's share of every one due after it.
+                        for (index, stream) in streams.enumerated() {
+                            let rest = stream.expectedArrivals(after: elapsed) / Double(generators)
+                            outcome.dropped[index] += Int(rest.rounded()) + (index == chosen ? 1 : 0)
+                        }
+                        break
+                    }
                     outcome.maximumStartLag = max(outcome.maximumStartLag, begun &- intended)
                     operation(generator, stream, intended, &random)
                     let done = monotonicNanoseconds()
@@ -90,11 +109,13 @@ extension LoadGenerator {
         group.wait()
         var merged = OpenOutcome(
             latency: Array(repeating: LatencyRecorder(), count: streams.count),
-            operations: Array(repeating: 0, count: streams.count), maximumStartLag: 0, elapsedSeconds: seconds)
+            operations: Array(repeating: 0, count: streams.count), dropped: Array(repeating: 0, count: streams.count),
+            maximumStartLag: 0, elapsedSeconds: seconds)
         for outcome in results.withLock({ $0 }) {
             for index in streams.indices {
                 merged.latency[index].merge(outcome.latency[index])
                 merged.operations[index] += outcome.operations[index]
+                merged.dropped[index] += outcome.dropped[index]
             }
             merged.maximumStartLag = max(merged.maximumStartLag, outcome.maximumStartLag)
             merged.elapsedSeconds = max(merged.elapsedSeconds, outcome.elapsedSeconds)

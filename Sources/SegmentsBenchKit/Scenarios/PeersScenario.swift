@@ -28,7 +28,7 @@ public struct PeersScenario: Scenario {
         + "a [closure] loop (the floor), NotificationCenter, OpenCombine PassthroughSubject, one DispatchQueue.global() block per "
         + "callback, one AsyncStream per subscriber."
     public let measures =
-        "Median time per notification (and per subscriber callback) of each mechanism, as a ratio to the closure loop measured "
+        "Median over trials of the mean time per notification (and per subscriber callback) of each mechanism, as a ratio to the closure loop measured "
         + "in the same run; trials interleaved so the shared machine's noise hits all alike; the spin window's CPU time per notification."
 
     /// The mechanisms compared, in report order. `closure-loop` is the floor.
@@ -122,8 +122,9 @@ public struct PeersScenario: Scenario {
                 figures.append(
                     Figure(
                         name: "\(prefix).nsPerCallback", value: perCallback, unit: "ns",
-                        summary: "\(result.name), \(callbacks) subscribers: median time per notification / N "
-                            + "(\(result.trials) trials × \(result.rounds) notifications)."))
+                        summary: "\(result.name), \(callbacks) subscribers: the median over trials of each trial's mean time per "
+                            + "notification, / N (\(result.trials) trials × \(result.rounds) notifications; the latency table's "
+                            + "p50 is of single notifications, and lower where the time has a long tail)."))
                 var line = "N=\(callbacks) \(result.name): \(format(perCallback)) ns/callback"
                 if let floor {
                     let ratio = median / floor
@@ -131,7 +132,7 @@ public struct PeersScenario: Scenario {
                     figures.append(
                         Figure(
                             name: "\(prefix).ratioToFloor", value: ratio, unit: "ratio", gate: nil,
-                            summary: "\(result.name), \(callbacks) subscribers: median time per notification / the closure loop's, same run."))
+                            summary: "\(result.name), \(callbacks) subscribers: median over trials of the mean time per notification / the closure loop's, same run."))
                     line += " (×\(format(ratio)) floor)"
                 }
                 progress.say(line + ", \(result.trials) trials × \(result.rounds) notifications")
@@ -160,7 +161,7 @@ public struct PeersScenario: Scenario {
                     figures.append(
                         Figure(
                             name: "peers.\(setup.name).N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
-                            summary: "\(peer) median time per notification / the engine's (\(setup.delivery) delivery), \(callbacks) subscribers."))
+                            summary: "\(peer)'s median over trials of the mean time per notification / the engine's (\(setup.delivery) delivery), \(callbacks) subscribers."))
                 }
             }
         }
@@ -240,7 +241,8 @@ public struct PeersScenario: Scenario {
 
         var trials: Int { trialMeans.count }
 
-        /// The median over trials of the time per notification, unless the mechanism failed.
+        /// The median over trials of each trial's mean time per notification, unless the mechanism
+        /// failed.
         var median: Double? {
             guard failure == nil else { return nil }
             return Self.median(of: trialMeans)

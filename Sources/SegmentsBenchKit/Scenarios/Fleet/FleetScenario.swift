@@ -34,6 +34,18 @@ public struct FleetScenario: Scenario {
     /// segments late enough to be counted stale.
     public static let defaultFetchDelayMs = 20.0
 
+    /// The memory the process may use: the cgroup's limit (`memory.max`) where one is set, else the
+    /// machine's.
+    static func memoryLimitBytes() -> UInt64? {
+        let physical = ProcessInfo.processInfo.physicalMemory
+        if let text = try? String(contentsOfFile: "/sys/fs/cgroup/memory.max", encoding: .utf8),
+            let limit = UInt64(text.trimmingCharacters(in: .whitespacesAndNewlines)), limit > 0
+        {
+            return min(limit, physical)
+        }
+        return physical > 0 ? physical : nil
+    }
+
     /// The fleet's size without `--devices`.
     public static func defaultDevices(quick: Bool) -> Int { quick ? 200 : 1_000 }
 
@@ -61,10 +73,28 @@ public struct FleetScenario: Scenario {
 
         progress.say("starting \(deviceCount) devices on \(threads) engine threads (\(target.map { "--target \($0.description)" } ?? options.transport.rawValue))")
         let residentBefore = AllocationProbe.residentBytes()
-        let devices = try (0..<deviceCount).map { index in
-            try FleetDevice(index: index, backend: backend, factory: options.engine, group: group, debounce: debounce, measurements: measurements, logger: logger)
+        var starting: [FleetDevice] = []
+        starting.reserveCapacity(deviceCount)
+        let memoryLimit = Self.memoryLimitBytes()
+        for index in 0..<deviceCount {
+            let device = try FleetDevice(
+                index: index, backend: backend, factory: options.engine, group: group, debounce: debounce,
+                measurements: measurements, logger: logger)
+            device.start()
+            starting.append(device)
+            // A fleet larger than the machine's memory would take it all before the load starts:
+            // checked as devices start, projected from the memory the first ones took.
+            if (index + 1) % 1_000 == 0, let limit = memoryLimit, let before = residentBefore, let now = AllocationProbe.residentBytes() {
+                let perDevice = Double(now &- before) / Double(index + 1)
+                let projected = Double(before) + perDevice * Double(deviceCount) * 1.5
+                if Double(now) > 0.75 * Double(limit) || projected > 0.75 * Double(limit) {
+                    for started in starting { started.engine.stop() }
+                    throw FleetRunError.tooLittleMemory(
+                        devices: deviceCount, started: index + 1, bytesPerDevice: perDevice, limitBytes: limit)
+                }
+            }
         }
-        for device in devices { device.start() }
+        let devices = starting
         progress.say("waiting up to 120 s for the \(deviceCount) devices' first loads (a debounce after their start)")
         let loadDeadline = monotonicNanoseconds() + 120_000_000_000
         while measurements.devicesLoaded.load(ordering: .relaxed) < deviceCount, monotonicNanoseconds() < loadDeadline {
@@ -161,6 +191,12 @@ public struct FleetScenario: Scenario {
             ("first-load", measurements.firstLoad.withLock { $0 }, "start() → the device's first callback"),
         ]
         var notes: [String] = []
+        let dropped = outcome.dropped.reduce(0, +)
+        if dropped > 0 {
+            notes.append(
+                "The generators fell behind the schedule and were still behind \(ReportFormat.number(LoadGenerator.gracefulStopSeconds)) s after its end: "
+                    + "\(ReportFormat.number(Double(dropped))) scheduled events and switches were never issued (fleet.droppedArrivals). Lower --rate or --devices.")
+        }
         if let target {
             // No scripted changes on a target, so nothing to time a change by: left out, not reported empty.
             latencies.removeAll { Self.mockOnlyLatencyMetrics.contains($0.metric) }
@@ -219,6 +255,8 @@ public struct FleetScenario: Scenario {
             Figure(name: "fleet.undrainedDevices", value: Double(undrained), unit: "count", summary: "devices not idle within 60 s after the load"),
             Figure(name: "fleet.generatorLagMs", value: Double(outcome.maximumStartLag) / 1e6, unit: "ms",
                    summary: "largest delay of an arrival behind its intended start (the generators' own lag)"),
+            Figure(name: "fleet.droppedArrivals", value: Double(outcome.dropped.reduce(0, +)), unit: "count",
+                   summary: "scheduled events and switches never issued: the generators were still behind \(ReportFormat.number(LoadGenerator.gracefulStopSeconds)) s after the schedule's end (k6's dropped iterations)"),
             Figure(name: "fleet.thresholdsFailed", value: Double(verdicts.filter { !$0.passed }.count), unit: "count",
                    summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"),
         ]
@@ -272,12 +310,18 @@ public enum FleetScenarioError: Error, Equatable, CustomStringConvertible {
 public enum FleetRunError: Error, Equatable, CustomStringConvertible {
     /// No device's first load arrived within 120 s of the start.
     case noFirstLoad(devices: Int, failures: Int)
+    /// The devices started so far took so much memory that all of them would not fit in three
+    /// quarters of the machine's (with half again for their first loads).
+    case tooLittleMemory(devices: Int, started: Int, bytesPerDevice: Double, limitBytes: UInt64)
 
     public var description: String {
         switch self {
         case .noFirstLoad(let devices, let failures):
             "no device of \(devices) got its first segments within 120 s of its start (\(failures) transport calls failed): "
                 + "the backend is not answering (check --target, --project-token and --authorization, or --debounce)"
+        case .tooLittleMemory(let devices, let started, let bytesPerDevice, let limitBytes):
+            "\(devices) devices do not fit in this machine's memory: the first \(started) took \(ReportFormat.value(bytesPerDevice, unit: "bytes")) each, "
+                + "and \(ReportFormat.value(Double(limitBytes), unit: "bytes")) is available; lower --devices, or run the fleet on several machines (docs/many-machines.md)"
         }
     }
 }

@@ -101,6 +101,25 @@ public struct LoadStages: Sendable, Codable, Hashable, CustomStringConvertible {
         return 0
     }
 
+    /// The arrivals expected from `seconds` after the start to the schedule's end (the area under
+    /// the rate from there).
+    public func expectedArrivals(after seconds: Double) -> Double {
+        var from = startRate
+        var begin = 0.0
+        var total = 0.0
+        for stage in stages {
+            let end = begin + stage.seconds
+            if end > seconds {
+                let cut = max(begin, seconds)
+                let rateAtCut = from + (stage.targetRate - from) * (cut - begin) / stage.seconds
+                total += (rateAtCut + stage.targetRate) / 2 * (end - cut)
+            }
+            from = stage.targetRate
+            begin = end
+        }
+        return total
+    }
+
     /// The arrivals expected over the whole schedule (the area under the rate).
     public var expectedArrivals: Double {
         var from = startRate
