@@ -239,7 +239,12 @@ func runAndReport(
         FileHandle.standardError.write(Data("note: \(AllocationProbe.unavailableNote)\n".utf8))
     }
     let directory = try reportDirectory(out)
-    let report = SuiteRunner.run(scenarios, options: options, progress: Progress(enabled: true, metrics: metrics), command: command)
+    let suite = SuiteProgress()
+    let started = Date()
+    let report = writingWhatFinishedOnSignal(suite: suite, directory: directory, started: started, command: command) {
+        SuiteRunner.run(
+            scenarios, options: options, progress: Progress(enabled: true, metrics: metrics), command: command, suite: suite)
+    }
     let files = try ReportWriter(directory: directory).write(report)
     switch printing {
     case .summary:
@@ -598,4 +603,45 @@ struct CICommand: ParsableCommand {
             judge(report, baselinePath: baseline, everyScenarioMustRun: true), report: report, baselinePath: baseline,
             directory: directory, printing: output.json ? .gatedReport(report) : .table)
     }
+}
+
+/// Runs `body` (a suite run following `suite`); if the command is told to end meanwhile (`SIGINT`,
+/// `SIGTERM`, `SIGHUP`), writes the report of the scenarios that finished into `directory`, marked
+/// interrupted (it fails the gate), says so on standard error, and exits with 128 + the signal's
+/// number. Without it, an interrupted run left nothing but an earlier run's report, which reads as
+/// this one's.
+func writingWhatFinishedOnSignal(
+    suite: SuiteProgress, directory: URL, started: Date, command: String, _ body: () -> BenchReport
+) -> BenchReport {
+    let signals = [SIGINT, SIGTERM, SIGHUP]
+    let sources = signals.map { signalNumber in
+        signal(signalNumber, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+        source.setEventHandler {
+            let (finished, running) = suite.snapshot
+            let name = String(cString: strsignal(signalNumber))
+            var report = BenchReport(
+                machine: MachineInfo.current(), gitRevision: SuiteRunner.gitRevision(), startedAt: started, command: command,
+                scenarios: finished)
+            report.interrupted = "signal \(signalNumber) (\(name))" + (running.map { " during scenario \($0)" } ?? "")
+            var message = "\nsegments-bench: interrupted by signal \(signalNumber) (\(name))" + (running.map { " during \($0)" } ?? "")
+            do {
+                try ReportWriter(directory: directory).write(report)
+                message += finished.isEmpty
+                    ? "; no scenario finished: \(directory.path) holds an empty report, marked interrupted\n"
+                    : "; the report of the \(finished.count) scenario\(finished.count == 1 ? "" : "s") that finished, marked interrupted: \(directory.appendingPathComponent("index.html").path)\n"
+            } catch {
+                message += "; the report could not be written: \(error)\n"
+            }
+            FileHandle.standardError.write(Data(message.utf8))
+            exit(128 + signalNumber)
+        }
+        source.resume()
+        return source
+    }
+    defer {
+        for source in sources { source.cancel() }
+        for signalNumber in signals { signal(signalNumber, SIG_DFL) }
+    }
+    return body()
 }

@@ -5,6 +5,14 @@ import Foundation
 /// the sample count cannot support shown as `—` with the count).
 public enum ConsoleSummary {
     /// Renders `report` for a terminal.
+    /// `  ✗ must be 0` after a figure that breaks a rule of its own (one that needs no baseline),
+    /// so that a run's console shows what `check` will fail it for.
+    static func violationMark(_ figure: Figure) -> String {
+        guard let rule = figure.gate, rule.ignoresBaseline else { return "" }
+        let row = GateCheck.judge(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, rule: rule)
+        return row.verdict == .violated || row.verdict == .invalid ? "  ✗ \(row.rule)" : ""
+    }
+
     public static func render(_ report: BenchReport) -> String {
         var lines = ["", "segments-bench \(report.toolVersion) at \(report.gitRevision.prefix(12)) on \(report.machine.cores) cores, load \(report.machine.loadAverage), jemalloc \(report.machine.jemalloc)",
                      "clock: \(ReportFormat.clock(report.machine.clock))"]
@@ -14,7 +22,8 @@ public enum ConsoleSummary {
             // Values in one column after the longest name, which is never cut.
             let column = shown.map(\.name.count).max().map { max($0, 52) } ?? 52
             for figure in shown {
-                lines.append("  \(figure.name.padding(toLength: column, withPad: " ", startingAt: 0)) \(ReportFormat.value(of: figure, clock: report.machine.clock))")
+                lines.append("  \(figure.name.padding(toLength: column, withPad: " ", startingAt: 0)) \(ReportFormat.value(of: figure, clock: report.machine.clock))"
+                    + Self.violationMark(figure))
             }
             for latency in scenario.latencies where latency.count > 0 {
                 // A percentile the sample count cannot support is shown as `—` with that count.

@@ -239,6 +239,9 @@ public struct GateCheck: Sendable {
                 errors.append("figure \(figure.name) is \(figure.value) \(figure.unit): a count is never negative")
             }
         }
+        if let interrupted = report.interrupted {
+            errors.append("the run was interrupted (\(interrupted)): only the scenarios that finished are in the report")
+        }
         if report.scenarios.isEmpty {
             errors.append("the report holds no scenario: there is nothing to check")
         }

@@ -16,6 +16,10 @@ public struct BenchReport: Codable, Sendable {
     public var scenarios: [ScenarioResult]
     /// The runs a merged report was made from (`segments-bench merge`); `nil` for a single run.
     public var mergedFrom: [RunIdentity]?
+    /// Why the run ended before its last scenario (a signal, and the scenario it interrupted);
+    /// `nil` for a run that finished. Such a report holds the scenarios that finished, and fails
+    /// the gate.
+    public var interrupted: String?
 
     /// Creates a report, made by this ``ToolVersion`` unless told otherwise.
     public init(
@@ -31,7 +35,7 @@ public struct BenchReport: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case version, machine, gitRevision, startedAt, command, toolVersion, scenarios, mergedFrom
+        case version, machine, gitRevision, startedAt, command, toolVersion, scenarios, mergedFrom, interrupted
     }
 
     /// Decodes a report. Fields added after the first version may be missing (they take their
@@ -52,6 +56,7 @@ public struct BenchReport: Codable, Sendable {
         toolVersion = try container.decodeIfPresent(String.self, forKey: .toolVersion) ?? "unknown"
         scenarios = try container.decode([ScenarioResult].self, forKey: .scenarios)
         mergedFrom = try container.decodeIfPresent([RunIdentity].self, forKey: .mergedFrom)
+        interrupted = try container.decodeIfPresent(String.self, forKey: .interrupted)
     }
 
     /// Every figure of every scenario.

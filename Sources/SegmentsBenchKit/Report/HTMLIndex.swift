@@ -67,6 +67,9 @@ struct HTMLIndex {
         ]
         var html = ["<table class=\"machine\">"]
         html += rows.map { "<tr><th>\($0.0)</th><td>\($0.1)</td></tr>" }
+        if let interrupted = report.interrupted {
+            html.append("<tr><th>Interrupted</th><td><strong>\(e(interrupted))</strong>: only the scenarios below finished</td></tr>")
+        }
         html.append("</table>")
         html.append("<p>Data: <a href=\"\(e(ReportLayout.reportJSON))\">\(e(ReportLayout.reportJSON))</a> · "
             + "<a href=\"\(e(ReportLayout.summary))\">\(e(ReportLayout.summary))</a>. "

@@ -38,6 +38,9 @@ struct MarkdownSummary {
         ]
         var lines = ["| | |", "|---|---|"]
         lines += rows.map { "| \($0.0) | \($0.1) |" }
+        if let interrupted = report.interrupted {
+            lines.append("| **Interrupted** | \(MarkupEscaping.markdownCell(interrupted)): only the scenarios below finished |")
+        }
         lines.append("")
         lines.append("Data: [report.json](\(ReportLayout.reportJSON)) · page: [index.html](\(ReportLayout.index)). "
             + "The machine is shared: read latencies against the floors measured in the same run.")

@@ -1,15 +1,42 @@
 import Foundation
 
+/// How far a suite run has got: the scenarios that finished and the one running. Read from another
+/// thread (a signal handler that writes what finished).
+///
+/// Threading: any thread.
+public final class SuiteProgress: Sendable {
+    private let state = LockedBox<(finished: [ScenarioResult], running: String?)>(([], nil))
+
+    public init() {}
+
+    /// The scenarios that finished, in order, and the one running (`nil` between scenarios).
+    public var snapshot: (finished: [ScenarioResult], running: String?) { state.withLock { $0 } }
+
+    func begin(_ scenario: String) { state.withLock { $0.running = scenario } }
+
+    func finish(_ result: ScenarioResult) {
+        state.withLock {
+            $0.finished.append(result)
+            $0.running = nil
+        }
+    }
+}
+
 /// Runs scenarios one after another and assembles the report.
 public enum SuiteRunner {
     /// Runs `scenarios` with `options`. A scenario that throws is recorded with a note and a failing
     /// `…scenarioFailed` figure instead of ending the run; so is one that cannot run against the
     /// options' target (``Scenario/refusal(of:)``), without running it.
-    public static func run(_ scenarios: [any Scenario], options: BenchOptions, progress: Progress, command: String) -> BenchReport {
+    /// `suite`, when given, follows the run (see ``SuiteProgress``).
+    public static func run(
+        _ scenarios: [any Scenario], options: BenchOptions, progress: Progress, command: String, suite: SuiteProgress? = nil
+    ) -> BenchReport {
         let started = Date()
         let machine = MachineInfo.current()
         var results: [ScenarioResult] = []
         for scenario in scenarios {
+            suite?.begin(scenario.name)
+            defer { if let last = results.last { suite?.finish(last) } }
             let scoped = progress.scoped(scenario.name)
             scoped.say("start")
             let begin = monotonicNanoseconds()
