@@ -392,12 +392,15 @@ struct CheckCommand: ParsableCommand {
         abstract: "Compare a report with a baseline; write gate.json, gate-junit.xml and gate-summary.md next to the report.",
         discussion: ExitStatus.helpText)
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
-    @Option(help: "Report to check.") var report: String = "Reports/latest/report.json"
+    @Option(help: "Report to check: its report.json, or the report's directory.") var report: String = "Reports/latest/report.json"
     @Option(help: "Directory for the verdict files (default: the report's directory).") var out: String?
     @Flag(help: "Print the rows as JSON instead of the table.") var json = false
 
     func run() throws {
-        let reportURL = URL(fileURLWithPath: report)
+        var isDirectory: ObjCBool = false
+        let reportURL = FileManager.default.fileExists(atPath: report, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? URL(fileURLWithPath: report, isDirectory: true).appendingPathComponent("report.json")
+            : URL(fileURLWithPath: report)
         let directory = out.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? reportURL.deletingLastPathComponent()
         let loaded: BenchReport?
         let check: GateCheck
@@ -407,7 +410,7 @@ struct CheckCommand: ParsableCommand {
             check = judge(decoded, baselinePath: baseline)
         } catch {
             loaded = nil
-            check = GateCheck(unreadableReport: "\(report): \(describe(error))")
+            check = GateCheck(unreadableReport: "\(reportURL.path): \(describe(error))")
         }
         try conclude(check, report: loaded, baselinePath: baseline, directory: directory, printing: json ? .rows : .table)
     }

@@ -122,6 +122,13 @@ final class CommandLineBoundsTests: XCTestCase {
         try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: later))
         assertRefused(["check", "--report", later, "--baseline", baseline, "--out", base + "/v3"], status: 70, verdictIn: base + "/v3", saying: "format version 99")
 
+        // A report's directory, as `merge` takes it: its report.json is checked, and the verdict
+        // goes into that directory (it went into the directory above it, from a harness error).
+        let passing = try write(report([Figure(name: "stub.lost", value: 0, unit: "count", gate: .zero, summary: "s")], scenario: "stub"), to: base + "/dir")
+        XCTAssertNil(failure(["check", "--report", base + "/dir", "--baseline", baseline]), "check --report DIR")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: base + "/dir/gate.json"), "the verdict beside \(passing)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: base + "/gate.json"), "a verdict in the directory above the report")
+
         let inMilliseconds = report([Figure(name: "stub.x", value: 1, unit: "ms", summary: "s")], host: "a")
         let inAllocations = report([Figure(name: "stub.x", value: 1, unit: "allocs/op", summary: "s")], host: "b")
         XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: inMilliseconds), (host: "b", report: inAllocations)], command: "merge")) {

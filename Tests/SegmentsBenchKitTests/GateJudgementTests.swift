@@ -88,6 +88,17 @@ final class GateJudgementTests: XCTestCase {
         XCTAssertEqual(GateCheck(report: negative, baseline: Baseline(from: negative)).rows.first?.verdict, .invalid)
     }
 
+    /// The costs scenario without valgrind or binutils fails, so its allocation counts are missing:
+    /// they were reported skipped for want of jemalloc, which was not the cause.
+    func testTheAllocationFiguresOfAFailedScenarioAreMissingNotSkipped() {
+        let full = report(["costs": [figure("costs.check.allocations", 80, unit: "allocs/op", gate: .allocations)]])
+        let failed = report(
+            ["costs": [figure("costs.scenarioFailed", 1, gate: .zero)]], allocationsMeasured: false)
+        let check = GateCheck(report: failed, baseline: Baseline(from: full))
+        XCTAssertEqual(check.rows.first { $0.name == "costs.check.allocations" }?.verdict, .missing)
+        XCTAssertFalse(check.warnings.contains { $0.contains("jemalloc") }, "\(check.warnings)")
+    }
+
     func testFiguresCheckedCountsOnlyFiguresCompared() {
         let measured = report(["alpha": [
             figure("alpha.allocs", 1, unit: "allocs/op", gate: .allocations), figure("alpha.lost", 0, gate: .zero),
