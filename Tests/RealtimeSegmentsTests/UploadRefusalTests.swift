@@ -141,6 +141,30 @@ final class UploadRefusalTests: XCTestCase {
         return fixture
     }
 
+    /// A configuration error can pass (a 404 while the server is deployed, a proxy's 403): a later
+    /// fetch that the same server answers with success resumes uploads, with every event kept.
+    /// They stayed stopped for the client's life.
+    func testAFetchTheServerAnswersResumesUploadsStoppedByAConfigurationError() throws {
+        for error: SegmentsError in [.notFound, .unauthorized(status: 403)] {
+            let fixture = Fixture()
+            fixture.transport.defaultResponse = response([.discovery: [1]])
+            fixture.transport.failNext(.trackEvents, with: error, count: 1)
+            fixture.client.start()
+            fixture.settle()
+            for type in ["a", "b"] { try fixture.client.trackEvent(eventType: type) }
+            fixture.settle()
+            for _ in 0..<3 { fixture.advance(.seconds(60)) }
+            XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "\(error): uploads stopped")
+            XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "\(error)")
+            _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+            fixture.advance(.seconds(5))  // the registration's check: its fetch succeeds
+            XCTAssertEqual(fixture.recorder.count(tag: "d"), 1, "\(error): the fetch succeeded")
+            for _ in 0..<3 { fixture.advance(.seconds(60)) }
+            XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"], "\(error)")
+            XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 1, "\(error): \(fixture.logs.messages)")
+        }
+    }
+
     func testAWrongKeyStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
         let directory = temporaryDirectory()
         do {

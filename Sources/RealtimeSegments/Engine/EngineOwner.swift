@@ -427,6 +427,7 @@ final class EngineOwner {
     @inline(never)
     private func handleCheckCompleted(_ outcome: FetchOutcome) {
         recordLink(outcome)
+        resumeUploadsIfTheServerAnswered(outcome)
         let completion = checks.checkCompleted(outcome)
         if completion.applied { persister.markDirty() }
         startCheck(completion.next)
@@ -540,6 +541,7 @@ final class EngineOwner {
 
     private func handlePullCompleted(_ outcome: FetchOutcome) {
         recordLink(outcome)
+        resumeUploadsIfTheServerAnswered(outcome)
         let current = identity.load()
         guard !stopping, !current.isStopped else {
             pulls.fetchAbandoned()
@@ -607,6 +609,15 @@ final class EngineOwner {
         }
     }
 
+    /// A fetch the server answered with success, after a configuration error stopped uploads
+    /// (a 404 while it was deployed, a proxy's 403): the same server now takes this configuration,
+    /// so uploads resume. Should the error come back, they stop again: one upload per check.
+    private func resumeUploadsIfTheServerAnswered(_ outcome: FetchOutcome) {
+        guard uploads.pausedBy != nil, case .success = outcome.result, let error = uploads.resume() else { return }
+        logger.notice(
+            "Segments: Uploads resume: a fetch from the same server succeeded since uploads stopped (\(error)); \(uploads.count) kept uploads go out")
+    }
+
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
         let resolution = uploads.resolve(outcome, policy: configuration.uploadRetry, random: &random)
         if resolution.removed > 0 {
@@ -623,7 +634,7 @@ final class EngineOwner {
         counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
         if resolution.paused {
             logger.error(
-                "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume when the client is started with a configuration the server accepts")
+                "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume once a fetch from the same server succeeds, or when the client is started with a configuration the server accepts")
             persister.markDirty()
             return
         }

@@ -11,7 +11,8 @@ import DequeModule
 ///   commands is refused, it is sent again in halves until each refused command stands alone, so
 ///   the commands around it still go out;
 /// - a configuration error (401, 403: a wrong key; 404 or a redirect, 3xx: a wrong project or base
-///   URL) stops uploads for the client's life: every item is kept.
+///   URL) stops uploads until ``resume()`` (the engine calls it when a fetch from the same server
+///   succeeds) or the client's end: every item is kept.
 ///
 /// A pure state machine: it performs no I/O and reads no clock. Engine thread only.
 struct UploadQueue {
@@ -50,7 +51,7 @@ struct UploadQueue {
         /// When the failure is retried; `nil` when the next upload may go at once or, if
         /// ``paused``, never.
         var retryDelay: Duration?
-        /// The failure stopped uploads for the client's life.
+        /// The failure stopped uploads until ``UploadQueue/resume()``.
         var paused = false
     }
 
@@ -71,7 +72,7 @@ struct UploadQueue {
     /// transport costs no reference-count traffic per event, and put back at the front when they
     /// are not accepted.
     private var inFlightUploads: [Upload] = []
-    /// The error that stopped uploads for good, if one did.
+    /// The error that stopped uploads, if one did and they have not resumed.
     private(set) var pausedBy: SegmentsError?
     private var consecutiveFailures = 0
     /// Items at the front known to hold at least one refused command, and how many of them the
@@ -229,6 +230,13 @@ struct UploadQueue {
             if let asked = error.retryAfter, asked > delay { delay = policy.delay(retryAfter: asked, random: &random) }
             resolution.retryDelay = delay
         }
+    }
+
+    /// Lets uploads go out again after a configuration error stopped them; returns that error, or
+    /// `nil` if they were not stopped.
+    mutating func resume() -> SegmentsError? {
+        defer { pausedBy = nil }
+        return pausedBy
     }
 
     private mutating func shrinkSuspect(by count: Int) {
