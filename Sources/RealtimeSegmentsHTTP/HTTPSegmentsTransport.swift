@@ -106,7 +106,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
 
     public func trackEvents(_ events: [TrackedEvent], context: SegmentsRequestContext) async throws(SegmentsError) {
         guard !events.isEmpty else { return }
-        let project = "/track/v2/projects/\(Self.pathComponent(context.projectToken))"
+        let project = "/track/v2/projects/\(try Self.projectSegment(context))"
         if configuration.useBatchEndpoint {
             let path = project + "/batch"
             let answer = try await send(.POST, path, body: BatchBody(events: events), context: context)
@@ -141,7 +141,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     }
 
     public func identifyCustomer(_ update: CustomerUpdate, context: SegmentsRequestContext) async throws(SegmentsError) {
-        let path = "/track/v2/projects/\(Self.pathComponent(context.projectToken))/customers"
+        let path = "/track/v2/projects/\(try Self.projectSegment(context))/customers"
         let answer = try await send(.POST, path, body: update, context: context)
         if let refusal = try UploadAnswer.command(Array(answer.readableBytesView), endpoint: "POST \(Self.loggable(path))") {
             throw .partialUpload(answered: 1, refused: [refusal], then: nil)
@@ -151,7 +151,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     public func linkCustomerIds(cookie: String, externalIds: [String: String], context: SegmentsRequestContext)
         async throws(SegmentsError)
     {
-        let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/cookies/\(Self.pathComponent(cookie))/link-ids"
+        let path = "/webxp/projects/\(try Self.projectSegment(context))/cookies/\(Self.pathComponent(cookie))/link-ids"
         let answer = try await send(.POST, path, body: LinkIdsBody(externalIds: externalIds), context: context)
         try UploadAnswer.link(Array(answer.readableBytesView), endpoint: "POST \(Self.loggable(path))")
     }
@@ -162,7 +162,7 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
     public func fetchSegments(cookie: String, context: SegmentsRequestContext) async throws(SegmentsError)
         -> SegmentsResponse
     {
-        let path = "/webxp/projects/\(Self.pathComponent(context.projectToken))/segments?cookie=\(Self.queryValue(cookie))"
+        let path = "/webxp/projects/\(try Self.projectSegment(context))/segments?cookie=\(Self.queryValue(cookie))"
         let body = try await send(.GET, path, body: Optional<LinkIdsBody>.none, context: context)
         return try SegmentsResponseDecoder.decode(Array(body.readableBytesView))
     }
@@ -363,6 +363,17 @@ public final class HTTPSegmentsTransport: SegmentsTransport {
         allowed.remove(charactersIn: "&=+#")
         return allowed
     }()
+
+    /// The project token as a path segment. One that names none (empty, `.` or `..`, which a
+    /// proxy's path normalization removes, sending the request to another resource) is a
+    /// configuration error: ``SegmentsError/invalidCredentials(_:)``, so nothing is sent and the
+    /// engine keeps the events.
+    static func projectSegment(_ context: SegmentsRequestContext) throws(SegmentsError) -> String {
+        guard !["", ".", ".."].contains(context.projectToken) else {
+            throw .invalidCredentials("the project token \"\(context.projectToken)\" names no project")
+        }
+        return pathComponent(context.projectToken)
+    }
 
     static func pathComponent(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? value

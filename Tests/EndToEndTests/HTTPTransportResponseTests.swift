@@ -397,4 +397,25 @@ final class HTTPTransportResponseTests: XCTestCase {
             return XCTFail("got \(outcome)")
         }
     }
+
+    /// A project token that names no path segment (empty, `.` or `..`, which a proxy normalizes
+    /// away: `/projects/../segments` reaches `/segments`) is refused before anything is sent, as a
+    /// configuration error, so uploads stop and keep their events.
+    func testAProjectTokenThatIsNoPathSegmentIsRefusedBeforeSending() async throws {
+        let server = try CannedHTTPServer(responses: [(200, "{}")])
+        defer { server.stop() }
+        let transport = try transport(server)
+        for token in ["", ".", ".."] {
+            let context = SegmentsRequestContext(projectToken: token, authorization: .token("k"))
+            let fetched: SegmentsError?
+            do { _ = try await transport.fetchSegments(cookie: "c1", context: context); fetched = nil } catch { fetched = error }
+            let uploaded = await failure { () async throws(SegmentsError) in
+                try await transport.trackEvents(Array(self.events.prefix(1)), context: context)
+            }
+            for error in [fetched, uploaded] {
+                guard case .invalidCredentials = error else { return XCTFail("token \"\(token)\": got \(String(describing: error))") }
+            }
+        }
+        XCTAssertEqual(server.requests.count, 0, "\(server.requests.map(\.line))")
+    }
 }
