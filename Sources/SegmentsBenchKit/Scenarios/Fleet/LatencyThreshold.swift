@@ -155,7 +155,7 @@ public enum LatencyThresholdError: Error, Equatable, CustomStringConvertible {
         case .badStatistic(let text, let statistic):
             return "--threshold '\(text)': '\(statistic)' is not a statistic; use pN (0 < N < 100, such as p99 or p99.9), max or mean"
         case .unknownMetric(let text, let metric, let known):
-            return "--threshold '\(text)': '\(metric)' is not a measured latency; known: \(known.joined(separator: ", "))"
+            return "--threshold '\(text)': '\(metric)' is not a latency --threshold can name: it applies to the fleet scenario, whose latencies are \(known.joined(separator: ", ")) (other scenarios' figures are gated with `check`, or compared with `compare`)"
         case .badComparison(let text):
             return "--threshold '\(text)': the limit must follow < or <= (\(form))"
         case .badLimit(let text, let limit):
