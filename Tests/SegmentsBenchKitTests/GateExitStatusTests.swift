@@ -40,9 +40,13 @@ final class GateExitStatusTests: XCTestCase {
     func testAReportThatMissedAThresholdIsARegression() {
         let missed = Figure(name: "fleet.thresholdsFailed", value: 2, unit: "count", summary: "--threshold limits the run missed")
         let met = Figure(name: "fleet.thresholdsFailed", value: 0, unit: "count", summary: "--threshold limits the run missed")
-        let failing = GateCheck(report: report([missed], scenario: "fleet"), baseline: Baseline(from: report([], scenario: "fleet")))
+        let notes = ["threshold p99(track)<1ms: FAILED (344.5 ms)", "threshold max(fetch)<2s: FAILED (2.10 s)", "threshold p50(fetch)<1s: passed (20.0 ms)"]
+        let failing = GateCheck(report: report([missed], scenario: "fleet", notes: notes), baseline: Baseline(from: report([], scenario: "fleet")))
         XCTAssertEqual(failing.exitStatus, .regression, failing.renderTable())
-        XCTAssertEqual(failing.rows.first { $0.name == "fleet.thresholdsFailed" }?.verdict, .regressed)
+        let row = failing.rows.first { $0.name == "fleet.thresholdsFailed" }
+        XCTAssertEqual(row?.verdict, .regressed)
+        // The verdict names the limits missed and what was measured, not only how many.
+        XCTAssertEqual(row?.rule, "the run's --threshold limits: threshold p99(track)<1ms: FAILED (344.5 ms); threshold max(fetch)<2s: FAILED (2.10 s)")
         let passing = GateCheck(report: report([met], scenario: "fleet"), baseline: Baseline(from: report([], scenario: "fleet")))
         XCTAssertEqual(passing.exitStatus, .pass, passing.renderTable())
     }

@@ -67,6 +67,21 @@ final class GateJudgementTests: XCTestCase {
         XCTAssertTrue(check.warnings.contains { $0.contains("not part of this run") && $0.contains("beta") }, "\(check.warnings)")
     }
 
+    /// A value just over its limit reads the same as the limit at the usual precision: the
+    /// verdict shows the digits that tell them apart.
+    func testAFailingValueThatRoundsToItsLimitIsShownWithTheDigitsThatTellThemApart() throws {
+        let run = report(["alpha": [figure("alpha.unsent", 1.0000001, gate: .atMost(1))]])
+        let check = GateCheck(report: run, baseline: Baseline(from: run))
+        XCTAssertEqual(check.exitStatus, .violation)
+        let table = check.renderTable()
+        XCTAssertTrue(table.contains("1.0000001"), table)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gate-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try GateVerdictFiles(directory: directory).write(check, report: run, baselinePath: nil)
+        let summary = try String(contentsOf: directory.appendingPathComponent(GateVerdictFiles.summary), encoding: .utf8)
+        XCTAssertTrue(summary.contains("1.0000001"), summary)
+    }
+
     func testAnUnchangedNegativeFigurePasses() {
         let drift = report(["alpha": [figure("alpha.offset", -10, unit: "ms", gate: .lowerIsBetter(relative: 0.1, absolute: 0))]])
         let check = GateCheck(report: drift, baseline: Baseline(from: drift))

@@ -164,8 +164,13 @@ public struct GateCheck: Sendable {
         // miss counts: a merged percentile is never above the worst host's).
         for figure in report.figures
         where figure.name.hasSuffix(Self.thresholdsFailedSuffix) && figure.value > 0 && !rows.contains(where: { $0.name == figure.name }) {
+            // The limits missed, with what was measured, as the run's notes give them.
+            let scenario = String(figure.name.prefix { $0 != "." })
+            let missed = report.scenarios.first { $0.scenario == scenario }?.notes
+                .filter { $0.hasPrefix("threshold ") && $0.contains(": FAILED") } ?? []
             rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: 0,
-                            rule: "the run's --threshold limits", verdict: .regressed))
+                            rule: "the run's --threshold limits" + (missed.isEmpty ? "" : ": " + missed.joined(separator: "; ")),
+                            verdict: .regressed))
         }
         self.rows = rows
         let uncompared = rows.filter { $0.verdict == .new }.map(\.name)
@@ -294,6 +299,19 @@ public struct GateCheck: Sendable {
         }
     }
 
+    /// `current` and `limit` as `format` writes them, with as many more digits as it takes to tell
+    /// them apart when they differ but read the same (`1` against a limit of `1` for 1.0000001):
+    /// a verdict must show why it failed. `—` for a missing value.
+    static func apart(_ current: Double?, _ limit: Double?, format: (Double) -> String) -> (String, String) {
+        let shown = (current.map(format) ?? "—", limit.map(format) ?? "—")
+        guard let current, let limit, current != limit, shown.0 == shown.1, current.isFinite, limit.isFinite else { return shown }
+        for digits in 6...17 {
+            let pair = (String(format: "%.\(digits)g", current), String(format: "%.\(digits)g", limit))
+            if pair.0 != pair.1 { return pair }
+        }
+        return shown
+    }
+
     /// Up to five names, then how many more.
     static func list(_ names: [String]) -> String {
         names.count <= 5 ? names.joined(separator: ", ") : names.prefix(5).joined(separator: ", ") + " and \(names.count - 5) more"
@@ -318,9 +336,10 @@ public struct GateCheck: Sendable {
             let header = ["figure", "baseline", "now", "change", "limit", "rule", "verdict"]
             var table: [[String]] = [header]
             for row in shown {
+                let (now, limit) = Self.apart(row.current, row.limit, format: Self.format)
                 table.append([
-                    row.name, row.baseline.map(Self.format) ?? "—", row.current.map(Self.format) ?? "—",
-                    row.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "—", row.limit.map(Self.format) ?? "—",
+                    row.name, row.baseline.map(Self.format) ?? "—", now,
+                    row.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "—", limit,
                     row.rule, row.verdict.rawValue.uppercased(),
                 ])
             }

@@ -29,9 +29,10 @@ enum GateSummaryMarkdown {
         if !rows.isEmpty {
             lines += ["", "| Figure | Verdict | Baseline | Now | Limit | Change | Rule |", "|---|---|---:|---:|---:|---:|---|"]
             for row in rows {
+                let (now, limit) = GateCheck.apart(row.current, row.limit) { MarkupEscaping.markdownCell(ReportFormat.value($0, unit: row.unit)) }
                 let cells = [
                     MarkupEscaping.markdownCode(row.name), row.verdict.rawValue,
-                    cell(row.baseline, unit: row.unit), cell(row.current, unit: row.unit), cell(row.limit, unit: row.unit),
+                    cell(row.baseline, unit: row.unit), now, limit,
                     row.change.map { String(format: "%+.1f%%", $0 * 100) } ?? "—", MarkupEscaping.markdownCell(row.rule),
                 ]
                 lines.append("| " + cells.joined(separator: " | ") + " |")
