@@ -92,12 +92,22 @@ final class InterleavedRunnerTests: XCTestCase {
         XCTAssertTrue(lines[4].hasPrefix("compare: 0 no change, 0 inconclusive, 1 regressed, 0 improved, 0 within noise — 9 repetitions"), lines[4])
     }
 
+    /// A candidate that times nothing (0 ns: a loop the optimizer removed) read as a 100%
+    /// improvement with no word of doubt.
+    func testATimeOfZeroIsWarnedOf() throws {
+        let report = try compare(try binary("a", latency: 100), try binary("b", latency: 0))
+        let text = ComparisonText(report)
+        XCTAssertTrue(text.console().contains("warning: the candidate reads 0 ns (median): nothing was timed"), text.console())
+        XCTAssertTrue(text.markdown().contains("- Warning: `fake.latencyNs`: the candidate reads 0 ns"), text.markdown())
+    }
+
     func testNumbersKeepFourSignificantDigits() {
         XCTAssertEqual(ComparisonText.number(761040), "761040")
         XCTAssertEqual(ComparisonText.number(12.2571), "12.26")
         XCTAssertEqual(ComparisonText.number(0.41312), "0.4131")
         XCTAssertEqual(ComparisonText.number(-3), "-3")
         XCTAssertEqual(ComparisonText.percent(-0.0421), "-4.21%")
+        XCTAssertEqual(ComparisonText.percent(1e298), "> +1000000%", "a baseline of 1e-300 printed 300 digits")
         XCTAssertEqual(ComparisonText.pValue(0.00041, alpha: 0.01), "0.0004")
         XCTAssertEqual(ComparisonText.pValue(1.9e-13, alpha: 0.01), "1.9e-13")
         // Never rounded to the other side of alpha.

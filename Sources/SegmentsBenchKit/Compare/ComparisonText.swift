@@ -30,6 +30,7 @@ public struct ComparisonText: Sendable {
             lines.append("    \(label) \(Self.interval(figure.candidate, unit: figure.unit))  (baseline \(Self.number(figure.baseline.estimate)) \(figure.unit))")
             lines.append("    change: \(Self.changeInterval(figure)) (\(Self.pText(figure)))")
             lines.append("    \(Self.sentence(figure.verdict)) (noise threshold \(Self.percent(figure.threshold.relative, signed: false)), \(figure.thresholdSource.rawValue))")
+            if let zero = Self.zeroWarning(figure) { lines.append("    warning: \(zero)") }
         }
         if !report.incompleteFigures.isEmpty {
             lines.append("Measured in some runs only (not compared): \(report.incompleteFigures.joined(separator: ", "))")
@@ -67,6 +68,8 @@ public struct ComparisonText: Sendable {
             ]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
+        let zeros = report.figures.compactMap { figure in Self.zeroWarning(figure).map { "\(MarkupEscaping.markdownCode(figure.name)): \($0)" } }
+        if !zeros.isEmpty { lines += [""] + zeros.map { "- Warning: \($0)" } }
         if !report.incompleteFigures.isEmpty {
             lines += ["", "Measured in some runs only (not compared): \(report.incompleteFigures.map(MarkupEscaping.markdownCode).joined(separator: ", "))"]
         }
@@ -84,6 +87,15 @@ public struct ComparisonText: Sendable {
 
     private func runsText() -> String {
         "\(report.repetitions) repetitions per build, interleaved ABBA, \(report.runs.count) runs in \(String(format: "%.0f", report.wallSeconds)) s"
+    }
+
+    /// A time of 0 in a build's median measured nothing (a loop the optimizer removed, a clock
+    /// that did not move): a change from or to it is no change of speed.
+    static func zeroWarning(_ figure: FigureComparison) -> String? {
+        guard figure.direction == .lowerIsBetter else { return nil }
+        let builds = [("the baseline", figure.baseline.estimate), ("the candidate", figure.candidate.estimate)].filter { $0.1 == 0 }
+        guard !builds.isEmpty else { return nil }
+        return "\(builds.map(\.0).joined(separator: " and ")) read\(builds.count == 1 ? "s" : "") 0 \(figure.unit) (median): nothing was timed, so the change says nothing about speed"
     }
 
     /// criterion.rs's sentence for a verdict.
@@ -127,6 +139,8 @@ public struct ComparisonText: Sendable {
     /// `+12.34%` (or `12.34%` unsigned).
     static func percent(_ fraction: Double, signed: Bool = true) -> String {
         guard fraction.isFinite else { return fraction > 0 ? (signed ? "+inf%" : "inf%") : "-inf%" }
+        // Beyond a millionfold the digits say nothing (a baseline of 1e-300 printed 300 of them).
+        if abs(fraction) >= 1e4 { return fraction > 0 ? (signed ? "> +1000000%" : "> 1000000%") : "< -1000000%" }
         return String(format: signed ? "%+.2f%%" : "%.2f%%", fraction * 100)
     }
 
