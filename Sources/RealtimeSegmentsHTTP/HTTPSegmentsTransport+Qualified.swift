@@ -50,9 +50,10 @@ extension HTTPSegmentsTransport: QualifiedSegmentsTransport {
                 logger.debug("Segments: HTTP POST \(url) body failed: \(failure)")
                 // Any non-2xx status fails with the status, as a whole body would (SPEC §9).
                 if !(200..<300).contains(status) { throw .fetchSegmentsFailed(String(status)) }
-                // A body too large to accept is not of the documented shape; any other failure
-                // means the response never fully arrived.
-                throw .fetchSegmentsFailed(failure is NIOTooManyBytesError ? "decode error" : "network error")
+                // A body too large to accept, or in an encoding nothing decoded, is not of the
+                // documented shape; any other failure means the response never fully arrived.
+                throw .fetchSegmentsFailed(
+                    failure is NIOTooManyBytesError || failure is UnreadableEncoding ? "decode error" : "network error")
             }
         }
         return try QualifiedSegmentsWire.decodeResponse(

@@ -241,11 +241,21 @@ func runAndReport(
     let directory = try reportDirectory(out)
     let suite = SuiteProgress()
     let started = Date()
-    let report = writingWhatFinishedOnSignal(suite: suite, directory: directory, started: started, command: command) {
+    let writing = NSLock()
+    let report = writingWhatFinishedOnSignal(suite: suite, directory: directory, started: started, command: command, writing: writing) {
         SuiteRunner.run(
             scenarios, options: options, progress: Progress(enabled: true, metrics: metrics), command: command, suite: suite)
     }
-    let files = try ReportWriter(directory: directory).write(report)
+    // `writing` is held (see writingWhatFinishedOnSignal): a signal now waits for this write,
+    // then ends the process without a report of its own.
+    let files: [URL]
+    do {
+        files = try ReportWriter(directory: directory).write(report)
+        writing.unlock()
+    } catch {
+        writing.unlock()
+        throw error
+    }
     switch printing {
     case .summary:
         print(ConsoleSummary.render(report))
@@ -612,27 +622,43 @@ struct CICommand: ParsableCommand {
 /// `SIGTERM`, `SIGHUP`), writes the report of the scenarios that finished into `directory`, marked
 /// interrupted (it fails the gate), says so on standard error, and exits with 128 + the signal's
 /// number. Without it, an interrupted run left nothing but an earlier run's report, which reads as
-/// this one's.
+/// this one's. A `SIGHUP` the process ignores (`nohup`) stays ignored. The signals' earlier
+/// handling is back once `body` returns.
+///
+/// Returns with `writing` locked: the caller writes the whole report, then unlocks it. A signal
+/// handler takes it for good, so a signal after `body` returned waits for that write and then only
+/// ends the process, and one during `body` writes its report with no other write under way.
 func writingWhatFinishedOnSignal(
-    suite: SuiteProgress, directory: URL, started: Date, command: String, _ body: () -> BenchReport
+    suite: SuiteProgress, directory: URL, started: Date, command: String, writing: NSLock, _ body: () -> BenchReport
 ) -> BenchReport {
-    let signals = [SIGINT, SIGTERM, SIGHUP]
-    let sources = signals.map { signalNumber in
-        signal(signalNumber, SIG_IGN)
+    let finished = LockedBox(false)
+    let handled = [SIGINT, SIGTERM, SIGHUP].compactMap { signalNumber -> (Int32, sig_t?)? in
+        let previous = signal(signalNumber, SIG_IGN)
+        // nohup's SIGHUP stays ignored; SIGINT is caught even in a script's background job, which
+        // starts with it ignored, so that `kill -INT` ends the run there too.
+        if signalNumber == SIGHUP, unsafeBitCast(previous, to: UInt.self) == unsafeBitCast(SIG_IGN, to: UInt.self) {
+            signal(signalNumber, previous)
+            return nil
+        }
+        return (signalNumber, previous)
+    }
+    let sources = handled.map { signalNumber, _ in
         let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
         source.setEventHandler {
-            let (finished, running) = suite.snapshot
+            writing.lock()
+            guard !finished.withLock({ $0 }) else { exit(128 + signalNumber) }
+            let (done, running) = suite.snapshot
             let name = String(cString: strsignal(signalNumber))
             var report = BenchReport(
                 machine: MachineInfo.current(), gitRevision: SuiteRunner.gitRevision(), startedAt: started, command: command,
-                scenarios: finished)
+                scenarios: done)
             report.interrupted = "signal \(signalNumber) (\(name))" + (running.map { " during scenario \($0)" } ?? "")
             var message = "\nsegments-bench: interrupted by signal \(signalNumber) (\(name))" + (running.map { " during \($0)" } ?? "")
             do {
                 try ReportWriter(directory: directory).write(report)
-                message += finished.isEmpty
+                message += done.isEmpty
                     ? "; no scenario finished: \(directory.path) holds an empty report, marked interrupted\n"
-                    : "; the report of the \(finished.count) scenario\(finished.count == 1 ? "" : "s") that finished, marked interrupted: \(directory.appendingPathComponent("index.html").path)\n"
+                    : "; the report of the \(done.count) scenario\(done.count == 1 ? "" : "s") that finished, marked interrupted: \(directory.appendingPathComponent("index.html").path)\n"
             } catch {
                 message += "; the report could not be written: \(error)\n"
             }
@@ -644,7 +670,10 @@ func writingWhatFinishedOnSignal(
     }
     defer {
         for source in sources { source.cancel() }
-        for signalNumber in signals { signal(signalNumber, SIG_DFL) }
+        for (signalNumber, previous) in handled { signal(signalNumber, previous) }
     }
-    return body()
+    let report = body()
+    writing.lock()
+    finished.withLock { $0 = true }
+    return report
 }

@@ -9,11 +9,16 @@ final class ConcurrentStartTests: XCTestCase {
         let held = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         let holdNext = Locked(true)
+        let starts = Locked(0)
+        let secondCalled = DispatchSemaphore(value: 0)
         let fixture = Fixture {
             $0.startTookInitialForTesting = {
                 guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
                 held.signal()
                 proceed.wait()
+            }
+            $0.startCalledForTesting = {
+                if starts.withLock({ count in count += 1; return count }) == 2 { secondCalled.signal() }
             }
         }
         let client = fixture.client
@@ -30,9 +35,12 @@ final class ConcurrentStartTests: XCTestCase {
             secondResult.withLock { $0 = Result { () throws(SegmentsError) in try client.trackEvent(eventType: "after start") } }
             secondReturned.signal()
         }
-        // Not a timing assertion: however long this waits, the second start() must not return
-        // before the first one made the client started.
-        _ = secondReturned.wait(timeout: .now() + .milliseconds(200))
+        // The second start() is under way while the first holds the initial state. Either way its
+        // trackEvent below must succeed; the wait only gives a second start() that does not wait
+        // (the failure) time to return while the first is still held, which it does within 1 s
+        // unless the machine stalls that long.
+        XCTAssertEqual(secondCalled.wait(timeout: .now() + 10), .success, "the second start() began")
+        _ = secondReturned.wait(timeout: .now() + 1)
         proceed.signal()
         XCTAssertEqual(firstReturned.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(secondReturned.wait(timeout: .now() + 10), .success)

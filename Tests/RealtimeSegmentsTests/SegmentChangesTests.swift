@@ -110,6 +110,33 @@ final class SegmentChangesTests: XCTestCase {
         }
     }
 
+    /// A list of the previous customer is handed out as `[]`, not dropped: a first load `[]` not
+    /// taken before a switch, for a category the new customer's answer leaves out too (so nothing
+    /// is delivered after the switch), still reaches the consumer, which would otherwise wait for
+    /// a list that never comes.
+    func testAListTakenAfterASwitchIsHandedOutCleared() async throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.content: [3]])  // no discovery for anyone
+        let changes = fixture.client.segmentChanges(for: .discovery, includeFirstLoad: true)
+        _ = fixture.register(.discovery, firstLoad: true, tag: "callback")
+        fixture.startAndRunInitialCheck()  // the first load: [] for discovery, buffered
+        try fixture.client.identifyCustomer(customerIds: ["registered": "jane"])
+        fixture.settle()
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.recorder.segments(tag: "callback"), [[]], "the callback's only list")
+        let consumer = Task {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next()
+        }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(10))
+            consumer.cancel()
+        }
+        let first = await consumer.value
+        watchdog.cancel()
+        XCTAssertEqual(first, [], "the first load was lost: the consumer would wait forever")
+    }
+
     /// A stopped client's sequence ends: lists buffered before `stop()` are not handed out after it.
     func testListsBufferedBeforeStopAreNotHandedOutAfterIt() async {
         let fixture = Fixture()

@@ -165,6 +165,35 @@ final class UploadRefusalTests: XCTestCase {
         }
     }
 
+    /// An error of the upload endpoint alone (a key without tracking rights) comes back after
+    /// each resume: uploads resume at most once per the policy's longest backoff, not after every
+    /// check.
+    func testUploadsResumeAtMostOncePerLongestBackoffWhenTheErrorComesBack() throws {
+        let fixture = Fixture()
+        fixture.transport.defaultResponse = response([.discovery: [1]])
+        fixture.transport.failNext(.trackEvents, with: .notFound, count: 2)
+        fixture.client.start()
+        fixture.settle()
+        try fixture.client.trackEvent(eventType: "a")
+        fixture.settle()
+        fixture.advance(.seconds(60))  // the upload: 404, stopped
+        _ = fixture.register(.discovery, firstLoad: true, tag: "d")
+        fixture.advance(.seconds(5))  // a fetch succeeds: resumed, and the upload fails again
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 2)
+        _ = fixture.register(.content, firstLoad: true, tag: "c")
+        fixture.advance(.seconds(5))  // another fetch within the minute: no resume
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 1)
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 2, "an upload after every check")
+        fixture.advance(.seconds(60))
+        _ = fixture.register(.merchandising, firstLoad: true, tag: "m")
+        fixture.advance(.seconds(5))  // a fetch a minute later: resumed, and the upload goes out
+        fixture.advance(.seconds(60))
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 2)
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a"])
+    }
+
     func testAWrongKeyStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
         let directory = temporaryDirectory()
         do {

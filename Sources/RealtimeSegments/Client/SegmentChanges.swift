@@ -9,9 +9,12 @@
 ///
 /// Each element is the full current list of the category for the current customer (not a delta):
 /// the value a ``SegmentCallbackData`` registered at the same moment, with the same options, would
-/// receive. A list of a customer that is no longer current when the consumer takes it is skipped:
-/// after a customer switch (or `stop()`) has returned, a consumer slower than delivery gets no list
-/// of the previous customer that it had not taken yet. The sequence never throws. It can be iterated once (by one task at a time): it ends, and
+/// receive. A list of a customer that is no longer current when the consumer takes it is handed
+/// out as `[]` (once: a run of them, or one after a `[]`, is skipped): after a customer switch has
+/// returned, a consumer slower than delivery gets no list of the previous customer that it had not
+/// taken yet, and still sees its screen cleared. After `stop()`, such lists are skipped. (A list
+/// being delivered at the very moment the switch returns may still be handed out as it is, as it
+/// may reach a callback.) The sequence never throws. It can be iterated once (by one task at a time): it ends, and
 /// its registration is removed, when the consuming task is cancelled, when its iterator is
 /// discarded (a `for await` loop left by `break`, `return` or a throw), when it is discarded
 /// without being iterated, or when the client stops.
@@ -44,26 +47,43 @@ public struct SegmentChanges: AsyncSequence, Sendable {
         AsyncIterator(base: stream.makeAsyncIterator(), identity: identity, end: IterationEnd(continuation))
     }
 
-    /// Yields the lists one by one, skipping those of a customer no longer current; `nil` once the
+    /// Yields the lists one by one, those of a customer no longer current as `[]`; `nil` once the
     /// sequence has ended.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<Delivered>.Iterator
         let identity: IdentityCell
         /// Held only so that discarding the iterator (and its copies) ends the sequence.
         let end: IterationEnd
+        /// Whether the last list handed out was `[]` (`false` before the first).
+        var handedOutEmpty = false
 
         public mutating func next() async -> [Segment]? {
             while let delivered = await base.next() {
-                if delivered.generation == identity.generation { return delivered.segments }
+                if let list = take(delivered) { return list }
             }
             return nil
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> [Segment]? {
             while let delivered = await base.next(isolation: actor) {
-                if delivered.generation == identity.generation { return delivered.segments }
+                if let list = take(delivered) { return list }
             }
             return nil
+        }
+
+        /// What to hand out for `delivered`, `nil` to skip it.
+        private mutating func take(_ delivered: Delivered) -> [Segment]? {
+            let list: [Segment]
+            if delivered.generation == identity.generation {
+                list = delivered.segments
+            } else {
+                // Another customer's: cleared, unless the consumer already shows nothing or the
+                // client stopped.
+                guard !handedOutEmpty, !identity.load().isStopped else { return nil }
+                list = []
+            }
+            handedOutEmpty = list.isEmpty
+            return list
         }
     }
 

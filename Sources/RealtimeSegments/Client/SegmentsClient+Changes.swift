@@ -24,7 +24,7 @@ extension SegmentsClient {
     ///
     /// Buffering: delivery never waits for the consumer; the callback behind the sequence only
     /// appends to its buffer. A buffered list of a customer that is no longer current when the
-    /// consumer takes it is skipped (a switch or `stop()` returned meanwhile). With `.unbounded` (the default) every list not yet consumed is kept,
+    /// consumer takes it is handed out as `[]` (see ``SegmentChanges``). With `.unbounded` (the default) every list not yet consumed is kept,
     /// so a slow consumer still sees every list, in order, at the cost of memory while it lags;
     /// with `.latest` only the newest unconsumed list is kept (see
     /// ``SegmentChanges/BufferingPolicy``).

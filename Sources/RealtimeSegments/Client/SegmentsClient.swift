@@ -247,24 +247,32 @@ public final class SegmentsClient: Sendable {
     /// thread, if they were not read yet; the engine's work runs on its own thread.
     public func start() {
         reporting.restoreIfNeeded()
-        // Taken before the client counts as started: until then nothing can change the identity,
-        // so these are exactly the ids the first tracked events belong to.
-        guard var initial = initial.withLock({ $0.take() }) else {
-            // Another start() took it: return once that call has made the client started (or a
-            // stop() came first), so that what this caller does next finds the client running.
-            while lifecycle.atomic.load(ordering: .acquiring) == .created { sched_yield() }
-            configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
+        configuration.startCalledForTesting?()
+        // Taken, and the client made started, under the lock: a start() that finds it taken has
+        // waited for that (and returns with the client started, or stopped), so that what its
+        // caller does next finds the client running. Nothing in it logs or calls out.
+        let taken: EngineOwner.Initial?? = initial.withLock { initial in
+            guard var taken = initial.take() else { return .some(nil) }
+            configuration.startTookInitialForTesting?()
+            // Read before the client counts as started: until then nothing can change the
+            // identity, so these are exactly the ids the first tracked events belong to.
+            taken.customerIds = identity.load().customerIds
+            // Entered before the client counts as started, so that a stop() that sees it started
+            // finds the engine to wait for.
+            engineRunning.enter()
+            guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .sequentiallyConsistent).exchanged
+            else {
+                engineRunning.leave()
+                return nil
+            }
+            return taken
+        }
+        guard case .some(let started) = taken else {
+            configuration.logger.debug("Segments: start() ignored: the client was stopped")
             return
         }
-        configuration.startTookInitialForTesting?()
-        initial.customerIds = identity.load().customerIds
-        // Entered before the client counts as started, so that a stop() that sees it started
-        // finds the engine to wait for.
-        engineRunning.enter()
-        guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .sequentiallyConsistent).exchanged
-        else {
-            engineRunning.leave()
-            configuration.logger.debug("Segments: start() ignored: the client was stopped")
+        guard let initial = started else {
+            configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
             return
         }
         let owner = OwnerBox(
@@ -351,7 +359,8 @@ public final class SegmentsClient: Sendable {
         // step) would wait for the thread it runs on: the engine stops once that code returns.
         if channels.consumerThread.isCurrent {
             // Once: a log handler that stops the client on every line would otherwise recurse.
-            if previous != .stopped {
+            // (A client never started has no engine to stop: a client of this group thread.)
+            if previous == .started {
                 configuration.logger.warning(
                     "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
             }
@@ -360,7 +369,7 @@ public final class SegmentsClient: Sendable {
         // The same for code an upload runs (its transport call, a log handler it logs through):
         // the engine ends only once its upload is over.
         if channels.uploadThread.isCurrent {
-            if previous != .stopped {
+            if previous == .started {
                 configuration.logger.warning(
                     "Segments: stop() was called from an upload; it returns at once, and the engine stops once the upload returns")
             }

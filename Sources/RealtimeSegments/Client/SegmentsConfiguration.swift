@@ -88,6 +88,9 @@ public struct SegmentsConfiguration: Sendable {
     /// Runs in `start()` once it has taken the client's initial state, before the client counts as
     /// started: lets a test hold a start there. Not part of the API; `nil` outside tests.
     var startTookInitialForTesting: (@Sendable () -> Void)?
+    /// Runs as `start()` begins, before it looks at the client's state: lets a test know a start
+    /// is under way. Not part of the API; `nil` outside tests.
+    var startCalledForTesting: (@Sendable () -> Void)?
     /// Runs on the reporting persistence queue before each batch of visitor files is written:
     /// lets a test hold that queue. Not part of the API; `nil` outside tests.
     var reportingWriteForTesting: (@Sendable () -> Void)?

@@ -53,6 +53,8 @@ final class EngineOwner {
     /// Where uploads run: off the cooperative pool, which `stop()` may be blocking (see
     /// ``SerialQueueTaskExecutor``), marking ``EngineChannels/uploadThread``.
     private let uploadExecutor: SerialQueueTaskExecutor
+    /// When a successful fetch last resumed uploads stopped by a configuration error.
+    private var lastUploadResume: SegmentsInstant?
 
     private let checks: CheckCycle
     private var pulls: PullCoordinator
@@ -611,9 +613,15 @@ final class EngineOwner {
 
     /// A fetch the server answered with success, after a configuration error stopped uploads
     /// (a 404 while it was deployed, a proxy's 403): the same server now takes this configuration,
-    /// so uploads resume. Should the error come back, they stop again: one upload per check.
+    /// so uploads resume. Should the error come back (an error of the upload endpoint alone), they
+    /// stop again, and resume at most once per ``RetryPolicy/maximum`` of the upload policy: a
+    /// failing upload and its lines that often, not after every check.
     private func resumeUploadsIfTheServerAnswered(_ outcome: FetchOutcome) {
-        guard uploads.pausedBy != nil, case .success = outcome.result, let error = uploads.resume() else { return }
+        guard uploads.pausedBy != nil, case .success = outcome.result else { return }
+        let now = clock.now()
+        if let last = lastUploadResume, now < last + configuration.uploadRetry.maximum { return }
+        guard let error = uploads.resume() else { return }
+        lastUploadResume = now
         logger.notice(
             "Segments: Uploads resume: a fetch from the same server succeeded since uploads stopped (\(error)); \(uploads.count) kept uploads go out")
     }

@@ -4,7 +4,6 @@ import Foundation
 /// gated figures (marked when within 10× of the clock's resolution) and latencies (a percentile
 /// the sample count cannot support shown as `—` with the count).
 public enum ConsoleSummary {
-    /// Renders `report` for a terminal.
     /// `  ✗ must be 0` after a figure that breaks a rule of its own (one that needs no baseline),
     /// so that a run's console shows what `check` will fail it for.
     static func violationMark(_ figure: Figure) -> String {
@@ -13,6 +12,7 @@ public enum ConsoleSummary {
         return row.verdict == .violated || row.verdict == .invalid ? "  ✗ \(row.rule)" : ""
     }
 
+    /// Renders `report` for a terminal.
     public static func render(_ report: BenchReport) -> String {
         var lines = ["", "segments-bench \(report.toolVersion) at \(report.gitRevision.prefix(12)) on \(report.machine.cores) cores, load \(report.machine.loadAverage), jemalloc \(report.machine.jemalloc)",
                      "clock: \(ReportFormat.clock(report.machine.clock))"]

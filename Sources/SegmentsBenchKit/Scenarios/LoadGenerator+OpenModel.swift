@@ -22,6 +22,9 @@ extension LoadGenerator {
         public var elapsedSeconds: Double
     }
 
+    /// How long past the schedule's end generators that fell behind keep issuing late arrivals.
+    public static let gracefulStopSeconds = 30.0
+
     /// Open-model load: every stream is a Poisson arrival process whose rate follows its
     /// ``LoadStages`` (non-homogeneous, by thinning), split evenly over `generators` threads.
     /// Arrivals come at their scheduled times whatever the system's speed: a generator that falls
@@ -33,9 +36,6 @@ extension LoadGenerator {
     /// schedule has ended (the longest stream's ``LoadStages/totalSeconds``), and at most
     /// `gracefulStop` seconds longer: a generator still behind then stops, and the arrivals it did
     /// not issue are counted as ``OpenOutcome/dropped``.
-    /// How long past the schedule's end generators that fell behind keep issuing late arrivals.
-    public static let gracefulStopSeconds = 30.0
-
     public static func runOpen(
         generators: Int, streams: [LoadStages], seed: UInt64, gracefulStop: Double = gracefulStopSeconds,
         operation: @escaping @Sendable (_ generator: Int, _ stream: Int, _ intendedStart: UInt64, _ random: inout SplitMix64) -> Void

@@ -85,7 +85,7 @@ public struct FleetScenario: Scenario {
             // A fleet larger than the machine's memory would take it all before the load starts:
             // checked as devices start, projected from the memory the first ones took.
             if (index + 1) % 1_000 == 0, let limit = memoryLimit, let before = residentBefore, let now = AllocationProbe.residentBytes() {
-                let perDevice = Double(now &- before) / Double(index + 1)
+                let perDevice = Double(now > before ? now - before : 0) / Double(index + 1)
                 let projected = Double(before) + perDevice * Double(deviceCount) * 1.5
                 if Double(now) > 0.75 * Double(limit) || projected > 0.75 * Double(limit) {
                     for started in starting { started.engine.stop() }
@@ -255,7 +255,7 @@ public struct FleetScenario: Scenario {
             Figure(name: "fleet.undrainedDevices", value: Double(undrained), unit: "count", summary: "devices not idle within 60 s after the load"),
             Figure(name: "fleet.generatorLagMs", value: Double(outcome.maximumStartLag) / 1e6, unit: "ms",
                    summary: "largest delay of an arrival behind its intended start (the generators' own lag)"),
-            Figure(name: "fleet.droppedArrivals", value: Double(outcome.dropped.reduce(0, +)), unit: "count",
+            Figure(name: "fleet.droppedArrivals", value: Double(outcome.dropped.reduce(0, +)), unit: "count", gate: .zero,
                    summary: "scheduled events and switches never issued: the generators were still behind \(ReportFormat.number(LoadGenerator.gracefulStopSeconds)) s after the schedule's end (k6's dropped iterations)"),
             Figure(name: "fleet.thresholdsFailed", value: Double(verdicts.filter { !$0.passed }.count), unit: "count",
                    summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"),
