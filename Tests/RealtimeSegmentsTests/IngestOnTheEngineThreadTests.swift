@@ -32,17 +32,7 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
     /// A group thread, in one client's fetch, tracks into another client of the same thread whose
     /// ring is full: the calls return, and the other client sends them in order.
     func testCallsOnAGroupThreadIntoAFullRingOfAnotherOfItsClientsReturnAndGoOutInOrder() throws {
-        let clock = ManualClock()
-        let group = SegmentsEngineGroup(threadCount: 1, clock: clock)
-        let target = Fixture {
-            $0.clock = clock
-            $0.engineGroup = group
-            $0.ingestCapacity = 2
-        }
-        let caller = Fixture {
-            $0.clock = clock
-            $0.engineGroup = group
-        }
+        let (target, caller, clock) = Self.twoClientsOfOneGroupThread()
         let (finished, thread) = Self.trackPastTheRingOnFirstFetch(of: caller, into: target.client)
         caller.client.segmentation.addCallback(callbackData: caller.recorder.callback(.discovery, firstLoad: true))
         target.client.start()
@@ -63,17 +53,7 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
     /// The same, with the other client started in that fetch: it has not joined the group thread
     /// yet when the calls fill its ring, and only that thread will empty it.
     func testCallsOnAGroupThreadIntoAFullRingOfAClientItStartedReturnAndGoOutInOrder() throws {
-        let clock = ManualClock()
-        let group = SegmentsEngineGroup(threadCount: 1, clock: clock)
-        let target = Fixture {
-            $0.clock = clock
-            $0.engineGroup = group
-            $0.ingestCapacity = 2
-        }
-        let caller = Fixture {
-            $0.clock = clock
-            $0.engineGroup = group
-        }
+        let (target, caller, clock) = Self.twoClientsOfOneGroupThread()
         let (finished, thread) = Self.trackPastTheRingOnFirstFetch(of: caller, into: target.client, startingIt: true)
         caller.client.segmentation.addCallback(callbackData: caller.recorder.callback(.discovery, firstLoad: true))
         caller.client.start()
@@ -86,6 +66,23 @@ final class IngestOnTheEngineThreadTests: XCTestCase {
         target.settle()
         caller.settle()
         Self.assertTrackedPastTheRingInOrder(target.transport.trackedEvents)
+    }
+
+    /// Two clients on one group thread and one manual clock: `target`, with a ring of two, and
+    /// `caller`, whose first fetch will track into it.
+    private static func twoClientsOfOneGroupThread() -> (target: Fixture, caller: Fixture, clock: ManualClock) {
+        let clock = ManualClock()
+        let group = SegmentsEngineGroup(threadCount: 1, clock: clock)
+        let target = Fixture {
+            $0.clock = clock
+            $0.engineGroup = group
+            $0.ingestCapacity = 2
+        }
+        let caller = Fixture {
+            $0.clock = clock
+            $0.engineGroup = group
+        }
+        return (target, caller, clock)
     }
 
     /// Makes the first fetch of `fixture`'s client, on the thread that runs its engine, track past
