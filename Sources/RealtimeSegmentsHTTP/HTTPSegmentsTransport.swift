@@ -18,9 +18,10 @@ import RealtimeSegments
 /// non-2xx → `unexpectedStatus`, whether or not its body arrives whole; a deadline → `timeout`; no
 /// connection or a reset before the response → `connectionFailed`; a 2xx body that is cut short,
 /// too large or not of the documented shape → `malformedResponse`, a 2xx body still arriving at the
-/// deadline → `timeout`; credentials holding a control character → `invalidCredentials`, nothing
-/// sent; a cancelled calling task → `cancelled`. An upload or link counts as delivered only if its 2xx body says so
-/// (`{"success": true}`, one result per command from `batch`). Commands the server refused
+/// deadline → `timeout`; credentials holding a control character, or a project token that names
+/// no path segment, → `invalidCredentials`, nothing sent; a cancelled calling task → `cancelled`.
+/// An upload or link counts as delivered only if its 2xx body says so (`{"success": true}`, one
+/// result per command from `batch`); a link also when the body is empty (a 204). Commands the server refused
 /// (`"success": false`, or in per-event mode a 4xx answer to one event) are reported as
 /// `SegmentsError.partialUpload(answered:refused:then:)`, and so is a per-event upload that failed
 /// after some events were answered, so the engine neither sends an answered event again nor drops

@@ -25,8 +25,9 @@ public struct SegmentChanges: AsyncSequence, Sendable {
     /// What the sequence keeps while its consumer is slower than delivery. Either way delivery
     /// never waits for the consumer: the callback feeding the sequence only appends to its buffer.
     public enum BufferingPolicy: Sendable, Hashable {
-        /// Keeps every list not yet consumed, so the consumer sees exactly the lists a callback
-        /// receives, in the same order. Memory grows while the consumer lags.
+        /// Keeps every list not yet consumed, so the consumer sees the lists a callback receives,
+        /// in the same order (a list of a customer no longer current when taken comes out as `[]`,
+        /// see ``SegmentChanges``). Memory grows while the consumer lags.
         case unbounded
         /// Keeps only the newest list not yet consumed. Since every list is the full current one,
         /// a lagging consumer skips intermediate lists but always ends at the current one.

@@ -2,7 +2,8 @@ extension SegmentsClient {
     /// The changes of `category`'s segments, as an `AsyncSequence` of full lists: what a
     /// ``SegmentCallbackData`` registered now with `isIncludeFirstLoad: includeFirstLoad` would
     /// receive, in the same order, by the same notify rule (SPEC §4), including the `[]` that
-    /// clears a category after a customer switch.
+    /// clears a category after a customer switch; except that a buffered list of a customer no
+    /// longer current when it is taken comes out as `[]` (see ``SegmentChanges``).
     ///
     /// ```swift
     /// let task = Task {
@@ -24,10 +25,10 @@ extension SegmentsClient {
     ///
     /// Buffering: delivery never waits for the consumer; the callback behind the sequence only
     /// appends to its buffer. A buffered list of a customer that is no longer current when the
-    /// consumer takes it is handed out as `[]` (see ``SegmentChanges``). With `.unbounded` (the default) every list not yet consumed is kept,
-    /// so a slow consumer still sees every list, in order, at the cost of memory while it lags;
-    /// with `.latest` only the newest unconsumed list is kept (see
-    /// ``SegmentChanges/BufferingPolicy``).
+    /// consumer takes it is handed out as `[]` (see ``SegmentChanges``). With `.unbounded` (the
+    /// default) every list not yet consumed is kept, so a slow consumer still sees every list of
+    /// the current customer, in order, at the cost of memory while it lags; with `.latest` only
+    /// the newest unconsumed list is kept (see ``SegmentChanges/BufferingPolicy``).
     public func segmentChanges(
         for category: SegmentCategory,
         includeFirstLoad: Bool = false,

@@ -320,8 +320,8 @@ public final class SegmentsClient: Sendable {
     /// It may be called from a callback. Called on the engine thread itself (from the log
     /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport,
     /// or of another client of the same ``SegmentsEngineGroup`` thread), it cannot wait for that
-    /// thread: it returns once the reporting files are written, with a `Segments:` warning, and
-    /// the engine stops after the code that called it returns. The same holds in code an upload
+    /// thread: it returns once the reporting files are written, with a `Segments:` warning if the
+    /// client was started, and the engine stops after the code that called it returns. The same holds in code an upload
     /// runs (the transport's upload call, or the log handler it logs through): the engine ends
     /// only once that upload is over. The client cannot be restarted.
     ///

@@ -38,7 +38,8 @@ enum CustomerIdKey {
 /// The current customer identity, readable without a lock from any thread.
 ///
 /// Writers (identify, anonymize, stop) replace the snapshot with a compare-and-swap loop, so they
-/// are lock-free too. ``generation`` mirrors the snapshot's generation in a plain atomic integer,
+/// are lock-free too. ``generation`` mirrors the snapshot's generation in a plain atomic integer
+/// (raised before each new snapshot is published, so it can briefly run one ahead),
 /// because delivery checks it before every callback and a strong-reference load costs a
 /// double-wide compare-and-swap.
 final class IdentityCell: Sendable {

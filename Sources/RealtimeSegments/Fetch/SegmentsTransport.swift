@@ -53,7 +53,8 @@ public protocol SegmentsTransport: Sendable {
     /// batch endpoint). Returns if the server accepted every event.
     ///
     /// How the engine treats what it throws: `unauthorized`, `notFound`, `invalidCredentials` and
-    /// `unexpectedStatus` with a 3xx status stop uploads, keeping every event; `unexpectedStatus` with a 4xx status other than 408, and `invalidArgument`,
+    /// `unexpectedStatus` with a 3xx status stop uploads, keeping every event, until a fetch from
+    /// the same server succeeds; `unexpectedStatus` with a 4xx status other than 408, and `invalidArgument`,
     /// refuse the whole upload, which the engine then sends in smaller parts until the refused
     /// events stand alone, and sets those aside; every other error is retried with backoff
     /// (honouring ``SegmentsError/retryAfter``). Throw

@@ -32,8 +32,9 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// (`extensions.code == "INVALID_IDENTIFIER_EXCEPTION"`).
     case invalidSegmentIdentifier
     /// Qualified segments (SPEC §9): the fetch failed; the reason is `"network error"`, a non-2xx
-    /// HTTP status such as `"503"`, `"decode error"`, or the server error's classification (its
-    /// message when it has none).
+    /// HTTP status such as `"503"`, `"decode error"`, the server error's classification (its
+    /// message when it has none), or a sentence saying the blocking fetch was called on the
+    /// qualified segments thread.
     case fetchSegmentsFailed(String)
     /// ``SegmentsClient/flushJournal()``: the events tracked before the call are not all in the
     /// event journal (none is configured, it is set aside for the run because a journal file could
@@ -41,7 +42,8 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// synced); they are still queued in memory and uploaded as usual.
     case journalUnavailable(String)
     /// The credentials cannot be sent as they are (a control character in the authorization or
-    /// API key): the request was not made. Not transient; fix the configuration. The reason never
+    /// API key, or a project token that names no path segment: empty, `.` or `..`): the request
+    /// was not made. Not transient; fix the configuration. The reason never
     /// holds the secret.
     case invalidCredentials(String)
     /// The server answered for the first `answered` commands of an upload: it refused those listed

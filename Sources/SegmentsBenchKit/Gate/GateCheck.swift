@@ -75,10 +75,13 @@ public struct GateCheck: Sendable {
     public var rows: [Row]
     /// Why the harness could not judge, beyond what the rows show (``Verdict/missing`` and
     /// ``Verdict/invalid``): the baseline could not be read, a scenario threw, a reported figure is
-    /// NaN or infinite. Any of these makes ``exitStatus`` ``ExitStatus/harnessError``.
+    /// NaN or infinite, the run was interrupted, a baseline scenario did not run or (in `ci`) a
+    /// gated figure has no baseline value. Any of these makes ``exitStatus``
+    /// ``ExitStatus/harnessError``.
     public var harnessErrors: [String]
-    /// Differences between this run and the baseline's that make the comparison less meaningful
-    /// without failing it: another machine, configuration or tool version.
+    /// What makes the comparison less meaningful without failing it: another machine,
+    /// configuration or tool version; figures not measured or whose scenario did not run; in
+    /// `check`, figures the baseline has no value for.
     public var warnings: [String]
     /// The baseline's origin; `nil` when it could not be read.
     public var baseline: BaselineInfo?

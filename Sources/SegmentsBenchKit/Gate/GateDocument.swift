@@ -3,9 +3,9 @@
 ///
 /// ```json
 /// {"verdict": "regression", "exitCode": 2, "passed": false,
-///  "rows": [{"name": "tracking-storm.allocsPerEvent", "unit": "allocs/op", "baseline": 0.03,
-///            "now": 1.03, "limit": 0.53, "rule": "≤ baseline +5% +0.5", "verdict": "regressed",
-///            "change": 33.3}],
+///  "rows": [{"name": "tracking-storm.allocsPerEvent", "unit": "allocs/op", "baseline": 0.004,
+///            "now": 0.054, "limit": 0.0242, "rule": "≤ baseline +5% +0.02", "verdict": "regressed",
+///            "change": 12.5}],
 ///  "baseline": {"gitRevision": "…", "createdAt": "…", "command": "…", "toolVersion": "…", "machine": {…}},
 ///  "report": {"gitRevision": "…", "startedAt": "…", "command": "…", "toolVersion": "…"},
 ///  "warnings": ["…"], "harnessErrors": []}

@@ -16,7 +16,7 @@ public struct FleetScenario: Scenario {
     public let simulates =
         "--devices clients (own customer, cookie, 3 callbacks, debounce, first load) sharing a few engine threads; Poisson event arrivals at --rate or --stages across the fleet, customer switches at --switch-rate; the mock answers fetches after --fetch-delay-ms, so that switches overlap them"
     public let measures =
-        "lost events, stale and repeated deliveries, excess fetches (all must be 0); fetch, link and upload latency and server change → callback (not against --target: it needs the mock's scripted changes), from each operation's intended start; memory per device; --threshold verdicts"
+        "lost events, stale and repeated deliveries, excess fetches, dropped arrivals (all must be 0); fetch, link and upload latency and server change → callback (not against --target: it needs the mock's scripted changes), from each operation's intended start; memory per device; --threshold verdicts"
 
     /// The categories every device listens to, one callback each.
     static let categories: [SegmentCategory] = [.discovery, .content, .merchandising]
