@@ -3,7 +3,7 @@ import Atomics
 /// What the devices of a fleet run record, shared by all of them: latency distributions (one lock
 /// each) and correctness counters (atomics). Any thread may record.
 final class FleetMeasurements: Sendable {
-    /// Fetch: transport call start → return.
+    /// Fetch: transport call start → return (reset when the load begins).
     let fetch = LockedBox(LatencyRecorder())
     /// Link: intended start of the identify that changed the hard ids → link call return.
     let link = LockedBox(LatencyRecorder())
