@@ -36,8 +36,12 @@ struct MergeCommand: ParsableCommand {
             }
             let hosts = ReportMerge.hostNames(of: loaded, directories: reports.map(Self.directory(of:)))
             let command = (["segments-bench", "merge"] + reports + ["--out", out]).joined(separator: " ")
-            let merged = try ReportMerge.merge(Array(zip(hosts, loaded)).map { (host: $0.0, report: $0.1) }, command: command)
+            let inputs = Array(zip(hosts, loaded)).map { (host: $0.0, report: $0.1) }
+            let merged = try ReportMerge.merge(inputs, command: command)
             try ReportWriter(directory: directory).write(merged)
+            for difference in ReportMerge.configurationDifferences(inputs) {
+                FileHandle.standardError.write(Data("warning: the hosts ran with different options: \(difference)\n".utf8))
+            }
             print("merged \(loaded.count) report\(loaded.count == 1 ? "" : "s") (\(hosts.joined(separator: ", "))) into \(out)")
         } catch {
             FileHandle.standardError.write(Data("\(describe(error))\n".utf8))

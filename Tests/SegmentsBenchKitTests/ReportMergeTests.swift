@@ -28,6 +28,17 @@ final class ReportMergeTests: XCTestCase {
          Figure(name: "storm.fetchesPerWindow", value: ratio, unit: "fetches", gate: .atMost(2), summary: "fetches")]
     }
 
+    /// One host's quick run merged with another's full one mixes loads: merge names the options
+    /// that differ (it said nothing, and only a later `check` against a baseline warned).
+    func testTheOptionsTheHostsRanDifferentlyAreNamed() {
+        var quick = report(host: "a", latency: LatencyRecorder(), figures: figures(lost: 0, ratio: 1, events: 10))
+        quick.scenarios[0].configuration["quick"] = "true"
+        let full = report(host: "b", latency: LatencyRecorder(), figures: figures(lost: 0, ratio: 1, events: 10))
+        XCTAssertEqual(ReportMerge.configurationDifferences([(host: "a", report: quick), (host: "b", report: full)]),
+                       ["storm.quick: a=true; b=—"])
+        XCTAssertEqual(ReportMerge.configurationDifferences([(host: "a", report: full), (host: "b", report: full)]), [])
+    }
+
     /// Writes `report` with the real writer and reads it back, as `merge` reads reports.
     private func roundTrip(_ report: BenchReport) throws -> (BenchReport, URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("merge-\(UUID().uuidString)")
