@@ -251,9 +251,8 @@ public final class SegmentsClient: Sendable {
         // Taken, and the client made started, under the lock: a start() that finds it taken has
         // waited for that (and returns with the client started, or stopped), so that what its
         // caller does next finds the client running. Nothing in it logs or calls out.
-        enum Start { case begun(EngineOwner.Initial), alreadyTaken, stopped }
-        let start: Start = initial.withLock { initial in
-            guard var taken = initial.take() else { return .alreadyTaken }
+        let taken: EngineOwner.Initial?? = initial.withLock { initial in
+            guard var taken = initial.take() else { return .some(nil) }
             configuration.startTookInitialForTesting?()
             // Read before the client counts as started: until then nothing can change the
             // identity, so these are exactly the ids the first tracked events belong to.
@@ -264,19 +263,16 @@ public final class SegmentsClient: Sendable {
             guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .sequentiallyConsistent).exchanged
             else {
                 engineRunning.leave()
-                return .stopped
+                return nil
             }
-            return .begun(taken)
+            return taken
         }
-        let initial: EngineOwner.Initial
-        switch start {
-        case .begun(let taken):
-            initial = taken
-        case .alreadyTaken:
-            configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
-            return
-        case .stopped:
+        guard case .some(let started) = taken else {
             configuration.logger.debug("Segments: start() ignored: the client was stopped")
+            return
+        }
+        guard let initial = started else {
+            configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
             return
         }
         let owner = OwnerBox(
