@@ -10,27 +10,39 @@ public struct SoakScenario: Scenario {
     public let honouredOptions: Set<BenchOptionName> = [.duration, .transport, .rate]
     public let needsMockIntrospection: String? = nil
     public let simulates = "a long mixed run for one customer: 2 producers tracking at a steady rate, identify calls, 100 callbacks, pulls (no anonymize: every new customer legitimately grows the mock backend, which would hide an engine leak)"
-    public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak); bytes kept per operation after warm-up (a slow leak)"
+    public let measures = "RSS and jemalloc active bytes sampled every second; growth from the end of warm-up to the end (flat = no leak); bytes kept per operation after warm-up, from allocated bytes sampled ten times a second (a slow leak)"
     public let shortestDuration: (seconds: Double, reason: String)? = (
         3, "it samples memory once a second and compares the last sample with the one after warm-up")
 
     /// The most bytes a soak may keep per operation after warm-up (see `soak.retainedBytesPerOperation`).
     static let retainedBytesLimit = 16.0
 
-    /// The least-squares slope of bytes against operations, or nil with fewer than two distinct
-    /// operation counts.
+    /// The samples of allocated bytes a fit uses at most; longer runs are thinned evenly, which
+    /// keeps the pairwise fit's work bounded (its pairs grow with the square of the samples).
+    static let fittedSamplesLimit = 400
+
+    /// The slope of bytes against operations, by Theil–Sen: the median of the slopes between every
+    /// two samples of distinct operation counts. A heap's level moves with what is in flight at the
+    /// moment of a sample (a batch on its way to the transport, a producer's buffers), and a
+    /// least-squares line follows one such moment near an end of the run by megabytes; the median
+    /// ignores any minority of such samples, while a leak raises every pair alike. Nil with fewer
+    /// than two distinct operation counts.
     static func bytesPerOperation(_ samples: [(operations: Int, bytes: UInt64)]) -> Double? {
-        guard samples.count >= 2 else { return nil }
-        let meanX = samples.reduce(0.0) { $0 + Double($1.operations) } / Double(samples.count)
-        let meanY = samples.reduce(0.0) { $0 + Double($1.bytes) } / Double(samples.count)
-        var covariance = 0.0
-        var variance = 0.0
-        for sample in samples {
-            let dx = Double(sample.operations) - meanX
-            covariance += dx * (Double(sample.bytes) - meanY)
-            variance += dx * dx
+        let stride = max(1, (samples.count + fittedSamplesLimit - 1) / fittedSamplesLimit)
+        let fitted = Swift.stride(from: 0, to: samples.count, by: stride).map { samples[$0] }
+        var slopes: [Double] = []
+        slopes.reserveCapacity(fitted.count * (fitted.count - 1) / 2)
+        for later in fitted.indices {
+            for earlier in fitted.indices where earlier < later {
+                let operations = fitted[later].operations - fitted[earlier].operations
+                guard operations != 0 else { continue }
+                slopes.append((Double(fitted[later].bytes) - Double(fitted[earlier].bytes)) / Double(operations))
+            }
         }
-        return variance > 0 ? covariance / variance : nil
+        guard !slopes.isEmpty else { return nil }
+        slopes.sort()
+        let middle = slopes.count / 2
+        return slopes.count % 2 == 1 ? slopes[middle] : (slopes[middle - 1] + slopes[middle]) / 2
     }
 
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
@@ -48,20 +60,30 @@ public struct SoakScenario: Scenario {
         let running = ManagedAtomic<Bool>(true)
         let tracked = ManagedAtomic<Int>(0)
         let operations = ManagedAtomic<Int>(0)
-        // jemalloc's allocated bytes against the operations made by then, once a second.
+        // jemalloc's allocated bytes against the operations made by then, ten times a second (the
+        // fit's samples); RSS and active bytes once a second (the chart and the growth ratios).
         let allocated = LockedBox<[(operations: Int, bytes: UInt64)]>([])
         let sampled = DispatchSemaphore(value: 0)
         let sampler = Thread {
             let start = monotonicNanoseconds()
+            var tick = 0
             while running.load(ordering: .relaxed) {
-                let elapsed = Double(monotonicNanoseconds() - start) / 1e9
-                if let bytes = AllocationProbe.residentBytes() { rss.withLock { $0.append(.init(x: elapsed, y: Double(bytes) / 1_048_576)) } }
                 if let snapshot = AllocationProbe.snapshot() {
-                    active.withLock { $0.append(.init(x: elapsed, y: Double(snapshot.activeBytes) / 1_048_576)) }
+                    // Read after the snapshot: fewer operations than the run's total means the load
+                    // was still running when the heap was read.
                     let made = operations.load(ordering: .relaxed)
                     allocated.withLock { $0.append((made, snapshot.allocatedBytes)) }
+                    if tick % 10 == 0 {
+                        let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+                        active.withLock { $0.append(.init(x: elapsed, y: Double(snapshot.activeBytes) / 1_048_576)) }
+                    }
                 }
-                usleep(1_000_000)
+                if tick % 10 == 0, let bytes = AllocationProbe.residentBytes() {
+                    let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+                    rss.withLock { $0.append(.init(x: elapsed, y: Double(bytes) / 1_048_576)) }
+                }
+                tick += 1
+                usleep(100_000)
             }
             sampled.signal()
         }
@@ -109,12 +131,13 @@ public struct SoakScenario: Scenario {
         // allocated bytes against operations made, fitted over the samples taken under load (an
         // idle end would compare a heap holding the load's batches with one that does not). A
         // leak of a few bytes an operation shows here long before it moves a ratio of the heap.
-        let samples = allocated.withLock { $0 }
-        if samples.count >= 4, let kept = Self.bytesPerOperation(Array(samples[(samples.count / 3)...])) {
+        let made = operations.load(ordering: .relaxed)
+        let underLoad = allocated.withLock { $0 }.filter { $0.operations < made }
+        if underLoad.count >= 4, let kept = Self.bytesPerOperation(Array(underLoad[(underLoad.count / 3)...])) {
             figures.append(Figure(
                 name: "soak.retainedBytesPerOperation", value: kept, unit: "bytes/op", gate: .atMost(Self.retainedBytesLimit),
-                summary: "slope of jemalloc's allocated bytes against operations made, over the samples after warm-up "
-                    + "(≤ \(Int(Self.retainedBytesLimit)): a leak of that much an operation would exceed it)"))
+                summary: "slope of jemalloc's allocated bytes against operations made (the median of every two samples' slopes, "
+                    + "sampled ten times a second under load, after warm-up; ≤ \(Int(Self.retainedBytesLimit)): a leak of that much an operation would exceed it)"))
         }
         var notes: [String] = AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote]
         if !figures.contains(where: { $0.name == "soak.rssGrowth" }) {
