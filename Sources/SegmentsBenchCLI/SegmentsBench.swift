@@ -632,48 +632,33 @@ func writingWhatFinishedOnSignal(
     suite: SuiteProgress, directory: URL, started: Date, command: String, writing: NSLock, _ body: () -> BenchReport
 ) -> BenchReport {
     let finished = LockedBox(false)
-    let handled = [SIGINT, SIGTERM, SIGHUP].compactMap { signalNumber -> (Int32, sig_t?)? in
-        let previous = signal(signalNumber, SIG_IGN)
-        // nohup's SIGHUP stays ignored; SIGINT is caught even in a script's background job, which
-        // starts with it ignored, so that `kill -INT` ends the run there too.
-        if signalNumber == SIGHUP, unsafeBitCast(previous, to: UInt.self) == unsafeBitCast(SIG_IGN, to: UInt.self) {
-            signal(signalNumber, previous)
-            return nil
+    // nohup's SIGHUP stays ignored; SIGINT is caught even in a script's background job, so that
+    // `kill -INT` ends the run there too.
+    let report = handlingSignals([SIGINT, SIGTERM, SIGHUP], keptIgnored: [SIGHUP], handler: { signalNumber in
+        writing.lock()
+        guard !finished.withLock({ $0 }) else { exit(128 + signalNumber) }
+        let (done, running) = suite.snapshot
+        let name = String(cString: strsignal(signalNumber))
+        var report = BenchReport(
+            machine: MachineInfo.current(), gitRevision: SuiteRunner.gitRevision(), startedAt: started, command: command,
+            scenarios: done)
+        report.interrupted = "signal \(signalNumber) (\(name))" + (running.map { " during scenario \($0)" } ?? "")
+        var message = "\nsegments-bench: interrupted by signal \(signalNumber) (\(name))" + (running.map { " during \($0)" } ?? "")
+        do {
+            try ReportWriter(directory: directory).write(report)
+            message += done.isEmpty
+                ? "; no scenario finished: \(directory.path) holds an empty report, marked interrupted\n"
+                : "; the report of the \(done.count) scenario\(done.count == 1 ? "" : "s") that finished, marked interrupted: \(directory.appendingPathComponent("index.html").path)\n"
+        } catch {
+            message += "; the report could not be written: \(error)\n"
         }
-        return (signalNumber, previous)
+        FileHandle.standardError.write(Data(message.utf8))
+        exit(128 + signalNumber)
+    }) {
+        let report = body()
+        writing.lock()
+        finished.withLock { $0 = true }
+        return report
     }
-    let sources = handled.map { signalNumber, _ in
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-        source.setEventHandler {
-            writing.lock()
-            guard !finished.withLock({ $0 }) else { exit(128 + signalNumber) }
-            let (done, running) = suite.snapshot
-            let name = String(cString: strsignal(signalNumber))
-            var report = BenchReport(
-                machine: MachineInfo.current(), gitRevision: SuiteRunner.gitRevision(), startedAt: started, command: command,
-                scenarios: done)
-            report.interrupted = "signal \(signalNumber) (\(name))" + (running.map { " during scenario \($0)" } ?? "")
-            var message = "\nsegments-bench: interrupted by signal \(signalNumber) (\(name))" + (running.map { " during \($0)" } ?? "")
-            do {
-                try ReportWriter(directory: directory).write(report)
-                message += done.isEmpty
-                    ? "; no scenario finished: \(directory.path) holds an empty report, marked interrupted\n"
-                    : "; the report of the \(done.count) scenario\(done.count == 1 ? "" : "s") that finished, marked interrupted: \(directory.appendingPathComponent("index.html").path)\n"
-            } catch {
-                message += "; the report could not be written: \(error)\n"
-            }
-            FileHandle.standardError.write(Data(message.utf8))
-            exit(128 + signalNumber)
-        }
-        source.resume()
-        return source
-    }
-    defer {
-        for source in sources { source.cancel() }
-        for (signalNumber, previous) in handled { signal(signalNumber, previous) }
-    }
-    let report = body()
-    writing.lock()
-    finished.withLock { $0 = true }
     return report
 }

@@ -6,17 +6,11 @@ import XCTest
 /// once the client is started, so that what its caller does next finds the client running.
 final class ConcurrentStartTests: XCTestCase {
     func testAStartThatLostTheRaceReturnsOnlyOnceTheClientIsStarted() throws {
-        let held = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let holdNext = Locked(true)
+        let gate = HeldHook()
         let starts = Locked(0)
         let secondCalled = DispatchSemaphore(value: 0)
         let fixture = Fixture {
-            $0.startTookInitialForTesting = {
-                guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
-                held.signal()
-                proceed.wait()
-            }
+            $0.startTookInitialForTesting = { gate.hold() }
             $0.startCalledForTesting = {
                 if starts.withLock({ count in count += 1; return count }) == 2 { secondCalled.signal() }
             }
@@ -27,7 +21,7 @@ final class ConcurrentStartTests: XCTestCase {
             client.start()
             firstReturned.signal()
         }
-        XCTAssertEqual(held.wait(timeout: .now() + 10), .success, "the first start() took the initial state")
+        XCTAssertEqual(gate.waitUntilHeld(timeout: .now() + 10), .success, "the first start() took the initial state")
         let secondResult = Locked<Result<Void, SegmentsError>?>(nil)
         let secondReturned = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
@@ -41,7 +35,7 @@ final class ConcurrentStartTests: XCTestCase {
         // unless the machine stalls that long.
         XCTAssertEqual(secondCalled.wait(timeout: .now() + 10), .success, "the second start() began")
         _ = secondReturned.wait(timeout: .now() + 1)
-        proceed.signal()
+        gate.release()
         XCTAssertEqual(firstReturned.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(secondReturned.wait(timeout: .now() + 10), .success)
         let result = try XCTUnwrap(secondResult.withLock { $0 })

@@ -8,16 +8,8 @@ import XCTest
 /// no result fetched for the previous one may reach a callback.
 final class IdentityHalfPublishedTests: XCTestCase {
     func testNoCallbackGetsThePreviousCustomersSegmentsOnceCustomerIdsShowsTheNewOne() throws {
-        let halfway = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let holdNext = Locked(false)
-        let fixture = Fixture {
-            $0.identityHalfPublishedForTesting = {
-                guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
-                halfway.signal()
-                proceed.wait()
-            }
-        }
+        let gate = HeldHook(armed: false)
+        let fixture = Fixture { $0.identityHalfPublishedForTesting = { gate.hold() } }
         fixture.transport.defaultResponse = response([.discovery: [1]])
         _ = fixture.register(.discovery, firstLoad: true, tag: "d")
         fixture.client.start()
@@ -25,20 +17,20 @@ final class IdentityHalfPublishedTests: XCTestCase {
         fixture.holdTheNextCheck()  // the anonymous customer's check, in flight
         let anonymous = fixture.client.customerIds
 
-        holdNext.withLock { $0 = true }
+        gate.arm()
         let client = fixture.client
         let returned = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             try? client.identifyCustomer(customerIds: ["registered": "jane"])
             returned.signal()
         }
-        XCTAssertEqual(halfway.wait(timeout: .now() + 10), .success, "identifyCustomer reached its halfway point")
+        XCTAssertEqual(gate.waitUntilHeld(timeout: .now() + 10), .success, "identifyCustomer reached its halfway point")
         let seenMeanwhile = fixture.client.customerIds
         fixture.transport.releaseHeldFetches()
         waitUntil { fixture.transport.heldFetchCount == 0 && fixture.client.statistics.checksSucceeded + fixture.client.statistics.staleResultsDropped >= 1 }
         fixture.settle()
         let delivered = fixture.recorder.count(tag: "d")
-        proceed.signal()
+        gate.release()
         XCTAssertEqual(returned.wait(timeout: .now() + 10), .success)
         fixture.settle()
 

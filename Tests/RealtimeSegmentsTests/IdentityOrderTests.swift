@@ -12,16 +12,8 @@ final class IdentityOrderTests: XCTestCase {
     /// Runs `first` on another thread and holds it between publishing and queueing while `second`
     /// runs here, then lets it finish; returns the fixture, with one event tracked afterwards.
     private func interleave(first: Call, second: Call) throws -> Fixture {
-        let published = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let holdNext = Locked(true)
-        let fixture = Fixture {
-            $0.identityPublishedForTesting = {
-                guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
-                published.signal()
-                proceed.wait()
-            }
-        }
+        let gate = HeldHook()
+        let fixture = Fixture { $0.identityPublishedForTesting = { gate.hold() } }
         fixture.client.start()
         fixture.settle()
         let client = fixture.client
@@ -30,9 +22,9 @@ final class IdentityOrderTests: XCTestCase {
             Self.perform(first, on: client)
             finished.signal()
         }
-        XCTAssertEqual(published.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(gate.waitUntilHeld(timeout: .now() + 10), .success)
         Self.perform(second, on: client)
-        proceed.signal()
+        gate.release()
         XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
         try fixture.client.trackEvent(eventType: "after")
         fixture.settle()

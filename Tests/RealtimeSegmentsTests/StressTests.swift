@@ -225,36 +225,30 @@ final class StressTests: XCTestCase {
     /// between, and only then does the engine take the switch. The switch's own check must not
     /// deliver that customer's data a second time.
     func testACheckRunBetweenAnonymizesTwoHalvesIsNotDeliveredAgainAfterIt() throws {
-        let published = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let holdNext = Locked(false)
+        let gate = HeldHook(armed: false)
         let fixture = Fixture {
             $0.debounce = .zero
             $0.maxWait = .zero
-            $0.identityPublishedForTesting = {
-                guard holdNext.withLock({ hold in defer { hold = false }; return hold }) else { return }
-                published.signal()
-                proceed.wait()
-            }
+            $0.identityPublishedForTesting = { gate.hold() }
         }
         let received = Self.numberingCustomers(of: fixture)
         fixture.client.start()
         fixture.settle()
         XCTAssertEqual(received.withLock { $0.count }, 1, "the first customer's first load")
 
-        holdNext.withLock { $0 = true }
+        gate.arm()
         let client = fixture.client
         let anonymized = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             client.anonymize()
             anonymized.signal()
         }
-        XCTAssertEqual(published.wait(timeout: .now() + 10), .success, "anonymize() published the new customer")
+        XCTAssertEqual(gate.waitUntilHeld(timeout: .now() + 10), .success, "anonymize() published the new customer")
         // A check in the window: an upload's (trigger 4), for the customer now published.
         try fixture.client.trackEvent(eventType: "e")
         fixture.settle()
         XCTAssertEqual(received.withLock { $0.count }, 2, "the new customer's data, delivered in the window")
-        proceed.signal()
+        gate.release()
         XCTAssertEqual(anonymized.wait(timeout: .now() + 10), .success)
         fixture.settle()
 

@@ -251,8 +251,9 @@ public final class SegmentsClient: Sendable {
         // Taken, and the client made started, under the lock: a start() that finds it taken has
         // waited for that (and returns with the client started, or stopped), so that what its
         // caller does next finds the client running. Nothing in it logs or calls out.
-        let taken: EngineOwner.Initial?? = initial.withLock { initial in
-            guard var taken = initial.take() else { return .some(nil) }
+        enum Start { case begun(EngineOwner.Initial), alreadyTaken, stopped }
+        let start: Start = initial.withLock { initial in
+            guard var taken = initial.take() else { return .alreadyTaken }
             configuration.startTookInitialForTesting?()
             // Read before the client counts as started: until then nothing can change the
             // identity, so these are exactly the ids the first tracked events belong to.
@@ -263,16 +264,19 @@ public final class SegmentsClient: Sendable {
             guard lifecycle.atomic.compareExchange(expected: .created, desired: .started, ordering: .sequentiallyConsistent).exchanged
             else {
                 engineRunning.leave()
-                return nil
+                return .stopped
             }
-            return taken
+            return .begun(taken)
         }
-        guard case .some(let started) = taken else {
-            configuration.logger.debug("Segments: start() ignored: the client was stopped")
-            return
-        }
-        guard let initial = started else {
+        let initial: EngineOwner.Initial
+        switch start {
+        case .begun(let taken):
+            initial = taken
+        case .alreadyTaken:
             configuration.logger.debug("Segments: start() ignored: the client was already started or stopped")
+            return
+        case .stopped:
+            configuration.logger.debug("Segments: start() ignored: the client was stopped")
             return
         }
         let owner = OwnerBox(

@@ -121,15 +121,7 @@ public struct LoadStages: Sendable, Codable, Hashable, CustomStringConvertible {
     }
 
     /// The arrivals expected over the whole schedule (the area under the rate).
-    public var expectedArrivals: Double {
-        var from = startRate
-        var total = 0.0
-        for stage in stages {
-            total += (from + stage.targetRate) / 2 * stage.seconds
-            from = stage.targetRate
-        }
-        return total
-    }
+    public var expectedArrivals: Double { expectedArrivals(after: 0) }
 
     /// `10s:2000,30s:2000,10s:0` (a constant rate reads `=2000 for 20s`).
     public var description: String {
