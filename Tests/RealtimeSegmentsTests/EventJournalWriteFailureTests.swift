@@ -11,6 +11,7 @@ final class EventJournalWriteFailureTests: XCTestCase {
     private var directory: URL!
     private let counters = EngineCounters()
     private let now = SegmentsInstant(nanoseconds: 1)
+    private let logs = LogCapture()
 
     override func setUp() {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("journal-fail-\(UUID().uuidString)")
@@ -23,7 +24,7 @@ final class EventJournalWriteFailureTests: XCTestCase {
     private func journal(_ durability: JournalConfiguration.Durability) -> EventJournal {
         EventJournal(
             configuration: JournalConfiguration(durability: durability), recovery: JournalRecovery(directory: directory),
-            logger: Logger(label: "EventJournalWriteFailureTests"), counters: counters)
+            logger: logs.makeLogger(), counters: counters)
     }
 
     private func event(_ type: String) -> UploadItem {
@@ -127,6 +128,44 @@ extension EventJournalWriteFailureTests {
         XCTAssertThrowsError(try journal.syncForFlush(at: now).get(), "b was never synced")
         journal.acknowledge(2)  // a and b answered: nothing unsynced is waiting any more
         XCTAssertNoThrow(try journal.syncForFlush(at: now).get())
+    }
+
+    /// The items of a file whose sync failed are for the state file to hold at stop: the device
+    /// may have dropped them, and a clean stop must not leave them in neither file.
+    func testTheItemsOfAFileWhoseSyncFailedAreForTheStateFileToHold() throws {
+        let journal = journal(.everyCommit)
+        journal.queue(event("a"))
+        journal.commit(at: now)
+        let descriptor = try XCTUnwrap(journalFileDescriptor(), "the segment file is open")
+        var pipeEnds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&pipeEnds), 0)
+        defer { close(pipeEnds[0]) }
+        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
+        close(pipeEnds[1])
+        journal.queue(event("b"))
+        journal.commit(at: now)  // the sync of the file holding a and b fails
+        journal.finish(at: now)
+        XCTAssertEqual(journal.itemsForTheStateFile, 2, "a and b are unanswered, in a file whose sync failed")
+        journal.acknowledge(2)
+        XCTAssertEqual(journal.itemsForTheStateFile, 0)
+    }
+
+    /// A full disk that refuses the acknowledgement mark does not make every engine turn open a
+    /// new segment file and log the same error: the mark waits for the next items to carry it.
+    func testAMarkTheDiskRefusesIsNotRetriedEveryTurn() throws {
+        let journal = journal(.everyCommit)
+        journal.queue(event("a"))
+        journal.commit(at: now)
+        journal.acknowledge(1)
+        withFileSizeLimit(0) {
+            for _ in 0..<50 { journal.commit(at: now) }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { JournalSegmentFile.index(ofName: $0) != nil }
+        XCTAssertLessThanOrEqual(names.count, 2, "\(names)")
+        XCTAssertLessThanOrEqual(logs.count(prefix: "Segments: Event journal"), 1, "\(logs.messages)")
+        journal.queue(event("b"))
+        journal.commit(at: now)
+        XCTAssertFalse(journal.acknowledgementDue, "the mark went out with b")
     }
 
     /// An item that cannot be written, staged ahead of one too large for a record, is counted off

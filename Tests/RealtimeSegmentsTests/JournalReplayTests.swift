@@ -1,5 +1,6 @@
 @testable import RealtimeSegments
 import Foundation
+import Logging
 import RealtimeSegmentsTesting
 import XCTest
 
@@ -324,6 +325,37 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: segmentFile(1).path), "nothing is deleted")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: The event journal is set aside for this run"), 1)
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Replaying"), 0)
+    }
+
+    /// A journal directory that exists but cannot be listed (here a file in its place, as for
+    /// EACCES) is not an empty journal: its files' numbers would be taken again, and the mark of
+    /// what this run's server answers would hide their events at the next start.
+    func testAJournalDirectoryThatCannotBeListedSetsTheJournalAsideForTheRun() async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("not a directory".utf8).write(to: journalDirectory)
+        let fixture = journaled()
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "new")
+        await assertJournalUnavailable(fixture, because: "set aside", else: "flushJournal returned although the journal could not be listed")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: The event journal is set aside for this run: \(journalDirectory.path)"), 1,
+                       "\(fixture.logs.messages)")
+        XCTAssertEqual(try Data(contentsOf: journalDirectory), Data("not a directory".utf8), "left as it was")
+    }
+
+    /// A FIFO named as a segment file would block its read, and with it the client's creation.
+    func testASegmentFileThatIsAFIFOSetsTheJournalAsideInsteadOfBlocking() throws {
+        try FileManager.default.createDirectory(at: journalDirectory, withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(segmentFile(1).path, 0o600), 0)
+        let read = DispatchSemaphore(value: 0)
+        let journalDirectory = journalDirectory
+        let unreadable = Locked<[String]>([])
+        Thread {
+            let recovery = JournalRecovery.read(directory: journalDirectory, logger: Logger(label: "test"))
+            unreadable.withLock { $0 = recovery.unreadableFiles }
+            read.signal()
+        }.start()
+        XCTAssertEqual(read.wait(timeout: .now() + 10), .success, "reading the journal blocked on the FIFO")
+        XCTAssertEqual(unreadable.withLock { $0 }.count, 1)
     }
 
     /// The run after one that could not read a segment file uploads that file's events: what

@@ -134,6 +134,40 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(try kept.map { try Data(contentsOf: directory.appendingPathComponent($0)) }, [original])
     }
 
+    /// A state file that exists but cannot be read (here a directory in its place, as for EACCES
+    /// or EIO) is not corrupt: it stays where it is, with the unsent uploads it holds, and this run
+    /// keeps its state in memory, with a `Segments:` error naming the file.
+    func testAStateFileThatCannotBeReadIsLeftInPlaceAndTheRunKeepsItsStateInMemory() throws {
+        try FileManager.default.createDirectory(at: stateFile, withIntermediateDirectories: true)
+        let fixture = Fixture(stateDirectory: directory)
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "e")
+        fixture.client.stop()
+        var isDirectory: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: stateFile.path, isDirectory: &isDirectory) && isDirectory.boolValue,
+                      "what stands at the state file's path is left as it was")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("corrupt") }, [])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Ignoring corrupt state file"), 0)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: The state file \(stateFile.path) cannot be read"), 1, "\(fixture.logs.messages)")
+    }
+
+    /// A FIFO at the state file's path would block the read, and with it the client's creation,
+    /// for good: it is not read.
+    func testAStateFileThatIsAFIFODoesNotBlockTheClientsCreation() throws {
+        XCTAssertEqual(mkfifo(stateFile.path, 0o600), 0)
+        let created = DispatchSemaphore(value: 0)
+        let logs = Locked<[String]>([])
+        let directory = directory!
+        Thread {
+            let fixture = Fixture(stateDirectory: directory)
+            logs.withLock { $0 = fixture.logs.messages }
+            created.signal()
+        }.start()
+        XCTAssertEqual(created.wait(timeout: .now() + 10), .success, "the client's creation blocked on the FIFO")
+        let said = logs.withLock { $0 }
+        XCTAssertEqual(said.filter { $0.hasPrefix("Segments: The state file") && $0.contains("not a regular file") }.count, 1, "\(said)")
+    }
+
     func testAStateFileWithoutACookieIsTreatedAsCorrupt() throws {
         try Data(#"{"version":1,"customerIds":{},"linkedIds":{},"pendingUploads":[]}"#.utf8).write(to: stateFile)
         let fixture = Fixture(stateDirectory: directory)

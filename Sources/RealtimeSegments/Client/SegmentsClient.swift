@@ -201,7 +201,7 @@ public final class SegmentsClient: Sendable {
     }
 
     /// The state in the configuration's state directory, or a fresh one; `nil` (logged) when the
-    /// directory's state file belongs to another project.
+    /// directory's state file belongs to another project or cannot be read.
     private static func restore(_ configuration: SegmentsConfiguration) -> (customerIds: [String: String], initial: EngineOwner.Initial)? {
         guard let directory = configuration.stateDirectory else { return fresh }
         let store = StateStore(directory: directory)
@@ -217,6 +217,12 @@ public final class SegmentsClient: Sendable {
             }
             configuration.logger.warning("Segments: Ignoring corrupt state file \(store.fileURL.path): \(reason); \(kept)")
             return fresh
+        case .unreadable(let reason):
+            // Not corrupt: what it holds (the cookie, unsent events) is unknown, and a start that
+            // can read it needs it as it is.
+            configuration.logger.error(
+                "Segments: The state file \(store.fileURL.path) cannot be read: \(reason); it is left as it is and this client keeps its state in memory (no state file, event journal or reporting segments): fix its permissions, or move it away to start afresh")
+            return nil
         case .loaded(let state):
             if let owner = state.projectToken, owner != configuration.projectToken {
                 configuration.logger.error("\(otherProjectLine(directory: directory, owner: owner))")

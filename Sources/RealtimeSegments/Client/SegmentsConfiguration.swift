@@ -24,7 +24,10 @@ public struct SegmentsConfiguration: Sendable {
     /// Where the cookie, customer ids, last known segments and unsent events are kept across
     /// restarts; `nil` keeps everything in memory. It belongs to one project: the state file names
     /// the ``projectToken`` of the client that wrote it, and a client of another project leaves the
-    /// directory alone (and keeps its own state in memory, with a `Segments:` error line).
+    /// directory alone (and keeps its own state in memory, with a `Segments:` error line). So does
+    /// a client that cannot read the state file there (its permissions, an I/O error, a directory
+    /// in its place), leaving it for a start that can; a file it reads but cannot use is moved
+    /// aside to `segments-state.json.corrupt-…`, with a warning.
     public var stateDirectory: URL?
     /// The write-ahead event journal in ``stateDirectory`` (see ``JournalConfiguration``), or
     /// `nil` (the default) for none: events then reach disk only at ``SegmentsClient/stop(timeout:)``

@@ -740,11 +740,11 @@ final class EngineOwner {
             lastKnown: checks.lastKnown, pendingUploads: pendingUploadsForStateFile)
     }
 
-    /// The uploads the state file keeps: all of them without a journal; with one, those it does
-    /// not hold (the queue's last ``EventJournal/memoryOnlyCount``).
+    /// The uploads the state file keeps: all of them without a journal; with one, those it may
+    /// not hold (``EventJournal/itemsForTheStateFile``).
     private var pendingUploadsForStateFile: [UploadItem] {
         guard let journal else { return uploads.items }
-        return uploads.lastItems(journal.memoryOnlyCount)
+        return uploads.lastItems(journal.itemsForTheStateFile)
     }
 
     // MARK: Journal

@@ -37,6 +37,9 @@ final class EventJournal {
     private var queued: Deque<UInt64>
     private(set) var acknowledgedThrough: UInt64
     private var acknowledgementWritten: UInt64
+    /// Set when the disk refused a mark written alone: the mark then waits for items to carry it,
+    /// instead of each engine turn opening a new file for it and logging the refusal again.
+    private var markRefused = false
 
     /// Records queued since the last commit, and where each item record ends.
     private var staged: [UInt8] = []
@@ -45,6 +48,10 @@ final class EventJournal {
 
     /// How many of the queue's last items are not in the journal.
     private(set) var memoryOnlyCount = 0
+    /// How many of the queue's last items the state file must hold: those not in the journal, or
+    /// every unanswered one while a file whose sync failed holds some (the device may have
+    /// dropped its writes; the next start may then send some twice, never none).
+    var itemsForTheStateFile: Int { syncFailure == nil ? memoryOnlyCount : queued.count }
     /// The first of them.
     private var memoryOnlyFrom: UInt64?
     /// Why new items are kept in memory only; `nil` while they are journaled.
@@ -140,7 +147,7 @@ final class EventJournal {
     /// Writes what was queued since the last commit (one `write`) and an acknowledgement mark if
     /// the server answered items since; syncs as the durability asks when items were written.
     func commit(at now: SegmentsInstant) {
-        let acknowledgementDue = acknowledgementDue
+        let acknowledgementDue = acknowledgementDue && !(markRefused && stagedEnds.isEmpty)
         guard !stagedEnds.isEmpty || acknowledgementDue else {
             syncIfDue(at: now)
             return
@@ -191,7 +198,11 @@ final class EventJournal {
                 closeCurrent()
                 if stagedEnds.count == whole {
                     // Only an acknowledgement mark was lost: replay may send answered items again.
-                    logger.error("Segments: Event journal: \(error)")
+                    if !markRefused {
+                        logger.error("Segments: Event journal: \(error); the mark of the answered uploads waits for the next events to carry it")
+                    }
+                    markRefused = true
+                    deleteAnswered()
                 } else {
                     markMemoryOnly(from: firstStagedSequence + UInt64(whole), count: stagedEnds.count - whole)
                     keepInMemory(because: "it cannot be written (\(error))")
@@ -202,7 +213,10 @@ final class EventJournal {
             counters.journalBytesWritten.wrappingIncrement(by: staged.count, ordering: .relaxed)
             counters.journalItemsWritten.wrappingIncrement(by: fitting, ordering: .relaxed)
             if fitting > 0 { currentLastSequence = firstStagedSequence + UInt64(fitting - 1) }
-            if writesMark { acknowledgementWritten = acknowledgedThrough }
+            if writesMark {
+                acknowledgementWritten = acknowledgedThrough
+                markRefused = false
+            }
         }
         if unfitted > 0 {
             markMemoryOnly(from: firstStagedSequence + UInt64(fitting), count: unfitted)

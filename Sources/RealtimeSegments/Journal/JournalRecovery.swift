@@ -56,7 +56,17 @@ struct JournalRecovery: Sendable {
     /// nothing is to be replayed. Never throws.
     static func read(directory: URL, logger: Logger) -> JournalRecovery {
         var recovery = JournalRecovery(directory: directory)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            // No directory is an empty journal. One that cannot be listed may hold files whose
+            // numbers this run would take again, and whose events its marks would then hide.
+            if FileManager.default.fileExists(atPath: directory.path) {
+                recovery.unreadableFiles.append(directory.path)
+            }
+            return recovery
+        }
         let indexed = names.compactMap { name in JournalSegmentFile.index(ofName: name).map { ($0, name) } }.sorted { $0.0 < $1.0 }
         var items: [Entry] = []
         for (index, name) in indexed {

@@ -4,14 +4,18 @@ import Foundation
 ///
 /// Writes are crash-safe: the document goes to a temporary file in the same directory, is flushed
 /// to disk, and replaces the old file with one `rename`, so a crash leaves the old or the new state,
-/// never a mix. A file that cannot be decoded is reported as ``LoadResult/corrupt(_:)``, never a crash.
+/// never a mix. A file that cannot be decoded is reported as ``LoadResult/corrupt(_:)``, one that
+/// cannot be read as ``LoadResult/unreadable(_:)``; never a crash.
 ///
 /// Threading: used by the engine thread only.
 struct StateStore: Sendable {
     enum LoadResult: Sendable {
         case missing
         case loaded(PersistedState)
+        /// Read, but not a state this version can use.
         case corrupt(String)
+        /// There, but not read (not a regular file, or the read failed): what it holds is unknown.
+        case unreadable(String)
     }
 
     let directory: URL
@@ -26,12 +30,19 @@ struct StateStore: Sendable {
     var fileURL: URL { directory.appendingPathComponent("segments-state.json") }
 
     func load() -> LoadResult {
+        // A FIFO or a device there would block the read, or never end it.
+        let type: FileAttributeType?
+        do {
+            type = try FileManager.default.attributesOfItem(atPath: fileURL.resolvingSymlinksInPath().path)[.type] as? FileAttributeType
+        } catch {
+            return FileManager.default.fileExists(atPath: fileURL.path) ? .unreadable("\(error)") : .missing
+        }
+        guard type == .typeRegular else { return .unreadable("not a regular file but \(Self.describe(type))") }
         let data: Data
         do {
             data = try Data(contentsOf: fileURL)
         } catch {
-            if !FileManager.default.fileExists(atPath: fileURL.path) { return .missing }
-            return .corrupt("unreadable: \(error)")
+            return .unreadable("\(error)")
         }
         do {
             let state = try JSONDecoder().decodeUntrusted(PersistedState.self, from: data)
@@ -44,6 +55,15 @@ struct StateStore: Sendable {
             return .loaded(state)
         } catch {
             return .corrupt("\(error)")
+        }
+    }
+
+    private static func describe(_ type: FileAttributeType?) -> String {
+        switch type {
+        case .typeDirectory: "a directory"
+        case .typeCharacterSpecial, .typeBlockSpecial: "a device"
+        case .typeSocket: "a socket"
+        default: "a FIFO or another special file"
         }
     }
 
