@@ -232,7 +232,8 @@ func runAndReport(_ scenarios: [any Scenario], options: BenchOptions, output: Ou
 /// Runs scenarios, writes the report into `out`, prints as `printing` says; the scenarios publish
 /// to `metrics` when given (`--metrics-port`).
 func runAndReport(
-    _ scenarios: [any Scenario], options: BenchOptions, out: String, printing: ReportPrinting, metrics: RunMetrics? = nil
+    _ scenarios: [any Scenario], options: BenchOptions, out: String, printing: ReportPrinting, metrics: RunMetrics? = nil,
+    onInterruption: (@Sendable (BenchReport, URL) -> Void)? = nil
 ) throws -> BenchReport {
     let command = SegmentsBenchCLI.recordedCommand(SegmentsBenchCLI.arguments)
     if !AllocationProbe.isAvailable {
@@ -242,7 +243,9 @@ func runAndReport(
     let suite = SuiteProgress()
     let started = Date()
     let writing = NSLock()
-    let report = writingWhatFinishedOnSignal(suite: suite, directory: directory, started: started, command: command, writing: writing) {
+    let report = writingWhatFinishedOnSignal(
+        suite: suite, directory: directory, started: started, command: command, writing: writing, afterWriting: onInterruption
+    ) {
         SuiteRunner.run(
             scenarios, options: options, progress: Progress(enabled: true, metrics: metrics), command: command, suite: suite)
     }
@@ -610,8 +613,14 @@ struct CICommand: ParsableCommand {
             let check = GateCheck(report: nil, unreadableBaseline: "\(baseline): \(describe(error))")
             return try conclude(check, report: nil, baselinePath: baseline, directory: directory, printing: output.json ? .rows : .table)
         }
+        // Interrupted, the gate's files still say why it has no verdict: a CI job killed at its
+        // time limit leaves a failed test in its JUnit report, not nothing.
         let report = try runAndReport(
-            try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary)
+            try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary,
+            onInterruption: { partial, directory in
+                _ = try? GateVerdictFiles(directory: directory).write(
+                    judge(partial, baselinePath: baseline, everyScenarioMustRun: true), report: partial, baselinePath: baseline)
+            })
         try conclude(
             judge(report, baselinePath: baseline, everyScenarioMustRun: true), report: report, baselinePath: baseline,
             directory: directory, printing: output.json ? .gatedReport(report) : .table)
@@ -623,13 +632,15 @@ struct CICommand: ParsableCommand {
 /// interrupted (it fails the gate), says so on standard error, and exits with 128 + the signal's
 /// number. Without it, an interrupted run left nothing but an earlier run's report, which reads as
 /// this one's. A `SIGHUP` the process ignores (`nohup`) stays ignored. The signals' earlier
-/// handling is back once `body` returns.
+/// handling is back once `body` returns. `afterWriting` is given the interrupted report and
+/// `directory` once the report is written (`ci` writes its verdict files there).
 ///
 /// Returns with `writing` locked: the caller writes the whole report, then unlocks it. A signal
 /// handler takes it for good, so a signal after `body` returned waits for that write and then only
 /// ends the process, and one during `body` writes its report with no other write under way.
 func writingWhatFinishedOnSignal(
-    suite: SuiteProgress, directory: URL, started: Date, command: String, writing: NSLock, _ body: () -> BenchReport
+    suite: SuiteProgress, directory: URL, started: Date, command: String, writing: NSLock,
+    afterWriting: (@Sendable (BenchReport, URL) -> Void)? = nil, _ body: () -> BenchReport
 ) -> BenchReport {
     let finished = LockedBox(false)
     // nohup's SIGHUP stays ignored; SIGINT is caught even in a script's background job, so that
@@ -646,6 +657,7 @@ func writingWhatFinishedOnSignal(
         var message = "\nsegments-bench: interrupted by signal \(signalNumber) (\(name))" + (running.map { " during \($0)" } ?? "")
         do {
             try ReportWriter(directory: directory).write(report)
+            afterWriting?(report, directory)
             message += done.isEmpty
                 ? "; no scenario finished: \(directory.path) holds an empty report, marked interrupted\n"
                 : "; the report of the \(done.count) scenario\(done.count == 1 ? "" : "s") that finished, marked interrupted: \(directory.appendingPathComponent("index.html").path)\n"

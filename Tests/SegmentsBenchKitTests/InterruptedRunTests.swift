@@ -49,4 +49,43 @@ final class InterruptedRunTests: XCTestCase {
         let check = GateCheck(report: report, baseline: Baseline(from: report))
         XCTAssertEqual(check.exitStatus, .harnessError, "an interrupted run passed the gate")
     }
+
+    /// `ci` told to end (a CI job's time limit) writes the gate's files too, saying it has no
+    /// verdict because the run was interrupted: a JUnit report with a failure, not none.
+    func testAnInterruptedCIWritesItsVerdictFilesSayingSo() throws {
+        guard FileManager.default.isExecutableFile(atPath: bench.path) else {
+            throw XCTSkip("no segments-bench beside the test bundle at \(bench.path)")
+        }
+        let baseline = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Reports/baseline.json")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("interrupted-ci-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let process = Process()
+        process.executableURL = bench
+        process.arguments = ["ci", "--baseline", baseline.path, "--out", out.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let reader = errors.fileHandleForReading
+        var text = ""
+        while !text.contains("] start") {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGTERM)
+        guard exited.wait(timeout: .now() + 30) == .success else {
+            process.terminate()
+            return XCTFail("ci did not end on SIGTERM")
+        }
+        text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 128 + SIGTERM, text)
+        let verdict = try String(contentsOf: out.appendingPathComponent(GateVerdictFiles.json), encoding: .utf8)
+        XCTAssertTrue(verdict.contains("the run was interrupted (signal 15"), verdict)
+        let junit = try String(contentsOf: out.appendingPathComponent(GateVerdictFiles.junit), encoding: .utf8)
+        XCTAssertTrue(junit.contains("interrupted"), junit)
+    }
 }
