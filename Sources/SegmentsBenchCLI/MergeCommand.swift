@@ -15,6 +15,7 @@ struct MergeCommand: ParsableCommand {
             A gated figure missing on a host that ran its scenario is merged as not a number, which the gate fails \
             (an allocation count is excused on a host without jemalloc). \
             The merged report can be checked against a baseline with `segments-bench check --report OUT/report.json`. \
+            A host's interrupted run leaves the merged report interrupted, which the gate refuses. \
             Exits 70 when a report cannot be read, the reports come from different segments-bench versions, one run \
             is given twice (the same machine, start time, command and figures), a latency has no recorded histogram, or the \
             merged one cannot be written.
@@ -25,6 +26,10 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         if reports.isEmpty { throw ValidationError("give at least one report directory") }
+        let target = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
+        for path in reports where URL(fileURLWithPath: Self.directory(of: path)).standardizedFileURL.resolvingSymlinksInPath().path == target {
+            throw ValidationError("--out \(out) is one of the reports merged (\(path)): the merge would replace it; give another directory")
+        }
     }
 
     func run() throws {

@@ -118,6 +118,29 @@ final class ReportMergeTests: XCTestCase {
         XCTAssertEqual(check.exitStatus, .violation)
     }
 
+    /// A host whose run was interrupted (a pod killed at its time limit) leaves the merged report
+    /// interrupted, naming the host: the merge passed the gate with what the host never finished.
+    func testAHostsInterruptedRunLeavesTheMergedReportInterrupted() throws {
+        let empty = LatencyRecorder()
+        let good = report(host: "a", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        var killed = report(host: "b", latency: empty, figures: [])
+        killed.scenarios = []
+        killed.interrupted = "signal 15 (Terminated) during scenario storm"
+        let merged = try ReportMerge.merge([(host: "a", report: good), (host: "b", report: killed)], command: "merge")
+        XCTAssertEqual(merged.interrupted, "b: signal 15 (Terminated) during scenario storm")
+        XCTAssertEqual(GateCheck(report: merged, baseline: Baseline(from: good)).exitStatus, .harnessError)
+        XCTAssertNil(try ReportMerge.merge([(host: "a", report: good)], command: "merge").interrupted)
+    }
+
+    /// `--out` naming one of the reports merged would replace it with the merge: refused.
+    func testMergeRefusesToWriteOverAReportItMerges() throws {
+        let (_, directory) = try roundTrip(report(host: "a", latency: LatencyRecorder(), figures: []))
+        XCTAssertThrowsError(try MergeCommand.parse([directory.path, "--out", directory.path + "/"]).validate()) { error in
+            XCTAssertTrue("\(error)".contains("is one of the reports merged"), "\(error)")
+        }
+        XCTAssertThrowsError(try MergeCommand.parse([directory.appendingPathComponent("report.json").path, "--out", directory.path]).validate())
+    }
+
     func testHostNamesAreMadeUnique() {
         let empty = LatencyRecorder()
         let reports = ["x", "x", "y"].map { report(host: $0, latency: empty, figures: []) }

@@ -118,6 +118,9 @@ public enum ReportMerge {
             command: command, scenarios: scenarios, toolVersion: distinct(reports.map(\.toolVersion)))
         merged.startedAt = startedAt
         merged.mergedFrom = runs.flatMap { $0 }
+        // A host that did not finish makes the whole merge unfinished: the gate refuses it.
+        let interrupted = inputs.compactMap { input in input.report.interrupted.map { "\(input.host): \($0)" } }
+        merged.interrupted = interrupted.isEmpty ? nil : interrupted.joined(separator: "; ")
         return merged
     }
 
