@@ -502,7 +502,7 @@ struct BaselineCommand: ParsableCommand {
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "update", abstract: "Write the baseline from a report (default: run the CI suite now).")
-        @Option(help: "Take the figures from this report instead of running the CI suite.") var from: String?
+        @Option(help: "Take the figures from this report (a report directory or its report.json) instead of running the CI suite.") var from: String?
         @Option(help: "Baseline file to write.") var to: String = "Reports/baseline.json"
         @Option(help: "Report directory when running (default: Reports/latest).") var out: String?
 
@@ -521,10 +521,12 @@ struct BaselineCommand: ParsableCommand {
             try checkWritableFile(to, option: "--to")
             let report: BenchReport
             if let from {
+                // A report directory, as `check --report` and `merge` take, or its report.json.
+                let url = MergeCommand.reportURL(from)
                 do {
-                    report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: from)))
+                    report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
                 } catch {
-                    throw BaselineRefusal("\(from) cannot be read as a report: \(describe(error))")
+                    throw BaselineRefusal("\(url.path) cannot be read as a report: \(describe(error))")
                 }
             } else {
                 var options = BenchOptions()
@@ -546,6 +548,10 @@ struct BaselineCommand: ParsableCommand {
             let violated = Baseline.correctnessViolations(in: report)
             guard violated.isEmpty else {
                 throw BaselineRefusal("no baseline is taken from a run that broke a correctness rule: " + violated.joined(separator: "; "))
+            }
+            // `check` fails such a run (exit 2): its figures are not a level to hold later runs to.
+            guard report.thresholdsFailed == 0 else {
+                throw BaselineRefusal("no baseline is taken from a run that missed \(report.thresholdsFailed) of its --threshold limits")
             }
             let destination = URL(fileURLWithPath: to)
             if let current = try? Baseline.load(from: destination) {

@@ -151,6 +151,36 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: baseline))
     }
 
+    /// `--from` takes a report directory, as `check --report` and `merge` do (it read the
+    /// directory as a file: "Is a directory", exit 70).
+    func testABaselineIsTakenFromAReportDirectory() throws {
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(GatedScenario(name: "alpha"))
+        let out = scratch()
+        XCTAssertNil(failure(["run", "alpha", "--out", out], registry: registry).map { "\($0)" })
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--from", out, "--to", baseline], registry: registry).map { "\($0)" })
+        XCTAssertEqual(try Baseline.load(from: URL(fileURLWithPath: baseline)).figures.keys.sorted(), ["alpha.count"])
+    }
+
+    /// A run that missed a `--threshold` fails `check` (exit 2); it makes no baseline either.
+    func testABaselineIsNotTakenFromARunThatMissedAThreshold() throws {
+        let out = URL(fileURLWithPath: scratch())
+        let report = BenchReport(
+            machine: MachineInfo.current(), gitRevision: "abc", startedAt: Date(), command: "test",
+            scenarios: [ScenarioResult(
+                scenario: "alpha", summary: "s", configuration: [:],
+                figures: [Figure(name: "alpha.count", value: 0, unit: "count", gate: .zero, summary: "c"),
+                          Figure(name: "alpha.thresholdsFailed", value: 1, unit: "count", summary: "missed")],
+                latencies: [], allocationsMeasured: false)])
+        try ReportWriter(directory: out).write(report)
+        let baseline = scratch() + "/baseline.json"
+        let refused = try XCTUnwrap(failure(["baseline", "update", "--from", out.path, "--to", baseline]))
+        XCTAssertEqual(refused.status, 70, refused.message)
+        XCTAssertTrue(refused.message.contains("missed 1 of its --threshold limits"), refused.message)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: baseline))
+    }
+
     func testABaselineIsNotReplacedByAReportThatLacksSomeOfItsScenarios() throws {
         var registry = ScenarioRegistry(builtIns: false)
         try registry.register(GatedScenario(name: "alpha"))
