@@ -18,6 +18,18 @@ final class LatencyThresholdTests: XCTestCase {
         XCTAssertEqual(try LatencyThreshold.parse("mean(fetch)<7ns", metrics: metrics).limitNanoseconds, 7)
     }
 
+    /// Spaces, as k6 users write them, are ignored (`p99(fetch) < 5ms` was refused: "the limit
+    /// must follow < or <="); the threshold keeps its text as written.
+    func testSpacesInAThresholdAreIgnored() throws {
+        let spaced = try LatencyThreshold.parse(" p99 (fetch) <= 5 ms ", metrics: metrics)
+        XCTAssertEqual(spaced.statistic, .percentile(99))
+        XCTAssertEqual(spaced.metric, "fetch")
+        XCTAssertTrue(spaced.inclusive)
+        XCTAssertEqual(spaced.limitNanoseconds, 5_000_000)
+        XCTAssertEqual(spaced.text, " p99 (fetch) <= 5 ms ")
+        XCTAssertEqual(try LatencyThreshold.parse("avg(fetch) < 2s", metrics: metrics).statistic, .mean)
+    }
+
     func testMalformedThresholdsAreRefusedWithTheReason() {
         let cases: [(String, LatencyThresholdError)] = [
             ("p99<5ms", .malformed("p99<5ms")),
@@ -27,7 +39,7 @@ final class LatencyThresholdTests: XCTestCase {
             ("p99(fetch)>5ms", .badComparison("p99(fetch)>5ms")),
             ("p99(fetch)<5", .badLimit(text: "p99(fetch)<5", limit: "5")),
             ("p99(fetch)<-5ms", .badLimit(text: "p99(fetch)<-5ms", limit: "-5ms")),
-            ("p99(fetch)<5 ms", .badLimit(text: "p99(fetch)<5 ms", limit: "5 ms")),
+            ("p99(fetch) > 5 ms", .badComparison("p99(fetch) > 5 ms")),
         ]
         for (text, expected) in cases {
             XCTAssertThrowsError(try LatencyThreshold.parse(text, metrics: metrics), text) { error in

@@ -3,8 +3,8 @@ import Foundation
 /// A pass/fail limit on one latency of a run, k6-style: `p99(change-to-callback)<500ms`.
 ///
 /// The form is `statistic(metric)` then `<` or `<=` then a number with a unit (`ns`, `us`, `µs`,
-/// `ms`, `s`), no spaces. The statistic is a percentile `pN` (0 < N < 100: `p50`, `p99`, `p99.9`),
-/// `max` or `mean`. A metric with no samples fails its threshold: nothing was shown to be fast.
+/// `ms`, `s`); spaces are ignored, as in `p99(fetch) < 5 ms`. The statistic is a percentile `pN`
+/// (0 < N < 100: `p50`, `p99`, `p99.9`), `max` or `mean` (also `avg`). A metric with no samples fails its threshold: nothing was shown to be fast.
 public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvertible {
     /// What is taken from the distribution.
     public enum Statistic: Sendable, Codable, Hashable {
@@ -30,6 +30,19 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
     /// Parses `text`; `metrics` are the names a run measures (the metric must be one of them).
     /// - Throws: ``LatencyThresholdError`` saying what is wrong.
     public static func parse(_ text: String, metrics: [String]) throws(LatencyThresholdError) -> LatencyThreshold {
+        // Errors quote the text as given; parsing reads it without its spaces.
+        let original = text
+        let text = text.filter { !$0.isWhitespace }
+        do throws(LatencyThresholdError) {
+            var threshold = try parseCompact(text, metrics: metrics)
+            threshold.text = original
+            return threshold
+        } catch {
+            throw error.quoting(original)
+        }
+    }
+
+    private static func parseCompact(_ text: String, metrics: [String]) throws(LatencyThresholdError) -> LatencyThreshold {
         guard let open = text.firstIndex(of: "("), let close = text.firstIndex(of: ")"), open < close else {
             throw .malformed(text)
         }
@@ -147,13 +160,25 @@ public enum LatencyThresholdError: Error, Equatable, CustomStringConvertible {
     /// The limit is one a sample clamped at 60 s could meet (above 60 s, or `<=60s`).
     case limitBeyondRange(text: String, limit: String)
 
+    /// The same error, quoting `text` (the threshold as the user wrote it).
+    func quoting(_ text: String) -> LatencyThresholdError {
+        switch self {
+        case .malformed: .malformed(text)
+        case .badStatistic(_, let statistic): .badStatistic(text: text, statistic: statistic)
+        case .unknownMetric(_, let metric, let known): .unknownMetric(text: text, metric: metric, known: known)
+        case .badComparison: .badComparison(text)
+        case .badLimit(_, let limit): .badLimit(text: text, limit: limit)
+        case .limitBeyondRange(_, let limit): .limitBeyondRange(text: text, limit: limit)
+        }
+    }
+
     public var description: String {
         let form = "expected statistic(metric)<limit, such as p99(change-to-callback)<500ms"
         switch self {
         case .malformed(let text):
             return "--threshold '\(text)': \(form)"
         case .badStatistic(let text, let statistic):
-            return "--threshold '\(text)': '\(statistic)' is not a statistic; use pN (0 < N < 100, such as p99 or p99.9), max or mean"
+            return "--threshold '\(text)': '\(statistic)' is not a statistic; use pN (0 < N < 100, such as p99 or p99.9), max or mean (avg)"
         case .unknownMetric(let text, let metric, let known):
             return "--threshold '\(text)': '\(metric)' is not a latency --threshold can name: it applies to the fleet scenario, whose latencies are \(known.joined(separator: ", ")) (other scenarios' figures are gated with `check`, or compared with `compare`)"
         case .badComparison(let text):
