@@ -7,6 +7,41 @@ import XCTest
 final class ReportingConcurrencyTests: XCTestCase {
     private static let callsPerThread = 10_000
 
+    /// The race forced: one setter is held inside its change, under the visitor's lock; another
+    /// setter of the same visitor waits for it, and both changes are kept, in order. A setter that
+    /// read the segments, changed a copy and stored it back would finish first and then be
+    /// overwritten by the held one's stale copy.
+    func testASetterWaitsForAnotherHeldInsideItsChangeAndBothAreKept() throws {
+        for form in ["default", "custom"] {
+            let held = HeldHook(armed: false)
+            let fixture = Fixture { $0.reportingChangedForTesting = { held.hold() } }
+            let log = EventLog()
+            fixture.client.reporting.subscribe { log.append($0) }
+            let visitor = try fixture.client.reportingVisitor(visitorId: "shared")
+            @Sendable func set(_ value: String) {
+                if form == "default" { visitor.setDefaultSegments([value == "a" ? "country" : "campaign": value]) } else { visitor.setCustomSegments([value]) }
+            }
+            held.arm()
+            let first = DispatchSemaphore(value: 0)
+            Thread { set("a"); first.signal() }.start()
+            XCTAssertEqual(held.waitUntilHeld(timeout: .now() + 10), .success, form)
+            let second = DispatchSemaphore(value: 0)
+            Thread { set("b"); second.signal() }.start()
+            XCTAssertEqual(second.wait(timeout: .now() + 0.2), .timedOut, "\(form): the second setter finished while the first was inside its change")
+            held.release()
+            XCTAssertEqual(first.wait(timeout: .now() + 10), .success, form)
+            XCTAssertEqual(second.wait(timeout: .now() + 10), .success, form)
+            if form == "default" {
+                XCTAssertEqual(visitor.segments, ReportingSegments(country: "a", campaign: "b"))
+            } else {
+                XCTAssertEqual(visitor.segments.customSegments, ["a", "b"])
+            }
+            fixture.client.reporting.waitForDeliveries()
+            XCTAssertEqual(log.all.count, 2, form)
+            XCTAssertEqual(log.all.last?.segments, visitor.segments, "\(form): events follow the changes' order")
+        }
+    }
+
     func testTwoThreadsSettingDefaultSegmentsLoseNoUpdate() throws {
         let fixture = Fixture()
         let log = EventLog()

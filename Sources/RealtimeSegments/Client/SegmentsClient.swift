@@ -155,7 +155,8 @@ public final class SegmentsClient: Sendable {
         self.reporting = ReportingSegmentsManager(
             stateDirectory: configuration.stateDirectory, logger: logger,
             beginWork: { channels.beginWork() }, endWork: { channels.endWork() },
-            beforeWrite: configuration.reportingWriteForTesting, duringRestore: configuration.reportingRestoreForTesting)
+            beforeWrite: configuration.reportingWriteForTesting, duringRestore: configuration.reportingRestoreForTesting,
+            changedForTesting: configuration.reportingChangedForTesting)
 
         let lifecycle = lifecycle
         self.segmentation = SegmentationManager(registry: registry, logger: logger) {

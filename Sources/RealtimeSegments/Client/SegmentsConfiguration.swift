@@ -97,6 +97,9 @@ public struct SegmentsConfiguration: Sendable {
     /// Runs on the reporting persistence queue before each batch of visitor files is written:
     /// lets a test hold that queue. Not part of the API; `nil` outside tests.
     var reportingWriteForTesting: (@Sendable () -> Void)?
+    /// Runs inside a reporting setter, after its change and under the visitor's lock: lets a test
+    /// hold one setter while another tries the same visitor. Not part of the API; `nil` outside tests.
+    var reportingChangedForTesting: (@Sendable () -> Void)?
     /// Runs in `stop()` between raising the customer generation and posting the stop to the
     /// engine: lets a test hold a stop there. Not part of the API; `nil` outside tests.
     var stopGenerationRaisedForTesting: (@Sendable () -> Void)?

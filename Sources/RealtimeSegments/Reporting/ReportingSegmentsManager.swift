@@ -52,11 +52,12 @@ public final class ReportingSegmentsManager: Sendable {
     init(
         stateDirectory: URL?, logger: Logger,
         beginWork: @escaping @Sendable () -> Void = {}, endWork: @escaping @Sendable () -> Void = {},
-        beforeWrite: (@Sendable () -> Void)? = nil, duringRestore: (@Sendable () -> Void)? = nil
+        beforeWrite: (@Sendable () -> Void)? = nil, duringRestore: (@Sendable () -> Void)? = nil,
+        changedForTesting: (@Sendable () -> Void)? = nil
     ) {
         self.duringRestore = duringRestore
         self.logger = logger
-        let store = ReportingSegmentsStore(tracksDirty: stateDirectory != nil)
+        let store = ReportingSegmentsStore(tracksDirty: stateDirectory != nil, changedForTesting: changedForTesting)
         self.store = store
         let fileStore = stateDirectory.map { ReportingFileStore(stateDirectory: $0, logger: logger) }
         self.fileStore = fileStore

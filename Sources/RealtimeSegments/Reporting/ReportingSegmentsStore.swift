@@ -18,11 +18,15 @@ final class ReportingSegmentsStore: Sendable {
 
     private let stripes: [Locked<Stripe>]
     private let tracksDirty: Bool
+    /// Runs inside ``update(_:_:whileLocked:)`` after the change, under the visitor's lock (tests
+    /// hold a setter there to show another waits for it).
+    private let changedForTesting: (@Sendable () -> Void)?
 
     /// - Parameter tracksDirty: record changed visitors for ``takeDirty()`` (set when a state directory exists).
-    init(tracksDirty: Bool) {
+    init(tracksDirty: Bool, changedForTesting: (@Sendable () -> Void)? = nil) {
         stripes = (0..<Self.stripeCount).map { _ in Locked(Stripe()) }
         self.tracksDirty = tracksDirty
+        self.changedForTesting = changedForTesting
     }
 
     private func stripe(_ visitorId: String) -> Locked<Stripe> {
@@ -47,6 +51,7 @@ final class ReportingSegmentsStore: Sendable {
             // mutates the stored array without a copy (when no event holds it).
             func changeAndPublish(_ segments: inout ReportingSegments) {
                 change(&segments)
+                changedForTesting?()
                 whileLocked(segments)
             }
             changeAndPublish(&stripe.values[visitorId, default: ReportingSegments()])
