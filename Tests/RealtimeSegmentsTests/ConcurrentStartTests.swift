@@ -43,4 +43,29 @@ final class ConcurrentStartTests: XCTestCase {
             XCTFail("trackEvent right after a start() that returned: \(error)")
         }
     }
+
+    /// SPEC §3, triggers 1 and 2 where they meet: a callback registered while `start()` is under
+    /// way (the initial state taken, the client not yet started, so the registration requests no
+    /// check itself) is in the engine's first check, and its first load comes once.
+    func testACallbackRegisteredWhileStartIsUnderWayGetsItsFirstLoadOnce() throws {
+        let gate = HeldHook()
+        let fixture = Fixture { $0.startTookInitialForTesting = { gate.hold() } }
+        let client = fixture.client
+        let started = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            client.start()
+            started.signal()
+        }
+        XCTAssertEqual(gate.waitUntilHeld(timeout: .now() + 10), .success, "start() took the initial state")
+        client.segmentation.addCallback(callbackData: fixture.recorder.callback(.discovery, firstLoad: true, tag: "racing"))
+        gate.release()
+        XCTAssertEqual(started.wait(timeout: .now() + 10), .success)
+        fixture.settle()
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Skipping initial segments update"), 0, "\(fixture.logs.messages)")
+        fixture.advance(.seconds(5))
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "the start's check, after the debounce")
+        XCTAssertEqual(fixture.recorder.count, 1, "the first load, once")
+        fixture.advance(.seconds(30))
+        XCTAssertEqual(fixture.recorder.count, 1)
+    }
 }
