@@ -296,6 +296,11 @@ public struct TrackingStormScenario: Scenario {
         let sweep = try TrackingStormProducerSweep.run(seconds: options.quick ? 0.5 : 2, progress: progress)
         figures += sweep.figures
         notes += sweep.notes
+        if options.producers != nil || options.duration != nil {
+            // The other phases' loads are fixed, so that their ratios compare from run to run.
+            notes.append("--producers and --duration set the flat-out phase and the journal phase (\(ReportFormat.number(Self.journalRunSeconds)) s at most); "
+                + "the fixed-rate phases (one producer at 10,000/s, two at 100,000/s each) and the producer sweep (1 … cores) keep their own")
+        }
         return ScenarioResult(
             scenario: name, summary: "\(simulates). Measures \(measures).",
             configuration: options.configuration(honouring: honouredOptions).merging(["producers": "\(producers)", "duration": "\(seconds)", "debounce": "\(debounce)"]) { $1 },
