@@ -20,6 +20,35 @@ final class FigureSamplesTests: XCTestCase {
         XCTAssertTrue(candidateOnly.isEmpty)
     }
 
+    /// A latency's p50 and p99 are compared too (`compare --scenario customer-switch`, whose
+    /// headline is a latency, found no figure to compare: exit 70); a p99 a run has too few
+    /// samples for is listed, not judged.
+    func testALatencysP50AndP99AreCompared() throws {
+        func run(_ samples: Int) -> BenchReport {
+            var recorder = LatencyRecorder()
+            for value in 1...samples { recorder.record(UInt64(value) * 1_000) }
+            var report = report([])
+            report.scenarios[0].latencies = [recorder.summary("change to callback", definition: "d")]
+            return report
+        }
+        var samples = FigureSamples()
+        samples.add(run(1_000), scenario: "s", side: .baseline)
+        samples.add(run(1_000), scenario: "s", side: .candidate)
+        let (compared, _, _) = try samples.validated()
+        XCTAssertEqual(compared.map(\.name), ["s.change to callback p50", "s.change to callback p99"])
+        XCTAssertEqual(compared.map(\.unit), ["ns", "ns"])
+        XCTAssertEqual(compared.map(\.direction), [.lowerIsBetter, .lowerIsBetter])
+        XCTAssertEqual(compared[0].baseline.first ?? 0, 500_000, accuracy: 5_000)
+        var few = FigureSamples()
+        few.add(run(1_000), scenario: "s", side: .baseline)
+        few.add(run(5), scenario: "s", side: .candidate)
+        few.add(run(1_000), scenario: "s", side: .candidate)
+        few.add(run(1_000), scenario: "s", side: .baseline)
+        let (judged, _, incomplete) = try few.validated()
+        XCTAssertEqual(judged.map(\.name), ["s.change to callback p50"])
+        XCTAssertEqual(incomplete, ["s.change to callback p99"])
+    }
+
     /// A percentile a run reports only when it has the samples for it: listed, not judged.
     func testAFigureMissingFromSomeRunsIsListedNotCompared() throws {
         var samples = FigureSamples()

@@ -42,12 +42,33 @@ public struct FigureSamples: Sendable {
     /// No runs yet.
     public init() {}
 
-    /// Adds the wall-clock figures of one run of `scenario` on `side` (a non-finite value is
-    /// counted as such, and makes ``validated()`` throw).
+    /// The name under which a latency's percentile is compared: `pull.hit p50`.
+    public static func latencyFigureName(scenario: String, latency: String, percentile: String) -> String {
+        "\(scenario).\(latency) \(percentile)"
+    }
+
+    /// The figures of `result` that are compared: its wall-clock figures, then each latency's p50
+    /// and p99 in nanoseconds (a p99 the run has too few samples for is left out, as the report
+    /// leaves it out).
+    static func comparedFigures(of result: ScenarioResult) -> [Figure] {
+        var figures = result.figures.filter { WallClockFigure.direction(of: $0) != nil }
+        for latency in result.latencies where latency.count > 0 {
+            for (label, value) in [("p50", Optional(latency.p50)), ("p99", latency.p99)] {
+                guard let value else { continue }
+                figures.append(Figure(
+                    name: latencyFigureName(scenario: result.scenario, latency: latency.name, percentile: label),
+                    value: Double(value), unit: "ns", summary: "\(label) of \(latency.name)"))
+            }
+        }
+        return figures
+    }
+
+    /// Adds the compared figures of one run of `scenario` on `side` (``comparedFigures(of:)``; a
+    /// non-finite value is counted as such, and makes ``validated()`` throw).
     public mutating func add(_ report: BenchReport, scenario: String, side: InterleavedSchedule.Side) {
         runs[scenario, default: [:]][side, default: 0] += 1
         for result in report.scenarios where result.scenario == scenario {
-            for figure in result.figures {
+            for figure in Self.comparedFigures(of: result) {
                 guard let direction = WallClockFigure.direction(of: figure) else { continue }
                 let index = position[figure.name] ?? {
                     series.append(Series(name: figure.name, scenario: scenario, unit: figure.unit, direction: direction))
