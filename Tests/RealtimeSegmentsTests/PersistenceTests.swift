@@ -168,6 +168,19 @@ final class PersistenceTests: XCTestCase {
         XCTAssertEqual(said.filter { $0.hasPrefix("Segments: The state file") && $0.contains("not a regular file") }.count, 1, "\(said)")
     }
 
+    /// A save that a crash interrupted before its rename left a whole copy of the state in a
+    /// temporary file, and every such crash left another: the next client holding the directory
+    /// deletes them.
+    func testTheTemporaryFileOfASaveACrashInterruptedIsDeleted() throws {
+        let leftover = directory.appendingPathComponent(".segments-state.json.\(UUID().uuidString).tmp")
+        try Data("{}".utf8).write(to: leftover)
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: leftover.path))
+        fixture.client.start()
+        fixture.client.stop()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") && $0.hasPrefix(".segments-state") }, [])
+    }
+
     func testAStateFileWithoutACookieIsTreatedAsCorrupt() throws {
         try Data(#"{"version":1,"customerIds":{},"linkedIds":{},"pendingUploads":[]}"#.utf8).write(to: stateFile)
         let fixture = Fixture(stateDirectory: directory)

@@ -97,6 +97,9 @@ public final class SegmentsClient: Sendable {
             switch StateDirectoryLock.acquire(in: directory, projectToken: configuration.projectToken) {
             case .success(let lock):
                 stateLock = lock
+                for file in StateStore(directory: directory).removeAbandonedTemporaryFiles() {
+                    configuration.logger.debug("Segments: Removed the temporary file of a save a crash interrupted: \(file.path)")
+                }
             case .failure(.held):
                 configuration.logger.error(
                     "Segments: State directory \(directory.path) is in use by another client (one not stopped, or whose stop() timed out); this client keeps its state in memory (no state file, event journal or reporting segments)")

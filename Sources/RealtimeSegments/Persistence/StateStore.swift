@@ -75,6 +75,18 @@ struct StateStore: Sendable {
         try DurableFile.moveAside(fileURL, label: "corrupt")
     }
 
+    /// Deletes the temporary files of saves that a crash interrupted before their rename
+    /// (`.segments-state.json.<tag>.tmp`), each a whole copy of a state. Only for the directory's
+    /// lock holder: no other save can be under way. Returns the files deleted.
+    @discardableResult
+    func removeAbandonedTemporaryFiles() -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix(".segments-state.json.") && $0.hasSuffix(".tmp") }.compactMap { name in
+            let url = directory.appendingPathComponent(name)
+            return (try? FileManager.default.removeItem(at: url)) == nil ? nil : url
+        }
+    }
+
     /// Writes `state` atomically. Returns where numbers JSON cannot carry were written as `null`
     /// (see ``JSONValue/encode(to:)``), for the caller to log, and how many bytes were written.
     func save(_ state: PersistedState) throws -> (replaced: [String], bytes: Int) {
