@@ -172,6 +172,8 @@ struct UploadQueue {
     /// How `error` is treated when an upload fails with it.
     static func kind(of error: SegmentsError) -> FailureKind {
         switch error {
+        // Not SPEC §7's "other 4xx, set aside": a wrong key, project or URL refuses every event
+        // alike, so setting them aside would discard all of them. They wait for a fixed server.
         case .unauthorized, .notFound, .invalidCredentials: .configuration
         case .unexpectedStatus(let status) where (300..<400).contains(status): .configuration
         case .unexpectedStatus(let status) where (400..<500).contains(status) && status != 408: .refusal
