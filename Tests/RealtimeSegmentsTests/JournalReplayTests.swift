@@ -114,6 +114,23 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(second.logs.count(prefix: "Segments: Replaying 7 unacknowledged uploads from the event journal"), 1)
     }
 
+    /// A record damaged in the middle of a file (a flipped bit; writes never go on after a torn
+    /// one) costs that record only: the intact records after it are replayed. They were skipped
+    /// as a torn tail, and the file deleted once the records before the damage were answered.
+    func testADamagedRecordFollowedByIntactOnesCostsThatRecordOnly() async throws {
+        var bytes = (1...3).flatMap { record(.item(sequence: UInt64($0), event("e\($0)"))) }
+        let second = record(.item(sequence: 1, event("e1"))).count + JournalRecord.headerSize + 12
+        bytes[second] ^= 0x40
+        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+        let fixture = journaled()
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["e1", "e3"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a damaged record at byte"), 1,
+                       "\(fixture.logs.messages)")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a damaged tail"), 0)
+    }
+
     func testATornTailIsSkippedWithALogLineAndWhatCameBeforeItIsUploaded() async throws {
         let first = clientThatDies()
         try first.client.trackEvent(eventType: "whole")

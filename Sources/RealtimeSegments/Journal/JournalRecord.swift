@@ -60,6 +60,15 @@ enum JournalRecord: Equatable, Sendable {
         case unreadable(String, next: Int)
     }
 
+    /// Where the record at `offset` would end by its header, when that length is possible and
+    /// within `bytes`; `nil` otherwise. Lets a reader look past a record whose body is damaged.
+    static func declaredEnd(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+        guard bytes.count - offset >= headerSize else { return nil }
+        let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        guard length >= 9, length <= maxBodySize, bytes.count - offset - headerSize >= length else { return nil }
+        return offset + headerSize + length
+    }
+
     /// Reads the record at `offset` of `bytes`.
     static func decode(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Decoded {
         let left = bytes.count - offset

@@ -89,6 +89,16 @@ struct JournalRecovery: Sendable {
                     case .end:
                         return
                     case .damaged(let reason):
+                        // Writes never go on after a torn record, so an intact record after this
+                        // one means damage in place (a flipped bit): only this record is lost.
+                        if let next = JournalRecord.declaredEnd(bytes, at: offset),
+                           case .record(let following, _) = JournalRecord.decode(bytes, at: next),
+                           following.number <= JournalSegmentFile.largestNumber {
+                            logger.error(
+                                "Segments: Event journal file \(name) has a damaged record at byte \(offset) (\(reason)); it is skipped, the intact records after it are replayed")
+                            offset = next
+                            continue
+                        }
                         logger.warning(
                             "Segments: Event journal file \(name) has a damaged tail at byte \(offset) (\(reason)); its last \(bytes.count - offset) bytes are skipped")
                         return
