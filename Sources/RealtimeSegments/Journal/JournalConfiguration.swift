@@ -16,7 +16,9 @@
 /// records of earlier runs that the server had not acknowledged are queued for upload, in their
 /// original order, before anything tracked in this run. Segment files whose items have all been
 /// answered are deleted. A torn or damaged tail (a crash mid-write) is skipped with a `Segments:`
-/// warning; what came before it is replayed.
+/// warning; what came before it is replayed. A damaged record with intact ones after it (damage
+/// in place) is skipped alone, with a `Segments:` error. A directory or file that cannot be read
+/// sets the journal aside for the run, and it is replayed at a start that can read it.
 ///
 /// Delivery is at least once: an upload the server accepted but whose acknowledgement did not
 /// reach the journal before the process died is sent again at the next start. Duplicates are
