@@ -90,7 +90,10 @@ final class CheckCycle {
         guard !stopped else { return nil }
         guard registry.snapshot().count > 0 else {
             switch trigger {
-            case .initial: logger.debug("\(SegmentsLogMessage.skippingInitialNoCallback)")
+            case .initial:
+                // Both, as Exponea's SDK logs them at a start without callbacks.
+                logger.debug("\(SegmentsLogMessage.skippingInitialNoCallback)")
+                logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
             case .identify, .customerSwitch, .trackedEvent:
                 logger.debug("\(SegmentsLogMessage.skippingAfterTrackedEvent)")
             case .registration: logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
@@ -126,9 +129,9 @@ final class CheckCycle {
     /// too unless it already belongs to `snapshot`'s customer. A check already in flight stays in
     /// flight; its result is dropped by generation.
     func customerSwitched(to snapshot: IdentitySnapshot) {
-        if coalescer.cancel() {
-            logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
-        }
+        // Every switch, whether a check was waiting or not, as Exponea's SDK says it.
+        _ = coalescer.cancel()
+        logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
         // `anonymize()` publishes the new customer before it queues its item, so a check started in
         // between already fetched for the new customer, and its data may have been delivered: that
         // state is kept, or the next check would deliver it again.
@@ -266,12 +269,19 @@ final class CheckCycle {
         // and cache entry are let go when this function returns, after the deliveries are
         // scheduled: freeing them (dictionaries, segment lists) sat between the fetch's return
         // and the delivery thread's wake-up.
+        if next.categories.values.allSatisfy(\.isEmpty), lastKnown?.categories.values.allSatisfy(\.isEmpty) ?? true {
+            logger.debug("\(SegmentsLogMessage.emptyDataFromServerAndStore)")
+        }
         let previous = lastKnown
         lastKnown = next
         let replacedEntry = pullCache.store(response, generation: snapshot.generation, sequence: sequence, at: clock.continuousNow())
         defer { withExtendedLifetime((previous, replacedEntry)) {} }
 
         let registrations = registry.snapshot()
+        if registrations.count == 0 {
+            // The callbacks went while the fetch was in flight.
+            logger.debug("\(SegmentsLogMessage.skippingReloadNoCallback)")
+        }
         let firstLoadsPending = registry.pendingFirstLoads > 0
         var scheduled = 0
         // By name, so that categories are delivered in a deterministic order.

@@ -6,6 +6,7 @@ enum SegmentsLogMessage {
     static let skippingInitialNoCallback = "Segments: Skipping initial segments update process for no callback"
     static let skippingInitialNotRequired = "Segments: Skipping initial segments update process as is not required"
     static let checkCancelledMeanwhile = "Segments: Segments change check has been cancelled meanwhile"
+    static let emptyDataFromServerAndStore = "Segments: Empty data from server and store."
     static let checkCanceledCustomerChanged = "Segments: Check process was canceled because customer has changed"
     static let newDataIgnoredDifferentCustomer = "Segments: New data are ignored because were loaded for different customer"
 
