@@ -150,6 +150,29 @@ extension EventJournalWriteFailureTests {
         XCTAssertEqual(journal.itemsForTheStateFile, 0)
     }
 
+    /// Only the items from the first of the file whose sync failed are for the state file: an
+    /// earlier file's were synced, and the next start replays them from the journal (the state
+    /// file holding them too sent them twice).
+    func testTheItemsOfFilesSyncedBeforeTheFailedOneAreNotForTheStateFile() throws {
+        let journal = EventJournal(
+            configuration: JournalConfiguration(durability: .everyCommit, maxBytes: 4_096), recovery: JournalRecovery(directory: directory),
+            logger: logs.makeLogger(), counters: counters)
+        let filler = JSONValue.string(String(repeating: "x", count: 1_100))
+        journal.queue(.event(TrackedEvent(customerIds: ["cookie": "c"], eventType: "z", timestamp: 1, properties: ["p": filler])))
+        journal.commit(at: now)
+        journal.queue(event("a"))
+        journal.commit(at: now)  // the first file is full: a opens the second
+        let descriptor = try XCTUnwrap(journalFileDescriptor(), "the second segment file is open")
+        var pipeEnds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&pipeEnds), 0)
+        defer { close(pipeEnds[0]) }
+        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
+        close(pipeEnds[1])
+        journal.queue(event("b"))
+        journal.commit(at: now)  // the second file's sync fails
+        XCTAssertEqual(journal.itemsForTheStateFile, 2, "a and b, not z")
+    }
+
     /// A full disk that refuses the acknowledgement mark does not make every engine turn open a
     /// new segment file and log the same error: the mark waits for the next items to carry it.
     func testAMarkTheDiskRefusesIsNotRetriedEveryTurn() throws {

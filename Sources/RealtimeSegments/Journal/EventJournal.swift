@@ -31,6 +31,8 @@ final class EventJournal {
     private var current: JournalSegmentFile?
     /// The highest item sequence number in ``current``.
     private var currentLastSequence: UInt64 = 0
+    /// The lowest item sequence number in ``current`` (`nil` before its first item).
+    private var currentFirstSequence: UInt64?
     private var nextIndex: UInt64
     private var nextSequence: UInt64
     /// The sequence numbers of the upload queue's items, front first.
@@ -48,10 +50,16 @@ final class EventJournal {
 
     /// How many of the queue's last items are not in the journal.
     private(set) var memoryOnlyCount = 0
-    /// How many of the queue's last items the state file must hold: those not in the journal, or
-    /// every unanswered one while a file whose sync failed holds some (the device may have
-    /// dropped its writes; the next start may then send some twice, never none).
-    var itemsForTheStateFile: Int { syncFailure == nil ? memoryOnlyCount : queued.count }
+    /// How many of the queue's last items the state file must hold: those not in the journal, and
+    /// while a file whose sync failed holds unanswered items, every one from its first on (the
+    /// device may have dropped its writes; the next start may send some twice, never none).
+    var itemsForTheStateFile: Int {
+        guard syncFailure != nil, let from = unsyncedFrom else { return memoryOnlyCount }
+        // The queue from the first item of a file whose sync failed: a suffix, as the state file
+        // takes it; the items of earlier files were synced.
+        let unsynced = queued.count - (queued.firstIndex { $0 >= from } ?? queued.count)
+        return max(unsynced, memoryOnlyCount)
+    }
     /// The first of them.
     private var memoryOnlyFrom: UInt64?
     /// Why new items are kept in memory only; `nil` while they are journaled.
@@ -61,6 +69,8 @@ final class EventJournal {
     private var syncFailure: String?
     /// The highest item sequence number in a file whose sync failed.
     private var unsyncedThrough: UInt64 = 0
+    /// The lowest item sequence number in a file whose sync failed, while one's items wait.
+    private var unsyncedFrom: UInt64?
     /// When writes not yet synced must be (``JournalConfiguration/Durability/interval(milliseconds:)``).
     private(set) var syncDue: SegmentsInstant?
     private var lastSync: SegmentsInstant?
@@ -125,7 +135,10 @@ final class EventJournal {
             acknowledgedThrough = max(acknowledgedThrough, sequence)
             if let from = memoryOnlyFrom, sequence >= from { memoryOnlyCount -= 1 }
         }
-        if acknowledgedThrough >= unsyncedThrough { syncFailure = nil }
+        if acknowledgedThrough >= unsyncedThrough {
+            syncFailure = nil
+            unsyncedFrom = nil
+        }
         if memoryOnlyCount == 0 {
             memoryOnlyFrom = nil
             if count > 0, let reason = unavailable {
@@ -192,6 +205,7 @@ final class EventJournal {
                 let whole = stagedEnds.prefix(fitting).prefix { $0 <= written }.count
                 if whole > 0 {
                     currentLastSequence = firstStagedSequence + UInt64(whole - 1)
+                    if currentFirstSequence == nil { currentFirstSequence = firstStagedSequence }
                     counters.journalItemsWritten.wrappingIncrement(by: whole, ordering: .relaxed)
                 }
                 if current?.needsSync == true { sync(at: now) }
@@ -212,7 +226,10 @@ final class EventJournal {
             counters.journalWrites.wrappingIncrement(ordering: .relaxed)
             counters.journalBytesWritten.wrappingIncrement(by: staged.count, ordering: .relaxed)
             counters.journalItemsWritten.wrappingIncrement(by: fitting, ordering: .relaxed)
-            if fitting > 0 { currentLastSequence = firstStagedSequence + UInt64(fitting - 1) }
+            if fitting > 0 {
+                currentLastSequence = firstStagedSequence + UInt64(fitting - 1)
+                if currentFirstSequence == nil { currentFirstSequence = firstStagedSequence }
+            }
             if writesMark {
                 acknowledgementWritten = acknowledgedThrough
                 markRefused = false
@@ -279,12 +296,16 @@ final class EventJournal {
         do throws(JournalIOError) {
             try file.sync()
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
-            if acknowledgedThrough >= unsyncedThrough { syncFailure = nil }
+            if acknowledgedThrough >= unsyncedThrough {
+            syncFailure = nil
+            unsyncedFrom = nil
+        }
         } catch {
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
             if syncFailure == nil { logger.error("Segments: Event journal: \(error); its last writes may not survive a power loss") }
             syncFailure = error.description
             unsyncedThrough = max(unsyncedThrough, currentLastSequence)
+            if let first = currentFirstSequence { unsyncedFrom = min(unsyncedFrom ?? first, first) }
             closeCurrent()
         }
     }
@@ -306,6 +327,7 @@ final class EventJournal {
         nextIndex += 1
         current = file
         currentLastSequence = 0
+        currentFirstSequence = nil
         return file
     }
 

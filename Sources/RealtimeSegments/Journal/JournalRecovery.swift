@@ -56,15 +56,13 @@ struct JournalRecovery: Sendable {
     /// nothing is to be replayed. Never throws.
     static func read(directory: URL, logger: Logger) -> JournalRecovery {
         var recovery = JournalRecovery(directory: directory)
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        } catch {
-            // No directory is an empty journal. One that cannot be listed may hold files whose
-            // numbers this run would take again, and whose events its marks would then hide.
-            if FileManager.default.fileExists(atPath: directory.path) {
-                recovery.unreadableFiles.append(directory.path)
-            }
+        // No directory is an empty journal. One that cannot be listed (EACCES, EIO, a file in its
+        // place) may hold files whose numbers this run would take again, and whose events its
+        // marks would then hide.
+        var info = stat()
+        if stat(directory.path, &info) != 0, errno == ENOENT { return recovery }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            recovery.unreadableFiles.append(directory.path)
             return recovery
         }
         let indexed = names.compactMap { name in JournalSegmentFile.index(ofName: name).map { ($0, name) } }.sorted { $0.0 < $1.0 }

@@ -30,14 +30,15 @@ struct StateStore: Sendable {
     var fileURL: URL { directory.appendingPathComponent("segments-state.json") }
 
     func load() -> LoadResult {
-        // A FIFO or a device there would block the read, or never end it.
-        let type: FileAttributeType?
-        do {
-            type = try FileManager.default.attributesOfItem(atPath: fileURL.resolvingSymlinksInPath().path)[.type] as? FileAttributeType
-        } catch {
-            return FileManager.default.fileExists(atPath: fileURL.path) ? .unreadable("\(error)") : .missing
+        // Only "no such file" is a missing state: a file that cannot be reached now (EACCES on a
+        // parent, EIO) may hold the cookie and unsent events. A FIFO or a device there would
+        // block the read, or never end it.
+        var info = stat()
+        guard stat(fileURL.path, &info) == 0 else {
+            let code = errno
+            return code == ENOENT ? .missing : .unreadable(String(cString: strerror(code)))
         }
-        guard type == .typeRegular else { return .unreadable("not a regular file but \(Self.describe(type))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .unreadable("not a regular file but \(Self.describe(mode: info.st_mode))") }
         let data: Data
         do {
             data = try Data(contentsOf: fileURL)
@@ -58,12 +59,13 @@ struct StateStore: Sendable {
         }
     }
 
-    private static func describe(_ type: FileAttributeType?) -> String {
-        switch type {
-        case .typeDirectory: "a directory"
-        case .typeCharacterSpecial, .typeBlockSpecial: "a device"
-        case .typeSocket: "a socket"
-        default: "a FIFO or another special file"
+    private static func describe(mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
         }
     }
 
