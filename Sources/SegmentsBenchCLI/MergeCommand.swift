@@ -26,8 +26,7 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         if reports.isEmpty { throw ValidationError("give at least one report directory") }
-        let target = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
-        for path in reports where URL(fileURLWithPath: Self.directory(of: path)).standardizedFileURL.resolvingSymlinksInPath().path == target {
+        for path in reports where Self.sameDirectory(out, Self.directory(of: path)) {
             throw ValidationError("--out \(out) is one of the reports merged (\(path)): the merge would replace it; give another directory")
         }
     }
@@ -52,6 +51,18 @@ struct MergeCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(describe(error))\n".utf8))
             throw ExitCode(ExitStatus.harnessError.rawValue)
         }
+    }
+
+    /// Whether `a` and `b` name one directory: the same file when both exist (whatever the case,
+    /// links or mounts that lead there), else the same path once resolved.
+    static func sameDirectory(_ a: String, _ b: String) -> Bool {
+        var first = stat()
+        var second = stat()
+        if stat(a, &first) == 0, stat(b, &second) == 0 {
+            return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        }
+        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return resolved(a) == resolved(b)
     }
 
     /// The report at `path`: the file itself when it names one, else `path/report.json`.

@@ -620,7 +620,12 @@ struct CICommand: ParsableCommand {
             return try conclude(check, report: nil, baselinePath: baseline, directory: directory, printing: output.json ? .rows : .table)
         }
         // Interrupted, the gate's files still say why it has no verdict: a CI job killed at its
-        // time limit leaves a failed test in its JUnit report, not nothing.
+        // time limit leaves a failed test in its JUnit report, not nothing. Until the verdict (or
+        // an interruption's, which names the signal) replaces it, they say the run did not finish:
+        // so they do if it is killed outright, or ends while writing its report.
+        var unfinished = GateCheck(unreadableReport: "")
+        unfinished.harnessErrors = ["the run did not finish: it was killed, or ended while it wrote its report"]
+        _ = try? GateVerdictFiles(directory: directory).write(unfinished, report: nil, baselinePath: baseline)
         let report = try runAndReport(
             try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary,
             onInterruption: { partial, directory in

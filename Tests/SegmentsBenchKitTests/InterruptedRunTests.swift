@@ -88,4 +88,37 @@ final class InterruptedRunTests: XCTestCase {
         let junit = try String(contentsOf: out.appendingPathComponent(GateVerdictFiles.junit), encoding: .utf8)
         XCTAssertTrue(junit.contains("interrupted"), junit)
     }
+
+    /// `ci` killed outright (SIGKILL: no handler runs) leaves verdict files that say the run did
+    /// not finish, not an earlier run's verdict and not nothing.
+    func testACIKilledOutrightLeavesVerdictFilesSayingItDidNotFinish() throws {
+        guard FileManager.default.isExecutableFile(atPath: bench.path) else {
+            throw XCTSkip("no segments-bench beside the test bundle at \(bench.path)")
+        }
+        let baseline = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Reports/baseline.json")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("killed-ci-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let process = Process()
+        process.executableURL = bench
+        process.arguments = ["ci", "--baseline", baseline.path, "--out", out.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let reader = errors.fileHandleForReading
+        var text = ""
+        while !text.contains("] start") {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        XCTAssertEqual(exited.wait(timeout: .now() + 30), .success)
+        let verdict = try String(contentsOf: out.appendingPathComponent(GateVerdictFiles.json), encoding: .utf8)
+        XCTAssertTrue(verdict.contains("the run did not finish"), verdict)
+        XCTAssertTrue(try String(contentsOf: out.appendingPathComponent(GateVerdictFiles.junit), encoding: .utf8).contains("did not finish"))
+    }
 }

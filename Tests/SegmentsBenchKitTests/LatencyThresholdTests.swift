@@ -19,14 +19,14 @@ final class LatencyThresholdTests: XCTestCase {
     }
 
     /// Spaces, as k6 users write them, are ignored (`p99(fetch) < 5ms` was refused: "the limit
-    /// must follow < or <="); the threshold keeps its text as written.
+    /// must follow < or <="); the threshold keeps its text without them.
     func testSpacesInAThresholdAreIgnored() throws {
         let spaced = try LatencyThreshold.parse(" p99 (fetch) <= 5 ms ", metrics: metrics)
         XCTAssertEqual(spaced.statistic, .percentile(99))
         XCTAssertEqual(spaced.metric, "fetch")
         XCTAssertTrue(spaced.inclusive)
         XCTAssertEqual(spaced.limitNanoseconds, 5_000_000)
-        XCTAssertEqual(spaced.text, " p99 (fetch) <= 5 ms ")
+        XCTAssertEqual(spaced.text, "p99(fetch)<=5ms", "one setting, however it was spaced")
         XCTAssertEqual(try LatencyThreshold.parse("avg(fetch) < 2s", metrics: metrics).statistic, .mean)
     }
 
@@ -40,6 +40,7 @@ final class LatencyThresholdTests: XCTestCase {
             ("p99(fetch)<5", .badLimit(text: "p99(fetch)<5", limit: "5")),
             ("p99(fetch)<-5ms", .badLimit(text: "p99(fetch)<-5ms", limit: "-5ms")),
             ("p99(fetch) > 5 ms", .badComparison("p99(fetch) > 5 ms")),
+            ("p99(fetch)<5 0ms", .malformed("p99(fetch)<5 0ms")),
         ]
         for (text, expected) in cases {
             XCTAssertThrowsError(try LatencyThreshold.parse(text, metrics: metrics), text) { error in

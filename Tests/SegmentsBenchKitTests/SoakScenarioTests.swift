@@ -67,6 +67,13 @@ final class SoakCommandLineTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(SoakScenario.bytesPerOperation(samples(leaking: 48))), 48, accuracy: 2, "a leak of 48 bytes an operation")
     }
 
+    /// A sample that read the heap after the load's last operation (an idle heap, or one holding
+    /// the load's last batches) is not fitted.
+    func testOnlySamplesTakenUnderLoadAreFitted() {
+        let samples: [(operations: Int, bytes: UInt64)] = [(100, 1), (200, 2), (300, 3), (300, 9)]
+        XCTAssertEqual(SoakScenario.takenUnderLoad(samples, operationsMade: 300).map(\.operations), [100, 200])
+    }
+
     /// A long soak's thousands of samples are thinned before the pairwise fit, and still read the leak.
     func testALongSoakIsFittedOnThinnedSamples() throws {
         let long: [(operations: Int, bytes: UInt64)] = (0..<36_000).map { (index: Int) in

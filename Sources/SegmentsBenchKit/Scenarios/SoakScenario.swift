@@ -45,6 +45,13 @@ public struct SoakScenario: Scenario {
         return slopes.count % 2 == 1 ? slopes[middle] : (slopes[middle - 1] + slopes[middle]) / 2
     }
 
+    /// The samples taken while the load ran: those read before its last operation. (A sample
+    /// reads the heap, then the operations made: fewer than the total means the load was running
+    /// when the heap was read.)
+    static func takenUnderLoad(_ samples: [(operations: Int, bytes: UInt64)], operationsMade: Int) -> [(operations: Int, bytes: UInt64)] {
+        samples.filter { $0.operations < operationsMade }
+    }
+
     public func run(_ options: BenchOptions, progress: Progress) throws -> ScenarioResult {
         let seconds = options.duration(default: 30)
         let engine = try EngineUnderTest.make(
@@ -62,7 +69,10 @@ public struct SoakScenario: Scenario {
         let operations = ManagedAtomic<Int>(0)
         // jemalloc's allocated bytes against the operations made by then, ten times a second (the
         // fit's samples); RSS and active bytes once a second (the chart and the growth ratios).
+        // Room for every sample up front: the array growing under load would be read as the
+        // engine's (at a low --rate, bytes per operation near the limit).
         let allocated = LockedBox<[(operations: Int, bytes: UInt64)]>([])
+        allocated.withLock { $0.reserveCapacity(Int(seconds * 10) + 64) }
         let sampled = DispatchSemaphore(value: 0)
         let sampler = Thread {
             let start = monotonicNanoseconds()
@@ -131,8 +141,7 @@ public struct SoakScenario: Scenario {
         // allocated bytes against operations made, fitted over the samples taken under load (an
         // idle end would compare a heap holding the load's batches with one that does not). A
         // leak of a few bytes an operation shows here long before it moves a ratio of the heap.
-        let made = operations.load(ordering: .relaxed)
-        let underLoad = allocated.withLock { $0 }.filter { $0.operations < made }
+        let underLoad = Self.takenUnderLoad(allocated.withLock { $0 }, operationsMade: operations.load(ordering: .relaxed))
         if underLoad.count >= 4, let kept = Self.bytesPerOperation(Array(underLoad[(underLoad.count / 3)...])) {
             figures.append(Figure(
                 name: "soak.retainedBytesPerOperation", value: kept, unit: "bytes/op", gate: .atMost(Self.retainedBytesLimit),
@@ -140,6 +149,9 @@ public struct SoakScenario: Scenario {
                     + "sampled ten times a second under load, after warm-up; ≤ \(Int(Self.retainedBytesLimit)): a leak of that much an operation would exceed it)"))
         }
         var notes: [String] = AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote]
+        if AllocationProbe.isAvailable, !figures.contains(where: { $0.name == "soak.retainedBytesPerOperation" }) {
+            notes.append("soak.retainedBytesPerOperation not measured: \(underLoad.count) allocation samples taken under load, 4 needed")
+        }
         if !figures.contains(where: { $0.name == "soak.rssGrowth" }) {
             notes.append("soak.rssGrowth not measured: \(rssPoints.count) RSS samples, 3 needed (RSS is read from /proc/self/statm on Linux)")
         }

@@ -30,15 +30,21 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
     /// Parses `text`; `metrics` are the names a run measures (the metric must be one of them).
     /// - Throws: ``LatencyThresholdError`` saying what is wrong.
     public static func parse(_ text: String, metrics: [String]) throws(LatencyThresholdError) -> LatencyThreshold {
-        // Errors quote the text as given; parsing reads it without its spaces.
-        let original = text
-        let text = text.filter { !$0.isWhitespace }
+        // Errors quote the text as given; parsing reads it without its spaces, and the threshold
+        // keeps that compact text (one setting, however it was spaced). Spaces inside a number
+        // (`5 0ms`) are not dropped: that is no limit.
+        let characters = Array(text)
+        for index in characters.indices where characters[index].isWhitespace {
+            let before = characters[..<index].last { !$0.isWhitespace }
+            let after = characters[index...].first { !$0.isWhitespace }
+            if let before, let after, before.isNumber || before == ".", after.isNumber || after == "." {
+                throw .malformed(text)
+            }
+        }
         do throws(LatencyThresholdError) {
-            var threshold = try parseCompact(text, metrics: metrics)
-            threshold.text = original
-            return threshold
+            return try parseCompact(text.filter { !$0.isWhitespace }, metrics: metrics)
         } catch {
-            throw error.quoting(original)
+            throw error.quoting(text)
         }
     }
 
