@@ -38,6 +38,11 @@ public enum SegmentCategory: Hashable, Sendable, CustomStringConvertible {
     /// The legacy spelling of ``merchandising``; the same category.
     public static let merchandise = SegmentCategory.merchandising
 
+    /// The category itself. In Exponea's SDK a category carries its segments, so code written for
+    /// it names one as a call (`.discovery()`, `.merchandise()`); this lets that code compile
+    /// unchanged.
+    public func callAsFunction() -> SegmentCategory { self }
+
     /// Creates a category from a wire name: case-insensitive, `merchandise` maps to `merchandising`,
     /// and a known name gives its known case.
     public init(name: String) {
