@@ -14,26 +14,27 @@ struct SegmentsBench: ParsableCommand {
         defaultSubcommand: SuiteCommand.self)
 }
 
-/// Options shared by the commands that run scenarios.
+/// Options shared by the commands that run scenarios. The numbers take the next argument whatever
+/// it starts with, so that `--producers -1` is refused for its value, not as a missing one.
 struct LoadOptions: ParsableArguments {
-    @Option(help: "Callbacks to register: fanout-sweep and peers run that N alone instead of their sweep; qualified takes it as its number of users.")
+    @Option(parsing: .unconditional, help: "Callbacks to register: fanout-sweep and peers run that N alone instead of their sweep; qualified takes it as its number of users.")
     var callbacks: Int?
-    @Option(help: "Producer threads.") var producers: Int?
-    @Option(help: "Target events per second per producer (fleet: across the whole fleet); default: each scenario's own (tracking-storm: flat out).") var rate: Double?
-    @Option(help: "Seconds of load.") var duration: Double?
-    @Option(name: .customLong("switch-rate"), help: "Customer switches per second.") var switchRate: Double?
+    @Option(parsing: .unconditional, help: "Producer threads.") var producers: Int?
+    @Option(parsing: .unconditional, help: "Target events per second per producer (fleet: across the whole fleet); default: each scenario's own (tracking-storm: flat out).") var rate: Double?
+    @Option(parsing: .unconditional, help: "Seconds of load.") var duration: Double?
+    @Option(name: .customLong("switch-rate"), parsing: .unconditional, help: "Customer switches per second.") var switchRate: Double?
     @Option(help: "Engine transport: memory (isolates the engine) or http (loopback) (default: memory).")
     var transport: BenchOptions.Transport?
-    @Option(help: "Engine debounce in seconds.") var debounce: Double?
-    @Option(help: "Seed of every random choice (default: 1).") var seed: UInt64?
-    @Option(help: "Simulated devices (fleet).") var devices: Int?
+    @Option(parsing: .unconditional, help: "Engine debounce in seconds.") var debounce: Double?
+    @Option(parsing: .unconditional, help: "Seed of every random choice (default: 1).") var seed: UInt64?
+    @Option(parsing: .unconditional, help: "Simulated devices (fleet).") var devices: Int?
     @Option(help: "Target rate over time instead of --rate and --duration: duration:target pairs, ramping linearly (10s:2000,30s:2000,10s:0).")
     var stages: String?
     @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms', under 60 s (repeatable); a missed one exits 2, as does a percentile with too few samples to hold it (1,000 for p99.9).")
     var thresholds: [String] = []
-    @Option(name: .customLong("fetch-delay-ms"), help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
+    @Option(name: .customLong("fetch-delay-ms"), parsing: .unconditional, help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
     var fetchDelayMs: Double?
-    @Option(name: .customLong("spin-window-ms"), help: "Milliseconds of the client's delivery spin window in the runs with one (fanout-sweep, peers; more than 0, at most 10; default: 5).")
+    @Option(name: .customLong("spin-window-ms"), parsing: .unconditional, help: "Milliseconds of the client's delivery spin window in the runs with one (fanout-sweep, peers; more than 0, at most 10; default: 5).")
     var spinWindowMs: Double?
     @Flag(help: "Shorter runs (what the CI gate uses).") var quick = false
     @Option(help: ArgumentHelp(

@@ -181,6 +181,17 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: baseline))
     }
 
+    /// A negative number is refused for its value (it was "Missing value for '--producers'", as
+    /// if the flag had none).
+    func testANegativeNumberIsRefusedForItsValue() throws {
+        let refused = try XCTUnwrap(failure(["run", "tracking-storm", "--producers", "-1"]))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("--producers must be"), refused.message)
+        let rate = try XCTUnwrap(failure(["run", "soak", "--rate", "-5"]))
+        XCTAssertEqual(rate.status, 64, rate.message)
+        XCTAssertTrue(rate.message.contains("--rate must be"), rate.message)
+    }
+
     func testABaselineIsNotReplacedByAReportThatLacksSomeOfItsScenarios() throws {
         var registry = ScenarioRegistry(builtIns: false)
         try registry.register(GatedScenario(name: "alpha"))
