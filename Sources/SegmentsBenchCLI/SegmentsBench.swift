@@ -624,15 +624,23 @@ struct CICommand: ParsableCommand {
         // time limit leaves a failed test in its JUnit report, not nothing. Until the verdict (or
         // an interruption's, which names the signal) replaces it, they say the run did not finish:
         // so they do if it is killed outright, or ends while writing its report.
+        let suite = try runnableSuite(options: options)  // a usage error leaves no verdict at all
         var unfinished = GateCheck(unreadableReport: "")
         unfinished.harnessErrors = ["the run did not finish: it was killed, or ended while it wrote its report"]
         _ = try? GateVerdictFiles(directory: directory).write(unfinished, report: nil, baselinePath: baseline)
-        let report = try runAndReport(
-            try runnableSuite(options: options), options: options, out: output.out, printing: output.json ? .nothing : .summary,
-            onInterruption: { partial, directory in
-                _ = try? GateVerdictFiles(directory: directory).write(
-                    judge(partial, baselinePath: baseline, everyScenarioMustRun: true), report: partial, baselinePath: baseline)
-            })
+        let report: BenchReport
+        do {
+            report = try runAndReport(
+                suite, options: options, out: output.out, printing: output.json ? .nothing : .summary,
+                onInterruption: { partial, directory in
+                    _ = try? GateVerdictFiles(directory: directory).write(
+                        judge(partial, baselinePath: baseline, everyScenarioMustRun: true), report: partial, baselinePath: baseline)
+                })
+        } catch {
+            // Said on standard error with its exit code; no verdict stands for it.
+            try? GateVerdictFiles(directory: directory).removeEarlierVerdict()
+            throw error
+        }
         try conclude(
             judge(report, baselinePath: baseline, everyScenarioMustRun: true), report: report, baselinePath: baseline,
             directory: directory, printing: output.json ? .gatedReport(report) : .table)
