@@ -472,6 +472,8 @@ func conclude(_ check: GateCheck, report: BenchReport?, baselinePath: String, di
     do {
         try GateVerdictFiles(directory: directory).write(check, report: report, baselinePath: baselinePath)
     } catch {
+        // None of a placeholder (ci's "did not finish") or part of this verdict stays behind.
+        try? GateVerdictFiles(directory: directory).removeEarlierVerdict()
         written = false
         check.harnessErrors.append("the verdict could not be written into \(directory.path): \(describe(error))")
     }

@@ -131,6 +131,21 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a damaged tail"), 0)
     }
 
+    /// What follows a damaged record counts as intact only if it could have been written after
+    /// it: an item numbered below the file's items so far is stale bytes, and the damage a tail.
+    func testADamagedRecordFollowedByAStaleItemIsATail() async throws {
+        var bytes = record(.item(sequence: 5, event("e5"))) + record(.item(sequence: 6, event("e6")))
+        let damaged = record(.item(sequence: 5, event("e5"))).count + JournalRecord.headerSize + 12
+        bytes[damaged] ^= 0x40
+        bytes += record(.item(sequence: 2, event("stale")))
+        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+        let fixture = journaled()
+        fixture.client.start()
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["e5"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) has a damaged tail"), 1)
+    }
+
     func testATornTailIsSkippedWithALogLineAndWhatCameBeforeItIsUploaded() async throws {
         let first = clientThatDies()
         try first.client.trackEvent(eventType: "whole")

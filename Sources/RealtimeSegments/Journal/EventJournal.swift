@@ -135,10 +135,7 @@ final class EventJournal {
             acknowledgedThrough = max(acknowledgedThrough, sequence)
             if let from = memoryOnlyFrom, sequence >= from { memoryOnlyCount -= 1 }
         }
-        if acknowledgedThrough >= unsyncedThrough {
-            syncFailure = nil
-            unsyncedFrom = nil
-        }
+        clearSyncFailureIfAnswered()
         if memoryOnlyCount == 0 {
             memoryOnlyFrom = nil
             if count > 0, let reason = unavailable {
@@ -296,10 +293,7 @@ final class EventJournal {
         do throws(JournalIOError) {
             try file.sync()
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
-            if acknowledgedThrough >= unsyncedThrough {
-            syncFailure = nil
-            unsyncedFrom = nil
-        }
+            clearSyncFailureIfAnswered()
         } catch {
             counters.journalFsyncs.wrappingIncrement(ordering: .relaxed)
             if syncFailure == nil { logger.error("Segments: Event journal: \(error); its last writes may not survive a power loss") }
@@ -308,6 +302,13 @@ final class EventJournal {
             if let first = currentFirstSequence { unsyncedFrom = min(unsyncedFrom ?? first, first) }
             closeCurrent()
         }
+    }
+
+    /// Forgets a failed sync once every item of the files it failed on has been answered.
+    private func clearSyncFailureIfAnswered() {
+        guard acknowledgedThrough >= unsyncedThrough else { return }
+        syncFailure = nil
+        unsyncedFrom = nil
     }
 
     // MARK: Files

@@ -51,6 +51,18 @@ struct JournalRecovery: Sendable {
             "Segments: The event journal is off but \(directory.path) holds \(count) segment file\(count == 1 ? "" : "s") of an earlier run; their events are not uploaded until the journal is turned on again (SegmentsConfiguration.journal)")
     }
 
+    /// Whether `decoded` is an intact record that can follow items up to `lastSequence` in one
+    /// file: an item numbered above them (items rise within a file), a mark in range, or an item
+    /// whose upload cannot be read but whose checksum holds.
+    private static func isIntactRecord(_ decoded: JournalRecord.Decoded, after lastSequence: UInt64) -> Bool {
+        switch decoded {
+        case .record(.item(let sequence, _), _): sequence > lastSequence && sequence <= JournalSegmentFile.largestNumber
+        case .record(.acknowledged(let through), _): through <= JournalSegmentFile.largestNumber
+        case .unreadable: true
+        case .end, .damaged: false
+        }
+    }
+
     /// Reads every segment file of `directory` in order. A damaged or torn tail is skipped with a
     /// `Segments:` warning. A file that cannot be read is listed in ``unreadableFiles``, and then
     /// nothing is to be replayed. Never throws.
@@ -90,8 +102,7 @@ struct JournalRecovery: Sendable {
                         // Writes never go on after a torn record, so an intact record after this
                         // one means damage in place (a flipped bit): only this record is lost.
                         if let next = JournalRecord.declaredEnd(bytes, at: offset),
-                           case .record(let following, _) = JournalRecord.decode(bytes, at: next),
-                           following.number <= JournalSegmentFile.largestNumber {
+                           Self.isIntactRecord(JournalRecord.decode(bytes, at: next), after: segment.lastSequence) {
                             logger.error(
                                 "Segments: Event journal file \(name) has a damaged record at byte \(offset) (\(reason)); it is skipped, the intact records after it are replayed")
                             offset = next

@@ -67,22 +67,24 @@ public struct SoakScenario: Scenario {
         let running = ManagedAtomic<Bool>(true)
         let tracked = ManagedAtomic<Int>(0)
         let operations = ManagedAtomic<Int>(0)
-        // jemalloc's allocated bytes against the operations made by then, ten times a second (the
-        // fit's samples); RSS and active bytes once a second (the chart and the growth ratios).
-        // Room for every sample up front: the array growing under load would be read as the
-        // engine's (at a low --rate, bytes per operation near the limit).
+        // jemalloc's allocated bytes against the operations made by then, ten times a second
+        // (the fit's samples; fewer past 400 s, at most about 4,000 in all); RSS and active bytes
+        // once a second (the chart and the growth ratios). Room for every sample up front: the
+        // array growing under load would be read as the engine's (at a low --rate, bytes per
+        // operation near the limit).
+        let ticksPerSample = max(1, Int(seconds * 10 / 4_000))
         let allocated = LockedBox<[(operations: Int, bytes: UInt64)]>([])
-        allocated.withLock { $0.reserveCapacity(Int(seconds * 10) + 64) }
+        allocated.withLock { $0.reserveCapacity(Int(seconds * 10) / ticksPerSample + 64) }
         let sampled = DispatchSemaphore(value: 0)
         let sampler = Thread {
             let start = monotonicNanoseconds()
             var tick = 0
             while running.load(ordering: .relaxed) {
-                if let snapshot = AllocationProbe.snapshot() {
+                if tick % ticksPerSample == 0 || tick % 10 == 0, let snapshot = AllocationProbe.snapshot() {
                     // Read after the snapshot: fewer operations than the run's total means the load
                     // was still running when the heap was read.
                     let made = operations.load(ordering: .relaxed)
-                    allocated.withLock { $0.append((made, snapshot.allocatedBytes)) }
+                    if tick % ticksPerSample == 0 { allocated.withLock { $0.append((made, snapshot.allocatedBytes)) } }
                     if tick % 10 == 0 {
                         let elapsed = Double(monotonicNanoseconds() - start) / 1e9
                         active.withLock { $0.append(.init(x: elapsed, y: Double(snapshot.activeBytes) / 1_048_576)) }
