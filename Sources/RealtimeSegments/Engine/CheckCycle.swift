@@ -257,6 +257,9 @@ final class CheckCycle {
         for category in delivery.categoriesCutOff(before: snapshot.generation) where !changed.contains(category) {
             changed.append(category)
         }
+        // No segment before and none now: the categories shown non-empty were none and are none
+        // (read from that set, which the check keeps anyway: a look at every list costs retains).
+        let nothingShownBefore = shownCategories.isEmpty
         for category in changed {
             if response[category].isEmpty {
                 shownCategories.remove(category)
@@ -264,14 +267,14 @@ final class CheckCycle {
                 shownCategories.insert(category)
             }
         }
+        if nothingShownBefore, shownCategories.isEmpty {
+            logger.debug("\(SegmentsLogMessage.emptyDataFromServerAndStore)")
+        }
         // Stored before the deliveries, so that a callback calling `getSegments` (whose cached
         // answer is read on the caller's thread) gets the list it was given. The previous state
         // and cache entry are let go when this function returns, after the deliveries are
         // scheduled: freeing them (dictionaries, segment lists) sat between the fetch's return
         // and the delivery thread's wake-up.
-        if next.categories.values.allSatisfy(\.isEmpty), lastKnown?.categories.values.allSatisfy(\.isEmpty) ?? true {
-            logger.debug("\(SegmentsLogMessage.emptyDataFromServerAndStore)")
-        }
         let previous = lastKnown
         lastKnown = next
         let replacedEntry = pullCache.store(response, generation: snapshot.generation, sequence: sequence, at: clock.continuousNow())
