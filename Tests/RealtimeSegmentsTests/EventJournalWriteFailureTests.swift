@@ -106,6 +106,18 @@ extension EventJournalWriteFailureTests {
         return nil
     }
 
+    /// Makes the open segment file's descriptor write into a pipe, whose fsync fails (EINVAL):
+    /// writes the device lost. The pipe is closed after the test.
+    private func failTheOpenFilesSyncs() throws {
+        let descriptor = try XCTUnwrap(journalFileDescriptor(), "a segment file is open")
+        var pipeEnds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&pipeEnds), 0)
+        let reading = pipeEnds[0]
+        addTeardownBlock { close(reading) }
+        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
+        close(pipeEnds[1])
+    }
+
     /// A sync that failed is not forgotten when a later one, of a new file, succeeds: the items of
     /// the file that failed may be lost at a crash, so `flushJournal()` keeps failing until they
     /// have been answered.
@@ -113,14 +125,7 @@ extension EventJournalWriteFailureTests {
         let journal = journal(.everyCommit)
         journal.queue(event("a"))
         journal.commit(at: now)
-        // The segment file's descriptor now writes into a pipe, whose fsync fails (EINVAL): a
-        // write the device lost.
-        let descriptor = try XCTUnwrap(journalFileDescriptor(), "the segment file is open")
-        var pipeEnds: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&pipeEnds), 0)
-        defer { close(pipeEnds[0]) }
-        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
-        close(pipeEnds[1])
+        try failTheOpenFilesSyncs()
         journal.queue(event("b"))
         journal.commit(at: now)  // b's sync fails; the file is closed
         journal.queue(event("c"))
@@ -136,12 +141,7 @@ extension EventJournalWriteFailureTests {
         let journal = journal(.everyCommit)
         journal.queue(event("a"))
         journal.commit(at: now)
-        let descriptor = try XCTUnwrap(journalFileDescriptor(), "the segment file is open")
-        var pipeEnds: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&pipeEnds), 0)
-        defer { close(pipeEnds[0]) }
-        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
-        close(pipeEnds[1])
+        try failTheOpenFilesSyncs()
         journal.queue(event("b"))
         journal.commit(at: now)  // the sync of the file holding a and b fails
         journal.finish(at: now)
@@ -162,12 +162,7 @@ extension EventJournalWriteFailureTests {
         journal.commit(at: now)
         journal.queue(event("a"))
         journal.commit(at: now)  // the first file is full: a opens the second
-        let descriptor = try XCTUnwrap(journalFileDescriptor(), "the second segment file is open")
-        var pipeEnds: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&pipeEnds), 0)
-        defer { close(pipeEnds[0]) }
-        XCTAssertEqual(dup2(pipeEnds[1], descriptor), descriptor)
-        close(pipeEnds[1])
+        try failTheOpenFilesSyncs()  // the second segment file's
         journal.queue(event("b"))
         journal.commit(at: now)  // the second file's sync fails
         XCTAssertEqual(journal.itemsForTheStateFile, 2, "a and b, not z")
