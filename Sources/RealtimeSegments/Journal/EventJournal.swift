@@ -54,7 +54,8 @@ final class EventJournal {
     /// while a file whose sync failed holds unanswered items, every one from its first on (the
     /// device may have dropped its writes; the next start may send some twice, never none).
     var itemsForTheStateFile: Int {
-        guard syncFailure != nil, let from = unsyncedFrom else { return memoryOnlyCount }
+        // Set only while a failed sync's file holds items (cleared with the failure).
+        guard let from = unsyncedFrom else { return memoryOnlyCount }
         // The queue from the first item of a file whose sync failed: a suffix, as the state file
         // takes it; the items of earlier files were synced.
         let unsynced = queued.count - (queued.firstIndex { $0 >= from } ?? queued.count)

@@ -33,14 +33,7 @@ public struct LatencyThreshold: Sendable, Codable, Hashable, CustomStringConvert
         // Errors quote the text as given; parsing reads it without its spaces, and the threshold
         // keeps that compact text (one setting, however it was spaced). Spaces inside a number
         // (`5 0ms`) are not dropped: that is no limit.
-        let characters = Array(text)
-        for index in characters.indices where characters[index].isWhitespace {
-            let before = characters[..<index].last { !$0.isWhitespace }
-            let after = characters[index...].first { !$0.isWhitespace }
-            if let before, let after, before.isNumber || before == ".", after.isNumber || after == "." {
-                throw .malformed(text)
-            }
-        }
+        if text.contains(/[0-9.]\s+[0-9.]/) { throw .malformed(text) }
         do throws(LatencyThresholdError) {
             return try parseCompact(text.filter { !$0.isWhitespace }, metrics: metrics)
         } catch {
