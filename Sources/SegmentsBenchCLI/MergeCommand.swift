@@ -67,7 +67,7 @@ struct MergeCommand: ParsableCommand {
 
     /// The report at `path`: the file itself when it names one, else `path/report.json`.
     static func load(_ path: String) throws -> BenchReport {
-        let url = reportURL(path)
+        let url = ReportLocation.reportJSON(at: path)
         do {
             return try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
         } catch {
@@ -75,15 +75,7 @@ struct MergeCommand: ParsableCommand {
         }
     }
 
-    static func reportURL(_ path: String) -> URL {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            return URL(fileURLWithPath: path)
-        }
-        return URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent("report.json")
-    }
-
     static func directory(of path: String) -> String {
-        reportURL(path).deletingLastPathComponent().path
+        ReportLocation.reportJSON(at: path).deletingLastPathComponent().path
     }
 }

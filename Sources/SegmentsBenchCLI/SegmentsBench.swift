@@ -411,10 +411,7 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Print the rows as JSON instead of the table.") var json = false
 
     func run() throws {
-        var isDirectory: ObjCBool = false
-        let reportURL = FileManager.default.fileExists(atPath: report, isDirectory: &isDirectory) && isDirectory.boolValue
-            ? URL(fileURLWithPath: report, isDirectory: true).appendingPathComponent("report.json")
-            : URL(fileURLWithPath: report)
+        let reportURL = ReportLocation.reportJSON(at: report)
         let directory = out.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? reportURL.deletingLastPathComponent()
         let loaded: BenchReport?
         let check: GateCheck
@@ -525,7 +522,7 @@ struct BaselineCommand: ParsableCommand {
             let report: BenchReport
             if let from {
                 // A report directory, as `check --report` and `merge` take, or its report.json.
-                let url = MergeCommand.reportURL(from)
+                let url = ReportLocation.reportJSON(at: from)
                 do {
                     report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
                 } catch {
