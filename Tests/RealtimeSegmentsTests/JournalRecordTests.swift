@@ -109,6 +109,7 @@ final class JournalRecordTests: XCTestCase {
                 case .end: return (records, nil)
                 case .damaged(let reason): return (records, reason)
                 case .unreadable(let reason, _): return (records, reason)
+                case .newerFormat(let what): return (records, what)
                 case .record(let record, let next):
                     records.append(record)
                     offset = next

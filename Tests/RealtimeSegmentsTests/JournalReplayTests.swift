@@ -359,6 +359,51 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Replaying"), 0)
     }
 
+    /// Frames `body` as a journal record, with its length and a checksum that holds.
+    private func framed(_ body: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        withUnsafeBytes(of: UInt32(body.count).littleEndian) { bytes.append(contentsOf: $0) }
+        let checksum = body.withUnsafeBytes { CRC32.checksum($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.append(contentsOf: $0) }
+        return bytes + body
+    }
+
+    /// An intact record of a kind this version does not know was written by a newer version of the
+    /// library (an app downgraded, or two versions sharing a directory). Read as damage, it and
+    /// every record after it were skipped, and deleted with the file once the records before it
+    /// were answered. The journal is set aside for the run instead, its files left in place.
+    func testAnIntactRecordOfAnUnknownKindSetsTheJournalAsideAndLeavesItsFileInPlace() async throws {
+        let newer = framed([3] + Array(repeating: 0, count: 8) + Array("a newer record".utf8))
+        let bytes = record(.item(sequence: 1, event("before"))) + newer + record(.item(sequence: 2, event("after")))
+        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+        let fixture = journaled()
+        fixture.client.start()
+        try fixture.client.trackEvent(eventType: "new")
+        await assertJournalUnavailable(fixture, because: "newer version", else: "flushJournal returned although the journal holds a newer version's record")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["new"], "nothing is replayed from a file this version cannot read in full")
+        fixture.client.stop(timeout: .seconds(5))
+        XCTAssertEqual(try Data(contentsOf: segmentFile(1)), Data(bytes), "the file is left as it was")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Event journal file \(segmentFile(1).lastPathComponent) holds a record at byte \(record(.item(sequence: 1, event("before"))).count) of kind 3, written by a newer version"), 1,
+                       "\(fixture.logs.messages)")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: The event journal is set aside for this run"), 1)
+    }
+
+    /// The same for an intact item record whose upload is of a kind, or holds a value, this
+    /// version does not know: skipped as unreadable, that upload was lost.
+    func testAnIntactItemOfAnUnknownKindSetsTheJournalAside() async throws {
+        let newerItem = framed([1, 2, 0, 0, 0, 0, 0, 0, 0, 9] + Array("a newer upload".utf8))
+        let bytes = record(.item(sequence: 1, event("before"))) + newerItem
+        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+        let fixture = journaled()
+        fixture.client.start()
+        await assertJournalUnavailable(fixture, because: "newer version", else: "flushJournal returned although the journal holds a newer version's upload")
+        fixture.settle()
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), [])
+        fixture.client.stop(timeout: .seconds(5))
+        XCTAssertEqual(try Data(contentsOf: segmentFile(1)), Data(bytes))
+    }
+
     /// A journal directory that exists but cannot be listed (here a file in its place, as for
     /// EACCES) is not an empty journal: its files' numbers would be taken again, and the mark of
     /// what this run's server answers would hide their events at the next start.

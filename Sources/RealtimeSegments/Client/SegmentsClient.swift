@@ -139,13 +139,15 @@ public final class SegmentsClient: Sendable {
             let journalDirectory = JournalRecovery.directory(in: directory)
             if configuration.journal != nil {
                 let recovery = JournalRecovery.read(directory: journalDirectory, logger: logger)
-                if recovery.unreadableFiles.isEmpty {
-                    initial.journal = recovery
-                } else {
-                    let files = recovery.unreadableFiles.joined(separator: ", ")
+                if let reason = recovery.setAsideReason {
+                    let remedy = recovery.unreadableFiles.isEmpty
+                        ? "run a version that reads them, or move them out of the directory to give up their events"
+                        : "fix the file's permissions, or move it out of the directory to give up its events"
                     logger.error(
-                        "Segments: The event journal is set aside for this run: \(files) cannot be read. No journal file is replayed, written or deleted, so that what the server answers now cannot hide the unread events; events are kept in memory and in the state file at stop, and every journal file is replayed at a start that can read them (fix the file's permissions, or move it out of the directory to give up its events)")
-                    initial.journalSetAside = "\(files) cannot be read"
+                        "Segments: The event journal is set aside for this run: \(reason). No journal file is replayed, written or deleted, so that what the server answers now cannot hide the unread events; events are kept in memory and in the state file at stop, and every journal file is replayed at a start that can read them (\(remedy))")
+                    initial.journalSetAside = reason
+                } else {
+                    initial.journal = recovery
                 }
             } else {
                 JournalRecovery.warnOfSegmentFilesLeft(in: journalDirectory, logger: logger)

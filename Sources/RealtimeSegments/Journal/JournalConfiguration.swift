@@ -17,8 +17,10 @@
 /// original order, before anything tracked in this run. Segment files whose items have all been
 /// answered are deleted. A torn or damaged tail (a crash mid-write) is skipped with a `Segments:`
 /// warning; what came before it is replayed. A damaged record with intact ones after it (damage
-/// in place) is skipped alone, with a `Segments:` error. A directory or file that cannot be read
-/// sets the journal aside for the run, and it is replayed at a start that can read it.
+/// in place) is skipped alone, with a `Segments:` error. A directory or file that cannot be read,
+/// or an intact record of a kind this version does not know (a newer version of the library wrote
+/// it: records are framed so that a new kind can be told from damage), sets the journal aside for
+/// the run, and it is replayed at a start that can read it.
 ///
 /// Delivery is at least once: an upload the server accepted but whose acknowledgement did not
 /// reach the journal before the process died is sent again at the next start. Duplicates are
@@ -32,10 +34,10 @@
 /// once the events kept in memory only have been uploaded. Those events are written to the state
 /// file at ``SegmentsClient/stop(timeout:)`` (as without a journal), not at a crash.
 ///
-/// A segment file left by an earlier run that cannot be read sets the journal aside for the whole
-/// run, with a `Segments:` error: nothing is replayed, written or deleted (a mark of what the
-/// server answers would hide the unread file's events), events are kept as without a journal,
-/// and every file is replayed at a start that can read them.
+/// A segment file left by an earlier run that cannot be read, or that a newer version wrote, sets
+/// the journal aside for the whole run, with a `Segments:` error: nothing is replayed, written or
+/// deleted (a mark of what the server answers would hide the unread file's events), events are
+/// kept as without a journal, and every file is replayed at a start that can read them.
 ///
 /// One running client per state directory: two clients journaling into the same directory at
 /// once would replay, and delete, each other's segment files.

@@ -13,6 +13,9 @@ enum JournalItemCodec {
     /// a writer of another format, never a torn write).
     struct Malformed: Error, CustomStringConvertible {
         var description: String
+        /// An item kind or value tag this version does not know: in an intact record, the work of
+        /// a newer version of the library, not damage.
+        var isNewerFormat = false
     }
 
     private enum Kind: UInt8 { case event = 1, customer = 2 }
@@ -101,7 +104,7 @@ enum JournalItemCodec {
             let ids = try reader.strings()
             item = .customer(CustomerUpdate(customerIds: ids, properties: try reader.object(depth: 0)))
         case nil:
-            throw Malformed(description: "unknown item kind")
+            throw Malformed(description: "an upload of unknown kind", isNewerFormat: true)
         }
         guard reader.offset == bytes.count else { throw Malformed(description: "\(bytes.count - reader.offset) bytes after the item") }
         return item
@@ -183,7 +186,7 @@ enum JournalItemCodec {
                 for _ in 0..<count { elements.append(try value(depth: depth + 1)) }
                 return .array(elements)
             case .object: return .object(try object(depth: depth))
-            case nil: throw Malformed(description: "unknown value tag")
+            case nil: throw Malformed(description: "a value of unknown tag", isNewerFormat: true)
             }
         }
     }

@@ -58,6 +58,9 @@ enum JournalRecord: Equatable, Sendable {
         /// A whole, intact item record whose upload cannot be read (say, properties nested deeper
         /// than the reader allows), and the offset of what follows it.
         case unreadable(String, next: Int)
+        /// A whole, intact record of a kind, or holding an upload, this version does not know: one
+        /// written by a newer version of the library. Names what is unknown.
+        case newerFormat(String)
     }
 
     /// Where the record at `offset` would end by its header, when that length is possible and
@@ -93,12 +96,15 @@ enum JournalRecord: Equatable, Sendable {
                     let item = try JournalItemCodec.decode(UnsafeRawBufferPointer(rebasing: body[reader.offset...]))
                     return .record(.item(sequence: sequence, item), next: next)
                 } catch {
+                    if error.isNewerFormat { return .newerFormat("kind \(kind) holding \(error)") }
                     return .unreadable("\(error)", next: next)
                 }
             case acknowledgementKind where length == 9:
                 return .record(.acknowledged(through: sequence), next: next)
             default:
-                return .damaged("a record of unknown kind \(kind)")
+                // The checksum holds, so the writer meant it: a kind, or a longer mark, of a newer
+                // format. Reading on, or skipping it as damage, would lose what it holds.
+                return .newerFormat("kind \(kind)")
             }
         } catch {
             return .damaged("a record's content cannot be read: \(error)")

@@ -34,6 +34,18 @@ struct JournalRecovery: Sendable {
     /// run (see ``SegmentsClient``): a mark of what the server answers now would also cover their
     /// items, whose numbers are unknown, and hide them once they can be read.
     var unreadableFiles: [String] = []
+    /// Segment files holding a record this version does not know, written by a newer version of
+    /// the library. They set the journal aside for the run as unreadable files do.
+    var newerFormatFiles: [String] = []
+
+    /// Why the journal cannot be used in this run, or `nil` when it can.
+    var setAsideReason: String? {
+        if !unreadableFiles.isEmpty { return "\(unreadableFiles.joined(separator: ", ")) cannot be read" }
+        if !newerFormatFiles.isEmpty {
+            return "\(newerFormatFiles.joined(separator: ", ")) \(newerFormatFiles.count == 1 ? "was" : "were") written by a newer version of RealtimeSegments"
+        }
+        return nil
+    }
 
     /// The journal's directory inside the state directory.
     static func directory(in stateDirectory: URL) -> URL {
@@ -58,14 +70,14 @@ struct JournalRecovery: Sendable {
         switch decoded {
         case .record(.item(let sequence, _), _): sequence > lastSequence && sequence <= JournalSegmentFile.largestNumber
         case .record(.acknowledged(let through), _): through <= JournalSegmentFile.largestNumber
-        case .unreadable: true
+        case .unreadable, .newerFormat: true
         case .end, .damaged: false
         }
     }
 
     /// Reads every segment file of `directory` in order. A damaged or torn tail is skipped with a
-    /// `Segments:` warning. A file that cannot be read is listed in ``unreadableFiles``, and then
-    /// nothing is to be replayed. Never throws.
+    /// `Segments:` warning. A file that cannot be read is listed in ``unreadableFiles``, one a newer
+    /// version wrote in ``newerFormatFiles``, and then nothing is to be replayed. Never throws.
     static func read(directory: URL, logger: Logger) -> JournalRecovery {
         var recovery = JournalRecovery(directory: directory)
         // No directory is an empty journal. One that cannot be listed (EACCES, EIO, a file in its
@@ -111,6 +123,11 @@ struct JournalRecovery: Sendable {
                         logger.warning(
                             "Segments: Event journal file \(name) has a damaged tail at byte \(offset) (\(reason)); its last \(bytes.count - offset) bytes are skipped")
                         return
+                    case .newerFormat(let what):
+                        logger.error(
+                            "Segments: Event journal file \(name) holds a record at byte \(offset) of \(what), written by a newer version of RealtimeSegments; the file is left in place")
+                        recovery.newerFormatFiles.append(url.path)
+                        return
                     case .unreadable(let reason, let next):
                         logger.error(
                             "Segments: Event journal file \(name) has a record at byte \(offset) that cannot be read (\(reason)); that upload is skipped, the rest of the file is replayed")
@@ -136,7 +153,7 @@ struct JournalRecovery: Sendable {
             }
             recovery.segments.append(segment)
         }
-        guard recovery.unreadableFiles.isEmpty else { return recovery }
+        guard recovery.setAsideReason == nil else { return recovery }
         let acknowledged = recovery.acknowledgedThrough
         recovery.entries = items.filter { $0.sequence > acknowledged }
         if !recovery.entries.isEmpty {
