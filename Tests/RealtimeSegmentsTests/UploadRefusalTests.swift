@@ -153,16 +153,49 @@ final class UploadRefusalTests: XCTestCase {
             fixture.settle()
             for type in ["a", "b"] { try fixture.client.trackEvent(eventType: type) }
             fixture.settle()
-            for _ in 0..<3 { fixture.advance(.seconds(60)) }
+            fixture.advance(.seconds(50))  // under the longest backoff, after which an upload tries again
             XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "\(error): uploads stopped")
             XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "\(error)")
             _ = fixture.register(.discovery, firstLoad: true, tag: "d")
             fixture.advance(.seconds(5))  // the registration's check: its fetch succeeds
             XCTAssertEqual(fixture.recorder.count(tag: "d"), 1, "\(error): the fetch succeeded")
-            for _ in 0..<3 { fixture.advance(.seconds(60)) }
-            XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"], "\(error)")
+            XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"], "\(error): resumed before the retry was due")
             XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 1, "\(error): \(fixture.logs.messages)")
         }
+    }
+
+    /// An app that only tracks never fetches, so a fetch could not resume its uploads: after a
+    /// proxy's passing 403 they stayed stopped, and its events in memory, for the process's life.
+    /// One upload tries again after the policy's longest backoff.
+    func testUploadsStoppedByAConfigurationErrorTryAgainAfterTheLongestBackoffWithoutAFetch() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 403), count: 1)
+        fixture.client.start()
+        fixture.settle()
+        for type in ["a", "b"] { try fixture.client.trackEvent(eventType: type) }
+        fixture.settle()
+        fixture.advance(.seconds(59))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "not before the longest backoff")
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 403)"), 1)
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume: the server accepted an upload tried again"), 1,
+                       "\(fixture.logs.messages)")
+    }
+
+    /// A key that stays wrong is tried once per longest backoff, with no further error line, and
+    /// the engine rests in between.
+    func testAWrongKeyIsTriedOncePerLongestBackoffWithOneErrorLine() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
+        fixture.client.start()
+        fixture.settle()
+        try fixture.client.trackEvent(eventType: "a")
+        fixture.settle()
+        for _ in 0..<10 { fixture.advance(.seconds(30)) }
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 6, "the first upload, then one a minute")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0)
     }
 
     /// An error of the upload endpoint alone (a key without tracking rights) comes back after
@@ -176,7 +209,7 @@ final class UploadRefusalTests: XCTestCase {
         fixture.settle()
         try fixture.client.trackEvent(eventType: "a")
         fixture.settle()
-        fixture.advance(.seconds(60))  // the upload: 404, stopped
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "the upload: 404, stopped")
         _ = fixture.register(.discovery, firstLoad: true, tag: "d")
         fixture.advance(.seconds(5))  // a fetch succeeds: resumed, and the upload fails again
         fixture.advance(.seconds(1))
@@ -186,10 +219,7 @@ final class UploadRefusalTests: XCTestCase {
         fixture.advance(.seconds(1))
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 1)
         XCTAssertEqual(fixture.client.statistics.uploadFailures, 2, "an upload after every check")
-        fixture.advance(.seconds(60))
-        _ = fixture.register(.merchandising, firstLoad: true, tag: "m")
-        fixture.advance(.seconds(5))  // a fetch a minute later: resumed, and the upload goes out
-        fixture.advance(.seconds(60))
+        fixture.advance(.seconds(60))  // a minute after they stopped again, the upload tries again and goes out
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 2)
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a"])
     }
@@ -198,7 +228,7 @@ final class UploadRefusalTests: XCTestCase {
         let directory = temporaryDirectory()
         do {
             let fixture = try uploadsFailing(with: .unauthorized(status: 401), stateDirectory: directory)
-            XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not retried with the same key")
+            XCTAssertEqual(fixture.client.statistics.uploadFailures, 21, "tried again once a minute with the same key, not more")
             XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
             fixture.client.stop()
         }
@@ -231,7 +261,7 @@ final class UploadRefusalTests: XCTestCase {
 
     func testARedirectStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
         let fixture = try uploadsFailing(with: .unexpectedStatus(301))
-        XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "not sent again to the address that redirects")
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 21, "sent again to the address that redirects once a minute, not more")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: redirected (HTTP 301)"), 1)
         XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 0, "nothing set aside")
     }

@@ -53,8 +53,13 @@ final class EngineOwner {
     /// Where uploads run: off the cooperative pool, which `stop()` may be blocking (see
     /// ``SerialQueueTaskExecutor``), marking ``EngineChannels/uploadThread``.
     private let uploadExecutor: SerialQueueTaskExecutor
-    /// When a successful fetch last resumed uploads stopped by a configuration error.
+    /// When a successful fetch, or a retry, last resumed uploads stopped by a configuration error.
     private var lastUploadResume: SegmentsInstant?
+    /// While uploads are stopped by a configuration error: when one upload tries again, so that
+    /// an app that never fetches (it only tracks) does not wait for a fetch to resume them.
+    private var uploadRetryWhileStopped: SegmentsInstant?
+    /// The configuration error that stopped uploads, while the upload sent to try again is out.
+    private var triedAgainAfter: SegmentsError?
 
     private let checks: CheckCycle
     private var pulls: PullCoordinator
@@ -221,6 +226,7 @@ final class EngineOwner {
         }
         let now = clock.now()
         startCheck(checks.tick(at: now))
+        if let due = uploadRetryWhileStopped, now >= due, !stopping { tryUploadsAgain(at: now) }
         if uploadSchedule.mayStart(
             at: now, queue: uploads, drainedThrough: channels.ring.nextDequeuePosition, stopping: stopping) {
             startUpload()
@@ -280,6 +286,7 @@ final class EngineOwner {
         }
         // Stopped uploads wait for nothing: a retry time set before they stopped has passed for good.
         consider(uploadSchedule.deadline(queueWaits: !uploads.isEmpty && !uploads.isInFlight && uploads.pausedBy == nil))
+        if !stopping { consider(uploadRetryWhileStopped) }
         consider(persister.answeredUploadsRewriteAt)
         consider(journal?.syncDue)
         return deadline
@@ -622,12 +629,30 @@ final class EngineOwner {
         if let last = lastUploadResume, now < last + configuration.uploadRetry.maximum { return }
         guard let error = uploads.resume() else { return }
         lastUploadResume = now
+        uploadRetryWhileStopped = nil
         logger.notice(
             "Segments: Uploads resume: a fetch from the same server succeeded since uploads stopped (\(error)); \(uploads.count) kept uploads go out")
     }
 
+    /// Uploads stopped by a configuration error for the upload policy's longest backoff: the next
+    /// upload tries again. Accepted, uploads resume; refused alike, they stop for as long again,
+    /// without another error line (``handleUploadCompleted(_:)``).
+    private func tryUploadsAgain(at now: SegmentsInstant) {
+        uploadRetryWhileStopped = nil
+        guard let error = uploads.resume() else { return }
+        lastUploadResume = now
+        triedAgainAfter = error
+        logger.debug("Segments: Uploads stopped (\(error)) try again: \(uploads.count) kept uploads")
+    }
+
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
         let resolution = uploads.resolve(outcome, policy: configuration.uploadRetry, random: &random)
+        let triedAgainAfter = self.triedAgainAfter
+        self.triedAgainAfter = nil
+        if let triedAgainAfter, !resolution.paused, resolution.removed > 0 {
+            logger.notice(
+                "Segments: Uploads resume: the server accepted an upload tried again since uploads stopped (\(triedAgainAfter)); \(uploads.count) kept uploads go out")
+        }
         if resolution.removed > 0 {
             journal?.acknowledge(resolution.removed)
             uploadSchedule.uploadsAnswered()
@@ -641,8 +666,14 @@ final class EngineOwner {
         guard let error = resolution.failure else { return }
         counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
         if resolution.paused {
-            logger.error(
-                "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume once a fetch from the same server succeeds, or when the client is started with a configuration the server accepts")
+            let retry = configuration.uploadRetry.maximum
+            uploadRetryWhileStopped = clock.now() + retry
+            if let triedAgainAfter, triedAgainAfter == error {
+                logger.debug("Segments: Uploads still stopped: \(error); trying again in \(retry)")
+            } else {
+                logger.error(
+                    "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume once a fetch from the same server succeeds or an upload tried again every \(retry) is accepted, or when the client is started with a configuration the server accepts")
+            }
             persister.markDirty()
             return
         }

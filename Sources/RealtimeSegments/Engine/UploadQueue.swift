@@ -12,7 +12,8 @@ import DequeModule
 ///   the commands around it still go out;
 /// - a configuration error (401, 403: a wrong key; 404 or a redirect, 3xx: a wrong project or base
 ///   URL) stops uploads until ``resume()`` (the engine calls it when a fetch from the same server
-///   succeeds) or the client's end: every item is kept.
+///   succeeds, and to try one upload again after the policy's longest backoff) or the client's
+///   end: every item is kept.
 ///
 /// A pure state machine: it performs no I/O and reads no clock. Engine thread only.
 struct UploadQueue {
