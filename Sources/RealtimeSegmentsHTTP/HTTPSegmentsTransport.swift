@@ -13,7 +13,7 @@ import RealtimeSegments
 /// let client = SegmentsClient(configuration: .init(projectToken: "token", authorization: .token("key"), transport: transport))
 /// ```
 ///
-/// Errors (all `SegmentsError`): 401/403 → `unauthorized`, 404 → `notFound`, 408 → `timeout`,
+/// Errors (all `SegmentsError`): 401/403 → `unauthorized`, 404 → `notFound`, 408 → `requestTimeout`,
 /// 429 → `rateLimited`, 5xx → `serverError` (both with the `Retry-After` header, if sent), other
 /// non-2xx → `unexpectedStatus`, whether or not its body arrives whole; a deadline → `timeout`; no
 /// connection or a reset before the response → `connectionFailed`; a 2xx body that is cut short,

@@ -5,13 +5,14 @@ import RealtimeSegments
 
 /// How HTTP outcomes become `SegmentsError`s.
 enum HTTPStatusMapping {
-    /// `nil` for 2xx; the typed error otherwise, carrying the server's `Retry-After` for 429 and 5xx.
+    /// `nil` for 2xx; the typed error otherwise, carrying the server's `Retry-After` for 408, 429
+    /// and 5xx.
     static func error(forStatus status: Int, retryAfter: Duration? = nil) -> SegmentsError? {
         switch status {
         case 200..<300: nil
         case 401, 403: .unauthorized(status: status)
         case 404: .notFound
-        case 408: .timeout
+        case 408: .requestTimeout(retryAfter: retryAfter)
         case 429: .rateLimited(retryAfter: retryAfter)
         case 500..<600: .serverError(status: status, retryAfter: retryAfter)
         default: .unexpectedStatus(status)

@@ -220,10 +220,10 @@ final class HTTPTransportResponseTests: XCTestCase {
         assertMalformed(await failure(of: identify), "a customer update answered with HTML")
     }
 
-    /// SPEC §7: 408 is transient (a timeout), and 429 and 5xx carry the server's `Retry-After`,
+    /// SPEC §7: 408, 429 and 5xx are transient and carry the server's `Retry-After`,
     /// given in seconds or as an HTTP date in any of the three forms RFC 9110 §5.6.7 has a
     /// recipient accept (IMF-fixdate, RFC 850's, asctime's).
-    func testRetryAfterIsReadFromSecondsOrADateAnd408IsATimeout() async throws {
+    func testRetryAfterIsReadFromSecondsOrADateAnd408IsTransient() async throws {
         let server = try CannedHTTPServer(scripted: [
             .init(status: 429, body: "{}", headers: ["retry-after": "120"]),
             .init(status: 503, body: "{}", headers: ["retry-after": "Fri, 31 Dec 2100 23:59:59 GMT"]),
@@ -231,15 +231,21 @@ final class HTTPTransportResponseTests: XCTestCase {
             .init(status: 503, body: "{}", headers: ["retry-after": "Sat Nov  6 08:49:37 2100"]),
             .init(status: 503, body: "{}", headers: ["retry-after": "soon"]),
             .init(status: 408, body: "{}"),
+            .init(status: 408, body: "{}", headers: ["retry-after": "120"]),
         ])
         defer { server.stop() }
         let transport = try transport(server)
         var outcomes: [Result<SegmentsResponse, SegmentsError>] = []
         for _ in 0..<6 { outcomes.append(await fetch(transport)) }
+        // SPEC §7 honours Retry-After on a 408 as on 429 and 5xx.
+        let timedOut = await fetch(transport)
+        guard case .failure(let error) = timedOut else { return XCTFail("\(timedOut)") }
+        XCTAssertEqual(error.retryAfter, .seconds(120), "\(error)")
+        XCTAssertTrue(error.isTransient)
         let aDay = SegmentsError.serverError(status: 503, retryAfter: .seconds(86_400))
         XCTAssertEqual(outcomes, [
             .failure(.rateLimited(retryAfter: .seconds(120))), .failure(aDay), .failure(aDay), .failure(aDay),
-            .failure(.serverError(status: 503)), .failure(.timeout),
+            .failure(.serverError(status: 503)), .failure(.requestTimeout()),
         ])
     }
 

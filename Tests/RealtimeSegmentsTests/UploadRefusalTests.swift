@@ -266,9 +266,12 @@ final class UploadRefusalTests: XCTestCase {
         XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 0, "nothing set aside")
     }
 
-    /// SPEC §7: 429 and 5xx are transient, retried with backoff honouring `Retry-After`.
+    /// SPEC §7: 408, 429 and 5xx are transient, retried with backoff honouring `Retry-After`.
     func testRetryAfterIsHonouredWhenLongerThanTheBackoff() throws {
-        for error in [SegmentsError.rateLimited(retryAfter: .seconds(30)), .serverError(status: 503, retryAfter: .seconds(30))] {
+        for error in [
+            SegmentsError.rateLimited(retryAfter: .seconds(30)), .serverError(status: 503, retryAfter: .seconds(30)),
+            .requestTimeout(retryAfter: .seconds(30)),
+        ] {
             let fixture = Fixture()
             fixture.transport.failNext(.trackEvents, with: error)
             fixture.client.start()
@@ -310,7 +313,9 @@ final class UploadRefusalTests: XCTestCase {
     }
 
     func testTransientAndPermanentFailuresAreToldApart() {
-        for transient: SegmentsError in [.timeout, .connectionFailed("x"), .rateLimited(), .serverError(status: 503), .unexpectedStatus(408)] {
+        for transient: SegmentsError in [
+            .timeout, .requestTimeout(), .connectionFailed("x"), .rateLimited(), .serverError(status: 503), .unexpectedStatus(408),
+        ] {
             XCTAssertTrue(transient.isTransient, "\(transient)")
             XCTAssertEqual(UploadQueue.kind(of: transient), .transient, "\(transient)")
         }

@@ -19,6 +19,9 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     case unexpectedStatus(Int)
     /// The request did not complete before its deadline.
     case timeout
+    /// The server timed out waiting for the request (HTTP 408); `retryAfter` is its `Retry-After`
+    /// header, if it sent one.
+    case requestTimeout(retryAfter: Duration? = nil)
     /// The connection could not be made or was lost.
     case connectionFailed(String)
     /// The response body is not of the documented shape.
@@ -55,7 +58,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `true` for failures that a retry may fix: network, timeout, 408, 429 and 5xx.
     public var isTransient: Bool {
         switch self {
-        case .timeout, .connectionFailed, .rateLimited, .serverError, .unexpectedStatus(408): true
+        case .timeout, .requestTimeout, .connectionFailed, .rateLimited, .serverError, .unexpectedStatus(408): true
         default: false
         }
     }
@@ -63,7 +66,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// How long the server asked the client to wait before trying again (`Retry-After`), if it did.
     public var retryAfter: Duration? {
         switch self {
-        case .rateLimited(let delay), .serverError(_, let delay): delay
+        case .rateLimited(let delay), .serverError(_, let delay), .requestTimeout(let delay): delay
         default: nil
         }
     }
@@ -85,6 +88,7 @@ public enum SegmentsError: Error, Hashable, Sendable, CustomStringConvertible {
             "redirected (HTTP \(status)): set the base URL to the address the server redirects to"
         case .unexpectedStatus(let status): "unexpected HTTP status \(status)"
         case .timeout: "request timed out"
+        case .requestTimeout(let delay): "the server timed out waiting for the request (HTTP 408)\(Self.describe(retryAfter: delay))"
         case .connectionFailed(let reason): "connection failed: \(reason)"
         case .malformedResponse(let reason): "malformed response: \(reason)"
         case .customerChanged: "the customer changed while segments were being fetched"
