@@ -103,12 +103,16 @@ public struct GateCheck: Sendable {
     /// Rows worth showing (everything but passes and figures of scenarios that did not run).
     public var notable: [Row] { rows.filter { $0.verdict != .pass && $0.verdict != .notRun } }
 
-    /// `true` for a figure only jemalloc can measure: an allocation count (unit `allocs…`) or a
-    /// jemalloc statistic (named for it, such as `soak.jemallocActiveGrowth`). Missing from a
-    /// scenario that ran without jemalloc, such a figure is ``Verdict/skipped``, not missing.
+    /// `true` for a figure only jemalloc can measure: an allocation count (unit `allocs…`), a
+    /// jemalloc statistic (named for it, such as `soak.jemallocActiveGrowth`), or one of
+    /// ``readFromJemalloc``. Missing from a scenario that ran without jemalloc, such a figure is
+    /// ``Verdict/skipped``, not missing.
     static func needsJemalloc(name: String, unit: String) -> Bool {
-        unit.hasPrefix("allocs") || name.localizedCaseInsensitiveContains("jemalloc")
+        unit.hasPrefix("allocs") || name.localizedCaseInsensitiveContains("jemalloc") || readFromJemalloc.contains(name)
     }
+
+    /// Figures read from jemalloc's statistics whose name and unit do not say so.
+    static let readFromJemalloc: Set<String> = [SoakScenario.retainedBytesFigure]
 
     /// The suffix of the figure that counts the `--threshold` limits a run missed.
     static let thresholdsFailedSuffix = ".thresholdsFailed"

@@ -16,6 +16,8 @@ public struct SoakScenario: Scenario {
 
     /// The most bytes a soak may keep per operation after warm-up (see `soak.retainedBytesPerOperation`).
     static let retainedBytesLimit = 16.0
+    /// The figure of the bytes kept per operation, read from jemalloc's allocated bytes.
+    static let retainedBytesFigure = "soak.retainedBytesPerOperation"
 
     /// The samples of allocated bytes a fit uses at most; longer runs are thinned evenly, which
     /// keeps the pairwise fit's work bounded (its pairs grow with the square of the samples).
@@ -146,13 +148,13 @@ public struct SoakScenario: Scenario {
         let underLoad = Self.takenUnderLoad(allocated.withLock { $0 }, operationsMade: operations.load(ordering: .relaxed))
         if underLoad.count >= 4, let kept = Self.bytesPerOperation(Array(underLoad[(underLoad.count / 3)...])) {
             figures.append(Figure(
-                name: "soak.retainedBytesPerOperation", value: kept, unit: "bytes/op", gate: .atMost(Self.retainedBytesLimit),
+                name: Self.retainedBytesFigure, value: kept, unit: "bytes/op", gate: .atMost(Self.retainedBytesLimit),
                 summary: "slope of jemalloc's allocated bytes against operations made (the median of every two samples' slopes, "
                     + "sampled ten times a second under load, after warm-up; ≤ \(Int(Self.retainedBytesLimit)): a leak of that much an operation would exceed it)"))
         }
         var notes: [String] = AllocationProbe.isAvailable ? [] : [AllocationProbe.unavailableNote]
-        if AllocationProbe.isAvailable, !figures.contains(where: { $0.name == "soak.retainedBytesPerOperation" }) {
-            notes.append("soak.retainedBytesPerOperation not measured: \(underLoad.count) allocation samples taken under load, 4 needed")
+        if AllocationProbe.isAvailable, !figures.contains(where: { $0.name == Self.retainedBytesFigure }) {
+            notes.append("\(Self.retainedBytesFigure) not measured: \(underLoad.count) allocation samples taken under load, 4 needed")
         }
         if !figures.contains(where: { $0.name == "soak.rssGrowth" }) {
             notes.append("soak.rssGrowth not measured: \(rssPoints.count) RSS samples, 3 needed (RSS is read from /proc/self/statm on Linux)")
