@@ -113,6 +113,24 @@ final class GateCheckTests: XCTestCase {
         XCTAssertTrue(check.passed, check.verdictLine)
     }
 
+    /// A check that loses a callback ends the probe early, so its allocation count is not
+    /// measured: that missing figure made the gate a harness error (70), which wins over the
+    /// violation (3), and an engine bug read as an infrastructure flake.
+    func testFiguresAScenarioCouldNotMeasureAfterAViolationLeaveTheViolationAsTheVerdict() {
+        let incomplete = Figure(name: "fanout-sweep.N100.incomplete", value: 0, unit: "count", gate: .zero, summary: "")
+        let allocations = Figure(name: "fanout-sweep.N100.allocsPerCheck", value: 12, unit: "allocs/check", gate: .allocations, summary: "")
+        let sweepBaseline = Baseline(from: report([incomplete, allocations], scenario: "fanout-sweep"))
+        var lost = incomplete
+        lost.value = 1
+        let check = GateCheck(report: report([lost], scenario: "fanout-sweep"), baseline: sweepBaseline)
+        XCTAssertEqual(check.exitStatus, .violation, check.renderTable())
+        XCTAssertEqual(check.rows.first { $0.name == allocations.name }?.verdict, .unmeasured)
+        XCTAssertTrue(check.renderTable().contains("not measured after"), check.renderTable())
+        // Without a violation the same gap is still the harness's error.
+        let gap = GateCheck(report: report([incomplete], scenario: "fanout-sweep"), baseline: sweepBaseline)
+        XCTAssertEqual(gap.exitStatus, .harnessError)
+    }
+
     func testBaselinesRoundTripThroughTheirFile() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).json")
         try baseline.write(to: url)

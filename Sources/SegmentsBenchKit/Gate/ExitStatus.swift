@@ -44,7 +44,7 @@ public enum ExitStatus: Int32, Sendable, Codable, CaseIterable {
     /// The status a gate row's verdict calls for.
     public init(_ verdict: GateCheck.Verdict) {
         switch verdict {
-        case .pass, .improved, .skipped, .notRun, .new: self = .pass
+        case .pass, .improved, .skipped, .unmeasured, .notRun, .new: self = .pass
         case .regressed: self = .regression
         case .violated: self = .violation
         case .missing, .invalid: self = .harnessError

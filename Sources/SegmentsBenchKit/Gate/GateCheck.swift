@@ -22,6 +22,10 @@ public struct GateCheck: Sendable {
         case invalid
         /// Not measurable in this run (allocation counts without jemalloc): warns, does not fail.
         case skipped
+        /// In the baseline but not measured because its scenario broke a correctness rule in this
+        /// run (a check that lost a callback ends the probe before its allocation count): the
+        /// ``violated`` row is the verdict (exit 3), not a harness error.
+        case unmeasured
         /// Its scenario was not part of this run (`segments-bench run <one scenario>`): not checked.
         case notRun
         /// Gated against the baseline now, but the baseline has no value for it: not compared. A
@@ -95,9 +99,10 @@ public struct GateCheck: Sendable {
     public var passed: Bool { exitStatus == .pass }
 
     /// How many figures the gate judged: every row but those of scenarios that did not run, those
-    /// this run could not measure (``Verdict/skipped``) and those with no baseline yet (``Verdict/new``).
+    /// this run could not measure (``Verdict/skipped``, ``Verdict/unmeasured``) and those with no
+    /// baseline yet (``Verdict/new``).
     public var checkedCount: Int {
-        rows.filter { ![.notRun, .skipped, .new].contains($0.verdict) }.count
+        rows.filter { ![.notRun, .skipped, .unmeasured, .new].contains($0.verdict) }.count
     }
 
     /// Rows worth showing (everything but passes and figures of scenarios that did not run).
@@ -179,6 +184,13 @@ public struct GateCheck: Sendable {
                             rule: "the run's --threshold limits" + (missed.isEmpty ? "" : ": " + missed.joined(separator: "; ")),
                             verdict: .regressed))
         }
+        // A scenario that threw measured nothing for a reason of the harness's: its gaps stay errors.
+        let violatedScenarios = Set(rows.filter { $0.verdict == .violated && !$0.name.hasSuffix(Self.scenarioFailedSuffix) }
+            .map { String($0.name.prefix { $0 != "." }) })
+        for index in rows.indices where rows[index].verdict == .missing
+            && violatedScenarios.contains(String(rows[index].name.prefix { $0 != "." })) {
+            rows[index].verdict = .unmeasured
+        }
         self.rows = rows
         let uncompared = rows.filter { $0.verdict == .new }.map(\.name)
         var uncomparedLines: [String] = []
@@ -194,6 +206,10 @@ public struct GateCheck: Sendable {
         let skipped = rows.filter { $0.verdict == .skipped }.map(\.name)
         if !skipped.isEmpty {
             warnings.append("\(skipped.count) gated figure\(skipped.count == 1 ? " was" : "s were") not measured in this run and not checked (\(Self.list(skipped))): \(AllocationProbe.unavailableNote)")
+        }
+        let unmeasured = rows.filter { $0.verdict == .unmeasured }.map(\.name)
+        if !unmeasured.isEmpty {
+            warnings.append("\(unmeasured.count) gated figure\(unmeasured.count == 1 ? " was" : "s were") not measured after \(unmeasured.count == 1 ? "its" : "their") scenario violated a rule (\(Self.list(unmeasured))): the violation is the verdict")
         }
         let notRun = rows.filter { $0.verdict == .notRun }
         if !notRun.isEmpty {

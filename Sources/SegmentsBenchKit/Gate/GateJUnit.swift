@@ -12,7 +12,7 @@ enum GateJUnit {
     static func render(_ check: GateCheck, suiteName: String = "segments-bench gate") -> String {
         let e = MarkupEscaping.xml
         let failing: Set<GateCheck.Verdict> = [.regressed, .violated, .missing, .invalid]
-        let skipping: Set<GateCheck.Verdict> = [.skipped, .notRun, .new]
+        let skipping: Set<GateCheck.Verdict> = [.skipped, .unmeasured, .notRun, .new]
         let failures = check.rows.filter { failing.contains($0.verdict) }.count
         let skipped = check.rows.filter { skipping.contains($0.verdict) }.count
         let tests = check.rows.count + check.harnessErrors.count
