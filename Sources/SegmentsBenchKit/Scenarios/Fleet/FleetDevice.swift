@@ -56,7 +56,11 @@ final class FleetDevice: Sendable {
     /// Scripts a change of `category` on the mock for the device's customer (stamped with
     /// `intended`; nothing against a target), then tracks an event carrying `intended`. Returns whether `trackEvent` accepted it.
     func track(category: SegmentCategory, intended: UInt64, backend: FleetBackend) -> Bool {
-        let cookie = state.withLock { $0.cookie }
+        let categoryIndex = Self.index(of: category)
+        let cookie = state.withLock { state in
+            state.willScript(intended, categoryIndex: categoryIndex)
+            return state.cookie
+        }
         backend.script(Self.change(intended), category: category, cookie: cookie)
         do {
             try engine.trackEvent(
@@ -101,8 +105,15 @@ final class FleetDevice: Sendable {
             state.switchedAway[previous] = returned
             state.cookie = cookie
             state.cookies.append(cookie)
+            state.forgetUnseenChanges()
+            state.willScript(intended, categoryIndex: Self.index(of: category))
         }
         backend.script(Self.change(intended), category: category, cookie: cookie)
+    }
+
+    /// The index of `category` in ``FleetScenario/categories``, as callbacks number them.
+    private static func index(of category: SegmentCategory) -> Int {
+        FleetScenario.categories.firstIndex(of: category) ?? 0
     }
 
     /// The segments of a scripted change intended at `intended`.
@@ -127,7 +138,7 @@ final class FleetDevice: Sendable {
         let change = segments.first(where: { $0.segmentationId == changeSegmentationId }).flatMap { UInt64($0.id) }
         var repeated = false
         var firstLoad: UInt64?
-        var changeLatency: UInt64?
+        var changeLatencies: [UInt64] = []
         var stale = false
         state.withLock { state in
             let epoch = state.switchEpoch
@@ -147,10 +158,7 @@ final class FleetDevice: Sendable {
                 }
                 return
             }
-            if let change, change > state.lastTimedChange[categoryIndex], change <= now {
-                state.lastTimedChange[categoryIndex] = change
-                changeLatency = now - change
-            }
+            if let change { changeLatencies = state.sawChange(change, categoryIndex: categoryIndex, at: now) }
         }
         if repeated { measurements.repeatedDeliveries.wrappingIncrement(ordering: .relaxed) }
         if marker == nil { measurements.unmarkedDeliveries.wrappingIncrement(ordering: .relaxed) }
@@ -159,7 +167,7 @@ final class FleetDevice: Sendable {
             measurements.devicesLoaded.wrappingIncrement(ordering: .relaxed)
             FleetMeasurements.record(firstLoad, into: measurements.firstLoad)
         }
-        if let changeLatency { FleetMeasurements.record(changeLatency, into: measurements.changeToCallback) }
+        for latency in changeLatencies { FleetMeasurements.record(latency, into: measurements.changeToCallback) }
     }
 
     /// Delivered markers that were never this device's cookie (checked once the run is over).

@@ -23,8 +23,9 @@ struct FleetDeviceState: Sendable {
     var lastSwitchAt: UInt64?
     /// Intended start of the latest identify whose link has not returned yet.
     var pendingLinkIntended: UInt64?
-    /// Per category (discovery, content, merchandising): the latest change timed.
-    var lastTimedChange: [UInt64] = [0, 0, 0]
+    /// Per category (discovery, content, merchandising): the intended starts of the changes
+    /// scripted for the cookie now and not yet seen by a callback.
+    var unseenChanges: [[UInt64]] = [[], [], []]
     /// Identify calls so far (names the next hard id).
     var identifies = 0
     /// Raised before and after each switch: odd while one is under way.
@@ -37,5 +38,30 @@ struct FleetDeviceState: Sendable {
     init(cookie: String) {
         self.cookie = cookie
         self.cookies = [cookie]
+    }
+
+    /// A change intended at `intended` is about to be scripted for the cookie now. Noted before
+    /// the script, so that no delivery of it can come first.
+    mutating func willScript(_ intended: UInt64, categoryIndex: Int) {
+        unseenChanges[categoryIndex].append(intended)
+    }
+
+    /// A callback of `categoryIndex` saw the change intended at `change`, at `now`: returns the
+    /// latency of every unseen change up to it. A change the server replaced before any fetch
+    /// carried it is seen with the one that replaced it; timing only the change delivered would
+    /// leave out the oldest, longest-waiting ones.
+    mutating func sawChange(_ change: UInt64, categoryIndex: Int, at now: UInt64) -> [UInt64] {
+        var latencies: [UInt64] = []
+        unseenChanges[categoryIndex].removeAll { intended in
+            guard intended <= change else { return false }
+            if intended <= now { latencies.append(now - intended) }
+            return true
+        }
+        return latencies
+    }
+
+    /// The cookie changed: the changes scripted for the one before will never be delivered.
+    mutating func forgetUnseenChanges() {
+        unseenChanges = [[], [], []]
     }
 }

@@ -186,7 +186,7 @@ public struct FleetScenario: Scenario {
 
         var latencies: [(metric: String, recorder: LatencyRecorder, definition: String)] = [
             ("change-to-callback", measurements.changeToCallback.withLock { $0 },
-             "intended start of a tracked event or switch (the server's segments change then) → each callback's first delivery of that change (includes upload, the \(debounce) debounce and the fetch)"),
+             "intended start of a tracked event or switch (the server's segments change then) → each callback's first delivery of that change or of one that replaced it (includes upload, the \(debounce) debounce and the fetch)"),
             ("fetch", measurements.fetch.withLock { $0 }, "transport fetch call, start → return, during the load (the start-up fetches are in first-load)"),
             ("link", measurements.link.withLock { $0 }, "intended start of an identify with a new hard id → its link call returned (the link precedes the debounced check)"),
             ("upload", measurements.upload.withLock { $0 }, "each event's intended start → the upload carrying it returned (tracking → acknowledged)"),
