@@ -20,6 +20,22 @@ final class FigureSamplesTests: XCTestCase {
         XCTAssertTrue(candidateOnly.isEmpty)
     }
 
+    /// A ratio of two timings of one run states which way is better and is compared; other
+    /// ratios are not. The floor-normalised ratios the README reads first were dropped, so a
+    /// churn rate achieved falling from 1.01 to 0.08 of its target made no block in `compare`.
+    func testARatioThatStatesItsDirectionIsCompared() throws {
+        var samples = FigureSamples()
+        for side in InterleavedSchedule.Side.allCases {
+            var run = report([("s.hitRatio", 0.8, "ratio")])
+            run.scenarios[0].figures.append(
+                Figure(name: "s.achievedToTarget", value: 1.01, unit: "ratio", direction: .higherIsBetter, summary: ""))
+            samples.add(run, scenario: "s", side: side)
+        }
+        let (compared, _, _) = try samples.validated()
+        XCTAssertEqual(compared.map(\.name), ["s.achievedToTarget"])
+        XCTAssertEqual(compared.map(\.direction), [.higherIsBetter])
+    }
+
     /// A latency's p50 and p99 are compared too (`compare --scenario customer-switch`, whose
     /// headline is a latency, found no figure to compare: exit 70); a p99 a run has too few
     /// samples for is listed, not judged.

@@ -185,6 +185,22 @@ final class ReportMergeTests: XCTestCase {
         XCTAssertTrue(note.contains("the highest host's value"), note)
     }
 
+    /// A ratio that says higher is better (a speed-up, the churn rate achieved over the rate
+    /// asked for) merges to the slowest host's value, as the README promises: it took the fastest.
+    func testAnUngatedRatioThatSaysHigherIsBetterTakesTheWorstHostsValue() throws {
+        let speedup = { (value: Double) in
+            Figure(name: "storm.speedup", value: value, unit: "ratio", direction: .higherIsBetter, summary: "speedup")
+        }
+        let merged = try ReportMerge.merge([
+            (host: "fast", report: report(host: "fast", latency: LatencyRecorder(), figures: [speedup(1.01)])),
+            (host: "slow", report: report(host: "slow", latency: LatencyRecorder(), figures: [speedup(0.30)])),
+        ], command: "merge")
+        let scenario = try XCTUnwrap(merged.scenarios.first)
+        XCTAssertEqual(scenario.figure("storm.speedup")?.value, 0.30)
+        let note = try XCTUnwrap(scenario.notes.first { $0.hasPrefix("`storm.speedup` per host") })
+        XCTAssertTrue(note.contains("the worst host's value"), note)
+    }
+
     /// A latency read without its recorded buckets (a report written before they were kept) cannot
     /// be added exactly: merge refuses it instead of reporting 0 samples.
     func testALatencyWithoutRecordedBucketsIsRefused() throws {

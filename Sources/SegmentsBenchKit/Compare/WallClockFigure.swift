@@ -1,16 +1,17 @@
 /// Which figures of a report are wall-clock measurements, and which way is better.
 ///
 /// A figure is wall-clock when its unit is a time (`ns`, `µs`, `us`, `ms`, `s`: lower is better)
-/// or a rate per second (`ops/s`, anything ending in `/s`: higher is better). Allocation counts,
-/// correctness counters and same-run ratios are left to the baseline gate, which trusts them
-/// from a single run.
+/// or a rate per second (`ops/s`, anything ending in `/s`: higher is better), or when it states
+/// its ``Figure/direction`` (a ratio of two timings of the same run, which follows the machine's
+/// load as a time does). Allocation counts and correctness counters are left to the baseline gate,
+/// which trusts them from a single run.
 public enum WallClockFigure {
     /// Units of time.
     public static let timeUnits: Set<String> = ["ns", "µs", "us", "ms", "s"]
 
     /// The direction of `figure` if it is wall-clock, `nil` otherwise.
     public static func direction(of figure: Figure) -> Direction? {
-        direction(unit: figure.unit)
+        figure.direction ?? direction(unit: figure.unit)
     }
 
     /// The direction of a figure measured in `unit`, `nil` if that is not a wall-clock unit.

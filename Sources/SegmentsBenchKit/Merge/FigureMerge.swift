@@ -7,8 +7,9 @@
 /// - Limits (``GateRule/atMost(_:)``): the highest host's value.
 /// - Counts (unit `count`) and rates (units ending in `/s`): the sum over hosts.
 /// - Anything else (ratios, latencies, allocations per operation, sizes): never averaged; the
-///   worst host's value (the highest, or the lowest for ``GateRule/higherIsBetter(relative:absolute:)``),
-///   with every host's value and their spread in a note.
+///   worst host's value (the highest, or the lowest for ``GateRule/higherIsBetter(relative:absolute:)``
+///   and for an ungated figure whose ``Figure/direction`` is higher-is-better), with every host's
+///   value and their spread in a note.
 ///
 /// A non-finite value on any host makes the merged value non-finite (the gate refuses it).
 enum FigureMerge {
@@ -52,6 +53,8 @@ enum FigureMerge {
             case .worst:
                 if case .higherIsBetter = merged.gate {
                     merged.value = values.min()!
+                } else if merged.gate == nil, WallClockFigure.direction(of: merged) == .higherIsBetter {
+                    merged.value = values.min()!
                 } else {
                     merged.value = values.max()!
                 }
@@ -65,7 +68,7 @@ enum FigureMerge {
         case .correctness: "any host off its expected value fails"
         case .limit: "the highest host's value"
         case .sum: "the sum"
-        case .worst: merged.gate == nil
+        case .worst: merged.gate == nil && WallClockFigure.direction(of: merged) == nil
             ? "the highest host's value, never an average (not gated: which way is worse is not recorded)"
             : "the worst host's value, never an average"
         }

@@ -8,15 +8,23 @@ public struct Figure: Codable, Sendable, Hashable {
     public var unit: String
     /// How the gate compares it with the baseline; `nil` is reported, never gated.
     public var gate: GateRule?
+    /// Which way is better, for a figure not gated whose unit does not say (a ratio to a floor
+    /// measured in the same run): `compare` then judges it over repetitions, and `merge` keeps the
+    /// worst host's value. `nil` for times and rates, whose unit says, and for figures neither judges.
+    public var direction: WallClockFigure.Direction?
     /// One line saying what it is.
     public var summary: String
 
     /// Creates a figure.
-    public init(name: String, value: Double, unit: String, gate: GateRule? = nil, summary: String) {
+    public init(
+        name: String, value: Double, unit: String, gate: GateRule? = nil, direction: WallClockFigure.Direction? = nil,
+        summary: String
+    ) {
         self.name = name
         self.value = value
         self.unit = unit
         self.gate = gate
+        self.direction = direction
         self.summary = summary
     }
 }

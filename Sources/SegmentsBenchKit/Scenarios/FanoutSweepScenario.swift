@@ -162,7 +162,7 @@ public struct FanoutSweepScenario: Scenario {
                        // load); `segments-bench compare` judges it over repetitions, and the
                        // `costs` scenario gates the delivery loop's instructions.
                        gate: nil,
-                       summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
+                       direction: .lowerIsBetter, summary: "engine last-callback p50 over a plain closure loop of N=\(size) in this run"),
             ] }
             figures += [
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
@@ -234,7 +234,7 @@ public struct FanoutSweepScenario: Scenario {
                     parallel.append(.init(x: Double(size), y: parallelP50))
                     figures.append(
                         Figure(name: "fanout-sweep.N\(size).parallelToFloor", value: parallelP50 / max(parallelFloorP50, 1), unit: "ratio",
-                               summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"))
+                               direction: .lowerIsBetter, summary: "parallel delivery last-callback p50 over the single-threaded closure loop, N=\(size)"))
                 } else {
                     notes.append("N=\(size): a check of the parallel delivery did not reach every callback; its latency is omitted")
                 }
@@ -269,16 +269,17 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "1 if, with registration churn running, any change missed a stable callback or reached one twice"),
                 Figure(name: "fanout-sweep.churn.pairsPerSecond", value: churn.pairsPerSecond, unit: "ops/s",
                        summary: "add + remove pairs per second the churn thread achieved (target \(Int(rate)))"),
-                // Gated: a registry whose add or remove copies every registration again falls to
-                // under a tenth of the rate at 10,000 callbacks; a busy machine costs a few percent.
+                // Judged by `compare`: a registry whose add or remove copies every registration
+                // again falls to under a tenth of the rate at 10,000 callbacks; a busy machine
+                // costs a few percent.
                 Figure(name: "fanout-sweep.churn.achievedToTarget", value: churn.pairsPerSecond / rate, unit: "ratio",
-                       summary: "add + remove pairs achieved per second over the \(Int(rate)) asked for (1: the registry kept up)"),
+                       direction: .higherIsBetter, summary: "add + remove pairs achieved per second over the \(Int(rate)) asked for (1: the registry kept up)"),
                 Figure(name: "fanout-sweep.churn.deliveryP50Ns", value: Double(delivery.p50), unit: "ns",
                        summary: "server-side change → last of \(stable) stable callbacks, p50, churn running"),
                 Figure(name: "fanout-sweep.churn.calmDeliveryP50Ns", value: calmP50, unit: "ns",
                        summary: "server-side change → last of \(stable) stable callbacks, p50, the same run without churn"),
                 Figure(name: "fanout-sweep.churn.deliveryToCalm", value: Double(delivery.p50) / max(calmP50, 1), unit: "ratio",
-                       summary: "that p50 over the same measurement without churn, same run, each check asked for by a registration (1: churn costs deliveries nothing)"),
+                       direction: .lowerIsBetter, summary: "that p50 over the same measurement without churn, same run, each check asked for by a registration (1: churn costs deliveries nothing)"),
             ]
             // p99.9 only with 1,000 calls or more (see LatencySummary): fewer give the maximum.
             if let p999 = add.p999 {

@@ -28,9 +28,9 @@ public struct HotPathScenario: Scenario {
             Figure(name: "hot-path.reload.repeatedRequestNs", value: reload.repeated, unit: "ns",
                    summary: "one reload request while the flag is already set (every request after the first until the engine takes it), batch median"),
             Figure(name: "hot-path.reload.requestToFetchAdd", value: reload.repeated / max(reload.fetchAdd, 0.1), unit: "ratio",
-                   summary: "a repeated reload request (flag already set) over a relaxed fetch-add, batches interleaved"),
+                   direction: .lowerIsBetter, summary: "a repeated reload request (flag already set) over a relaxed fetch-add, batches interleaved"),
             Figure(name: "hot-path.reload.settingRequestToFetchAdd", value: reload.request / max(reload.fetchAdd, 0.1), unit: "ratio",
-                   summary: "a reload request that sets the flag over a relaxed fetch-add, batches interleaved"),
+                   direction: .lowerIsBetter, summary: "a reload request that sets the flag over a relaxed fetch-add, batches interleaved"),
         ]
 
         progress.say("a burst of reload requests inside one debounce window")

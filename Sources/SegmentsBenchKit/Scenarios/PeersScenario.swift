@@ -132,7 +132,7 @@ public struct PeersScenario: Scenario {
                     figures.append(
                         Figure(
                             name: "\(prefix).ratioToFloor", value: ratio, unit: "ratio", gate: nil,
-                            summary: "\(result.name), \(callbacks) subscribers: median over trials of the mean time per notification / the closure loop's, same run."))
+                            direction: .lowerIsBetter, summary: "\(result.name), \(callbacks) subscribers: median over trials of the mean time per notification / the closure loop's, same run."))
                     line += " (×\(format(ratio)) floor)"
                 }
                 progress.say(line + ", \(result.trials) trials × \(result.rounds) notifications")
@@ -161,7 +161,7 @@ public struct PeersScenario: Scenario {
                     figures.append(
                         Figure(
                             name: "peers.\(setup.name).N\(callbacks).speedupVs\(title)", value: other / engine, unit: "ratio",
-                            summary: "\(peer)'s median over trials of the mean time per notification / the engine's (\(setup.delivery) delivery), \(callbacks) subscribers."))
+                            direction: .higherIsBetter, summary: "\(peer)'s median over trials of the mean time per notification / the engine's (\(setup.delivery) delivery), \(callbacks) subscribers."))
                 }
             }
         }

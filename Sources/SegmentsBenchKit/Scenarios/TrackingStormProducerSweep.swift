@@ -78,7 +78,7 @@ enum TrackingStormProducerSweep {
         if let one = points.first {
             let worst = points.map { $0.eventsPerSecond / max(one.eventsPerSecond, 1e-9) }.min() ?? 1
             figures.append(Figure(name: "tracking-storm.producerSweep.eventsPerSecondRatioWorstToOne", value: worst, unit: "ratio",
-                                  summary: "the lowest events/s of the sweep (1 to \(cores) producers) over one producer's, same run (reported: follows the host's cores)"))
+                                  direction: .higherIsBetter, summary: "the lowest events/s of the sweep (1 to \(cores) producers) over one producer's, same run (reported: follows the host's cores)"))
         }
         figures.append(Figure(name: "tracking-storm.producerSweep.lostEvents", value: Double(points.map(\.lost).reduce(0, +)), unit: "count",
                               gate: .zero, summary: "events tracked minus events the sink received, whole sweep"))

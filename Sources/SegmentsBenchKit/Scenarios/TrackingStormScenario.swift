@@ -72,7 +72,7 @@ public struct TrackingStormScenario: Scenario {
                    summary: "one relaxed atomic fetch-add, batches interleaved with the same-CPU trackEvent ones"),
             Figure(name: "tracking-storm.singleProducer.trackEventToFetchAdd", value: single.trackEvent / max(single.fetchAdd, 0.1),
                    unit: "ratio",
-                   summary: "trackEvent with a properties dictionary over a fetch-add, one producer, engine on the same CPU, same run (target ≤ 3)"),
+                   direction: .lowerIsBetter, summary: "trackEvent with a properties dictionary over a fetch-add, one producer, engine on the same CPU, same run (target ≤ 3)"),
             // What the call cannot do without, each timed the same way in the same trials: claiming
             // a slot is one atomic read-modify-write, and keeping the properties is one retain.
             // (The timestamp is the engine's, per batch: see the stamp lag below.)
@@ -82,7 +82,7 @@ public struct TrackingStormScenario: Scenario {
                    summary: "trackEvent of an event without properties (nothing to retain), same CPU, same trials"),
             Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventToFetchAdd",
                    value: single.trackBareEvent / max(single.fetchAdd, 0.1), unit: "ratio",
-                   summary: "trackEvent of an event without properties over a fetch-add, same trials (the properties' retain is what it skips; target ≤ 2)"),
+                   direction: .lowerIsBetter, summary: "trackEvent of an event without properties over a fetch-add, same trials (the properties' retain is what it skips; target ≤ 2)"),
             // The floor of the design, not of the machine: every thread's events in one order take
             // a fetch-add on a shared position, which on x86-64 also waits for the last event's
             // stores. A model doing only that (no engine) shows how far below it a target can be.
@@ -90,18 +90,18 @@ public struct TrackingStormScenario: Scenario {
                    summary: "the least an ordered enqueue of a bare event does (open check, fetch-add claim, slot check, five words stored, publish, consumer flag read), same trials"),
             Figure(name: "tracking-storm.singleProducer.orderedEnqueueFloorToFetchAdd",
                    value: single.orderedEnqueue / max(single.fetchAdd, 0.1), unit: "ratio",
-                   summary: "that ordered-enqueue floor over a fetch-add, same trials (the work an ordered trackEvent cannot skip)"),
+                   direction: .lowerIsBetter, summary: "that ordered-enqueue floor over a fetch-add, same trials (the work an ordered trackEvent cannot skip)"),
             Figure(name: "tracking-storm.singleProducer.bareEvent.trackEventToOrderedEnqueueFloor",
                    value: single.trackBareEvent / max(single.orderedEnqueue, 0.1), unit: "ratio",
-                   summary: "trackEvent of an event without properties over the ordered-enqueue floor, same trials (1 = nothing beyond the floor)"),
+                   direction: .lowerIsBetter, summary: "trackEvent of an event without properties over the ordered-enqueue floor, same trials (1 = nothing beyond the floor)"),
             Figure(name: "tracking-storm.singleProducer.trackEventToRequiredWork", value: single.trackEvent / max(single.requiredWork, 0.1),
                    unit: "ratio",
-                   summary: "trackEvent over the sum of one fetch-add and one retain (the work it cannot skip), same trials"),
+                   direction: .lowerIsBetter, summary: "trackEvent over the sum of one fetch-add and one retain (the work it cannot skip), same trials"),
             Figure(name: "tracking-storm.singleProducer.crossCore.trackEventNs", value: crossCore.trackEvent, unit: "ns",
                    summary: "trackEvent, one producer, engine thread draining on the other core (slot lines move between cores)"),
             Figure(name: "tracking-storm.singleProducer.crossCore.trackEventToFetchAdd",
                    value: crossCore.trackEvent / max(crossCore.fetchAdd, 0.1), unit: "ratio",
-                   summary: "the cross-core trackEvent over a fetch-add interleaved with it (reported, not gated: follows the host)"),
+                   direction: .lowerIsBetter, summary: "the cross-core trackEvent over a fetch-add interleaved with it (reported, not gated: follows the host)"),
             Figure(name: "tracking-storm.singleProducer.crossCore.bareEvent.trackEventNs", value: crossCore.trackBareEvent, unit: "ns",
                    summary: "trackEvent of an event without properties, engine draining on the other core, same trials"),
             // The engine must not touch the app's properties on its own core until it uploads them:
@@ -110,7 +110,7 @@ public struct TrackingStormScenario: Scenario {
             // With the cheaper bare event of 4cad4ac, eight `ci` runs read 1.10–1.84.
             Figure(name: "tracking-storm.singleProducer.crossCore.propertiesOverBare",
                    value: crossCore.trackEvent / max(crossCore.trackBareEvent, 0.1), unit: "ratio",
-                   summary: "cross-core trackEvent with a properties dictionary shared by every call over the bare event, same trials"),
+                   direction: .lowerIsBetter, summary: "cross-core trackEvent with a properties dictionary shared by every call over the bare event, same trials"),
             Figure(name: "tracking-storm.singleProducer.lostEvents", value: Double(single.lost + crossCore.lost), unit: "count", gate: .zero,
                    summary: "events tracked minus events the sink received (both single-producer phases)"),
         ]
@@ -191,7 +191,7 @@ public struct TrackingStormScenario: Scenario {
             if let callP999 = call.p999 {
                 figures.append(
                     Figure(name: "tracking-storm.\(label).trackEventP999ToFetchAddP999", value: Double(callP999) / Double(max(floorP999, 1)),
-                           unit: "ratio", summary: "trackEvent p99.9 over that fetch-add p99.9, same run (reported: both follow the host)"))
+                           unit: "ratio", direction: .lowerIsBetter, summary: "trackEvent p99.9 over that fetch-add p99.9, same run (reported: both follow the host)"))
             }
         }
 
@@ -253,7 +253,7 @@ public struct TrackingStormScenario: Scenario {
             // Reported, not gated: with two producers and the engine thread sharing two cores, this
             // p50 moved 5× between identical runs (6× to 30× the fetch-add), too noisy for a gate.
             Figure(name: "tracking-storm.trackEventP50ToFetchAdd", value: Double(latency.p50) / max(fetchAdd, 0.1), unit: "ratio",
-                   summary: "trackEvent p50 timed per call (so including one clock read) over one atomic fetch-add timed in batches in the same run; the batch-timed singleProducer ratios compare like with like"),
+                   direction: .lowerIsBetter, summary: "trackEvent p50 timed per call (so including one clock read) over one atomic fetch-add timed in batches in the same run; the batch-timed singleProducer ratios compare like with like"),
         ]
         if let p999 = latency.p999 {
             figures.append(Figure(name: "tracking-storm.trackEventP999Ns", value: Double(p999), unit: "ns", summary: "trackEvent p99.9"))
