@@ -153,7 +153,7 @@ struct ReportCharts {
         }
         guard !bars.isEmpty else { return nil }
         return style.render(SVGChart.BarChart(
-            title: "Allocations", subtitle: "malloc calls counted by jemalloc; lower is better",
+            title: "Allocations", subtitle: "malloc calls, counted by jemalloc (by callgrind in the costs scenario); lower is better",
             valueAxis: .linear(title: units.joined(separator: ", "), values: bars.map(\.value), includeZero: true, format: ReportFormat.compact),
             bars: bars, legend: legend))
     }
