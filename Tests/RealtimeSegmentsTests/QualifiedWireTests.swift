@@ -162,4 +162,15 @@ final class QualifiedWireTests: XCTestCase {
         let body = #"{"data":{"customer":{"audiences":{"edges":[{"node":{"name":1,"state":"qualified"}},{"node":{"state":"qualified"}},{"node":{"name":"x"}},{"other":{}},{"node":{"name":"ok","state":"qualified"}}]}}}}"#
         XCTAssertEqual(decode(body), .success(["ok"]))
     }
+
+    /// Apps log `error.localizedDescription`, as Optimizely's `LocalizedError` reasons allow: it
+    /// read Foundation's "The operation could not be completed. (RealtimeSegments.SegmentsError
+    /// error N.)" instead of the reference's reason.
+    func testLocalizedDescriptionIsTheReferenceReason() {
+        XCTAssertEqual((SegmentsError.fetchSegmentsFailed("403") as any Error).localizedDescription,
+                       "Audience segments fetch failed (403).")
+        XCTAssertEqual((SegmentsError.invalidSegmentIdentifier as any Error).localizedDescription,
+                       "Audience segments fetch failed (invalid identifier)")
+        XCTAssertEqual((SegmentsError.notFound as any Error).localizedDescription, SegmentsError.notFound.description)
+    }
 }
