@@ -137,6 +137,22 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(Set(names.map { $0.lowercased() }).count, 2, "two files, distinct whatever the case: \(names)")
     }
 
+    /// Swift takes an id's two Unicode spellings (é precomposed, or e and a combining accent) for
+    /// one visitor, so the file name must not tell them apart: each spelling had a file of its
+    /// own, and at the next start the one whose name sorts first won, whichever was written last.
+    func testTheTwoSpellingsOfAnAccentedIdShareOneFile() throws {
+        try persist(["caf\u{E9}": ReportingSegments(country: "DE")])
+        do {
+            let fixture = Fixture(stateDirectory: directory)
+            try fixture.client.reportingVisitor(visitorId: "cafe\u{301}").setDefaultSegments(["country": "FR"])
+            fixture.client.stop()
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertEqual(names.filter { $0.hasPrefix("visitor-") && $0.hasSuffix(".json") }.count, 1, "\(names)")
+        let restored = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "caf\u{E9}").segments.country, "FR")
+    }
+
     /// A file written under the name an earlier version gave an id with capitals is restored, and
     /// renamed to the id's name now, so the visitor's next write does not leave a second file.
     func testAFileUnderAnEarlierNameIsRestoredAndRenamed() throws {

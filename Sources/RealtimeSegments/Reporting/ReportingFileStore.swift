@@ -182,7 +182,10 @@ struct ReportingFileStore: Sendable {
     /// Longest escaped id used as a name; beyond it the name is a hash (names are limited to 255 bytes).
     private static let maximumEscapedLength = 200
 
+    /// The file name part for `visitorId`: its bytes, escaped, in Unicode's composed form (NFC),
+    /// since `String` equality, and so the store, takes an id's spellings for one visitor.
     static func escapedName(_ visitorId: String) -> String {
+        let visitorId = visitorId.precomposedStringWithCanonicalMapping
         var name = ""
         for byte in visitorId.utf8 {
             switch byte {
