@@ -141,6 +141,14 @@ final class UploadRefusalTests: XCTestCase {
         return fixture
     }
 
+    /// Starts `fixture`'s client and tracks event "a", letting the engine take each step.
+    private func startAndTrackOneEvent(_ fixture: Fixture) throws {
+        fixture.client.start()
+        fixture.settle()
+        try fixture.client.trackEvent(eventType: "a")
+        fixture.settle()
+    }
+
     /// A configuration error can pass (a 404 while the server is deployed, a proxy's 403): a later
     /// fetch that the same server answers with success resumes uploads, with every event kept.
     /// They stayed stopped for the client's life.
@@ -188,10 +196,7 @@ final class UploadRefusalTests: XCTestCase {
     func testAWrongKeyIsTriedOncePerLongestBackoffWithOneErrorLine() throws {
         let fixture = Fixture()
         fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
-        fixture.client.start()
-        fixture.settle()
-        try fixture.client.trackEvent(eventType: "a")
-        fixture.settle()
+        try startAndTrackOneEvent(fixture)
         for _ in 0..<10 { fixture.advance(.seconds(30)) }
         XCTAssertEqual(fixture.client.statistics.uploadFailures, 6, "the first upload, then one a minute")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
@@ -205,10 +210,7 @@ final class UploadRefusalTests: XCTestCase {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])
         fixture.transport.failNext(.trackEvents, with: .notFound, count: 2)
-        fixture.client.start()
-        fixture.settle()
-        try fixture.client.trackEvent(eventType: "a")
-        fixture.settle()
+        try startAndTrackOneEvent(fixture)
         XCTAssertEqual(fixture.client.statistics.uploadFailures, 1, "the upload: 404, stopped")
         _ = fixture.register(.discovery, firstLoad: true, tag: "d")
         fixture.advance(.seconds(5))  // a fetch succeeds: resumed, and the upload fails again
@@ -245,10 +247,7 @@ final class UploadRefusalTests: XCTestCase {
         let fixture = Fixture()
         fixture.transport.failNext(.trackEvents, with: .timeout)
         fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
-        fixture.client.start()
-        fixture.settle()
-        try fixture.client.trackEvent(eventType: "a")
-        fixture.settle()
+        try startAndTrackOneEvent(fixture)
         for _ in 0..<5 { fixture.advance(.seconds(60)) }
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
         let before = fixture.clock.sleepsAlreadyDue
