@@ -187,20 +187,59 @@ final class UploadRefusalTests: XCTestCase {
         fixture.advance(.seconds(1))
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a", "b"])
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 403)"), 1)
-        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume: the server accepted an upload tried again"), 1,
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume: the server accepted a retried upload"), 1,
                        "\(fixture.logs.messages)")
     }
 
-    /// A key that stays wrong is tried once per longest backoff, with no further error line, and
-    /// the engine rests in between.
-    func testAWrongKeyIsTriedOncePerLongestBackoffWithOneErrorLine() throws {
+    /// A key that stays wrong is retried after the longest backoff, then at doubling intervals
+    /// (up to an hour: every install of an app shipped with a wrong token sends a 401 that often,
+    /// not every minute for ever), with no further error line, and the engine rests in between.
+    func testAWrongKeyIsRetriedAtDoublingIntervalsWithOneErrorLine() throws {
         let fixture = Fixture()
         fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 401), count: 1_000)
         try startAndTrackOneEvent(fixture)
-        for _ in 0..<10 { fixture.advance(.seconds(30)) }
-        XCTAssertEqual(fixture.client.statistics.uploadFailures, 6, "the first upload, then one a minute")
+        var failures: [Int] = []
+        for _ in 0..<32 {
+            fixture.advance(.seconds(30))
+            failures.append(fixture.client.statistics.uploadFailures)
+        }
+        // Retries at 60, 180, 420 and 900 s (the backoff's 60 s, then 120, 240, 480).
+        XCTAssertEqual(failures.firstIndex(of: 2), 1)
+        XCTAssertEqual(failures.firstIndex(of: 3), 5)
+        XCTAssertEqual(failures.firstIndex(of: 4), 13)
+        XCTAssertEqual(failures.firstIndex(of: 5), 29)
+        XCTAssertEqual(failures.last, 5)
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
         XCTAssertEqual(fixture.transport.trackedEvents.count, 0)
+        let before = fixture.clock.sleepsAlreadyDue
+        Thread.sleep(forTimeInterval: 0.05)
+        fixture.settle()
+        XCTAssertEqual(fixture.clock.sleepsAlreadyDue - before, 0, "the engine rests until the next retry")
+    }
+
+    /// A retry that meets a passing failure (a timeout) is still under way: when the server then
+    /// takes the upload, the resume is logged (it was not: the retry ended at the timeout).
+    func testARetryOfStoppedUploadsThatTimesOutFirstLogsTheResumeWhenAccepted() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 403), count: 1)
+        fixture.transport.failNext(.trackEvents, with: .timeout, count: 1)
+        try startAndTrackOneEvent(fixture)
+        fixture.advance(.seconds(60))  // the retry: a timeout, retried after the backoff's 1 s
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 0)
+        fixture.advance(.seconds(1))
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a"])
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume: the server accepted a retried upload"), 1,
+                       "\(fixture.logs.messages)")
+    }
+
+    /// The wait doubles up to an hour, not beyond.
+    func testTheWaitBetweenRetriesOfStoppedUploadsStopsGrowingAtAnHour() throws {
+        let fixture = Fixture()
+        fixture.transport.failNext(.trackEvents, with: .notFound, count: 1_000)
+        try startAndTrackOneEvent(fixture)
+        // 60 + 120 + … + 1,920 s = 3,780 s to the sixth retry; then one an hour.
+        for _ in 0..<(3_780 + 2 * 3_600) / 60 { fixture.advance(.seconds(60)) }
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 1 + 6 + 2)
     }
 
     /// An error of the upload endpoint alone (a key without tracking rights) comes back after
@@ -230,7 +269,7 @@ final class UploadRefusalTests: XCTestCase {
         let directory = temporaryDirectory()
         do {
             let fixture = try uploadsFailing(with: .unauthorized(status: 401), stateDirectory: directory)
-            XCTAssertEqual(fixture.client.statistics.uploadFailures, 21, "tried again once a minute with the same key, not more")
+            XCTAssertEqual(fixture.client.statistics.uploadFailures, 5, "retried after 60, 180, 420 and 900 s with the same key, not more")
             XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not authorized (HTTP 401)"), 1)
             fixture.client.stop()
         }
@@ -260,7 +299,7 @@ final class UploadRefusalTests: XCTestCase {
 
     func testARedirectStopsUploadsWithOneErrorLineAndKeepsEveryEvent() throws {
         let fixture = try uploadsFailing(with: .unexpectedStatus(301))
-        XCTAssertEqual(fixture.client.statistics.uploadFailures, 21, "sent again to the address that redirects once a minute, not more")
+        XCTAssertEqual(fixture.client.statistics.uploadFailures, 5, "sent again to the address that redirects at doubling intervals, not more")
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: redirected (HTTP 301)"), 1)
         XCTAssertEqual(fixture.client.statistics.uploadsSetAside, 0, "nothing set aside")
     }

@@ -74,8 +74,9 @@ public struct SegmentsConfiguration: Sendable {
     /// Most events sent in one upload.
     public var maxUploadBatchSize: Int = 500
     /// Backoff between retries of a failed upload: doubles from `initial` up to `maximum`. Uploads
-    /// stopped by a wrong key, project or base URL (401, 403, 404, 3xx) try one upload again every
-    /// `maximum`, and resume at once when a fetch from the same server succeeds.
+    /// stopped by a wrong key, project or base URL (401, 403, 404, 3xx) are retried after `maximum`,
+    /// then at doubling intervals up to an hour, and resume when a fetch from the same server
+    /// succeeds (at most once per `maximum`).
     public var uploadRetry: RetryPolicy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60))
     /// How often `getSegments` refetches when the customer changes mid-flight before failing.
     public var maxPullRefetches: Int = 3

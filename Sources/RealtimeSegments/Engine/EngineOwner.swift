@@ -55,11 +55,18 @@ final class EngineOwner {
     private let uploadExecutor: SerialQueueTaskExecutor
     /// When a successful fetch, or a retry, last resumed uploads stopped by a configuration error.
     private var lastUploadResume: SegmentsInstant?
-    /// While uploads are stopped by a configuration error: when one upload tries again, so that
-    /// an app that never fetches (it only tracks) does not wait for a fetch to resume them.
-    private var uploadRetryWhileStopped: SegmentsInstant?
-    /// The configuration error that stopped uploads, while the upload sent to try again is out.
-    private var triedAgainAfter: SegmentsError?
+    /// While uploads are stopped by a configuration error: when one upload is retried, so that an
+    /// app that never fetches (it only tracks) does not wait for a fetch to resume them.
+    private var stoppedUploadsRetryAt: SegmentsInstant?
+    /// How many retries of stopped uploads met the same error since they stopped: each doubles the
+    /// wait before the next (``stoppedUploadsRetryDelay()``).
+    private var stoppedUploadsRetries = 0
+    /// The configuration error that stopped uploads, from a retry until the server accepts an
+    /// upload or stops them again.
+    private var retryingStoppedBy: SegmentsError?
+    /// The longest wait between two retries of uploads a configuration error stopped (unless the
+    /// upload policy's ``RetryPolicy/maximum`` is longer).
+    static let longestStoppedUploadsRetry = Duration.seconds(3_600)
 
     private let checks: CheckCycle
     private var pulls: PullCoordinator
@@ -226,7 +233,7 @@ final class EngineOwner {
         }
         let now = clock.now()
         startCheck(checks.tick(at: now))
-        if let due = uploadRetryWhileStopped, now >= due, !stopping { tryUploadsAgain(at: now) }
+        if let due = stoppedUploadsRetryAt, now >= due, !stopping { retryStoppedUploads(at: now) }
         if uploadSchedule.mayStart(
             at: now, queue: uploads, drainedThrough: channels.ring.nextDequeuePosition, stopping: stopping) {
             startUpload()
@@ -286,7 +293,7 @@ final class EngineOwner {
         }
         // Stopped uploads wait for nothing: a retry time set before they stopped has passed for good.
         consider(uploadSchedule.deadline(queueWaits: !uploads.isEmpty && !uploads.isInFlight && uploads.pausedBy == nil))
-        if !stopping { consider(uploadRetryWhileStopped) }
+        if !stopping { consider(stoppedUploadsRetryAt) }
         consider(persister.answeredUploadsRewriteAt)
         consider(journal?.syncDue)
         return deadline
@@ -629,29 +636,47 @@ final class EngineOwner {
         if let last = lastUploadResume, now < last + configuration.uploadRetry.maximum { return }
         guard let error = uploads.resume() else { return }
         lastUploadResume = now
-        uploadRetryWhileStopped = nil
+        stoppedUploadsRetryAt = nil
+        stoppedUploadsRetries = 0
+        retryingStoppedBy = nil
         logger.notice(
             "Segments: Uploads resume: a fetch from the same server succeeded since uploads stopped (\(error)); \(uploads.count) kept uploads go out")
     }
 
-    /// Uploads stopped by a configuration error for the upload policy's longest backoff: the next
-    /// upload tries again. Accepted, uploads resume; refused alike, they stop for as long again,
-    /// without another error line (``handleUploadCompleted(_:)``).
-    private func tryUploadsAgain(at now: SegmentsInstant) {
-        uploadRetryWhileStopped = nil
+    /// Uploads stopped by a configuration error have waited ``stoppedUploadsRetryDelay()``: the
+    /// next upload is sent again. Accepted, uploads resume; refused alike, they stop for twice as
+    /// long, without another error line (``handleUploadCompleted(_:)``).
+    private func retryStoppedUploads(at now: SegmentsInstant) {
+        stoppedUploadsRetryAt = nil
         guard let error = uploads.resume() else { return }
         lastUploadResume = now
-        triedAgainAfter = error
-        logger.debug("Segments: Uploads stopped (\(error)) try again: \(uploads.count) kept uploads")
+        retryingStoppedBy = error
+        logger.debug("Segments: Retrying uploads stopped by \(error): \(uploads.count) kept uploads")
+    }
+
+    /// How long uploads a configuration error stopped wait before the next retry: the upload
+    /// policy's longest backoff, doubled by each retry refused alike up to an hour, and spread by
+    /// its jitter so that the clients of one broken configuration do not retry together.
+    private func stoppedUploadsRetryDelay() -> Duration {
+        let policy = configuration.uploadRetry
+        let growing = RetryPolicy(
+            initial: policy.maximum, maximum: max(policy.maximum, Self.longestStoppedUploadsRetry), jitter: policy.jitter)
+        return growing.delay(afterFailures: stoppedUploadsRetries + 1, random: &random)
     }
 
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
         let resolution = uploads.resolve(outcome, policy: configuration.uploadRetry, random: &random)
-        let triedAgainAfter = self.triedAgainAfter
-        self.triedAgainAfter = nil
-        if let triedAgainAfter, !resolution.paused, resolution.removed > 0 {
-            logger.notice(
-                "Segments: Uploads resume: the server accepted an upload tried again since uploads stopped (\(triedAgainAfter)); \(uploads.count) kept uploads go out")
+        // A retry of stopped uploads is over once the server accepts something, or stops them
+        // again; a transient failure or a refused command in between leaves it under way.
+        let retriedAfter = retryingStoppedBy
+        let accepted = resolution.removed > resolution.setAside.count
+        if let retriedAfter, resolution.paused || accepted {
+            retryingStoppedBy = nil
+            if accepted, !resolution.paused {
+                stoppedUploadsRetries = 0
+                logger.notice(
+                    "Segments: Uploads resume: the server accepted a retried upload since uploads stopped (\(retriedAfter)); \(uploads.count) kept uploads go out")
+            }
         }
         if resolution.removed > 0 {
             journal?.acknowledge(resolution.removed)
@@ -666,13 +691,15 @@ final class EngineOwner {
         guard let error = resolution.failure else { return }
         counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
         if resolution.paused {
-            let retry = configuration.uploadRetry.maximum
-            uploadRetryWhileStopped = clock.now() + retry
-            if let triedAgainAfter, triedAgainAfter == error {
-                logger.debug("Segments: Uploads still stopped: \(error); trying again in \(retry)")
+            let again = retriedAfter == error
+            stoppedUploadsRetries = again ? stoppedUploadsRetries + 1 : 0
+            let delay = stoppedUploadsRetryDelay()
+            stoppedUploadsRetryAt = clock.now() + delay
+            if again {
+                logger.debug("Segments: Retried uploads refused again (\(error)); the next retry in \(delay)")
             } else {
                 logger.error(
-                    "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume once a fetch from the same server succeeds or an upload tried again every \(retry) is accepted, or when the client is started with a configuration the server accepts")
+                    "Segments: Uploads stopped: \(error). \(uploads.count) unsent uploads are kept\(persister.keepsState ? " and saved at stop" : ""); uploads resume once a fetch from the same server succeeds or a retry (in \(delay), then at doubling intervals up to an hour) is accepted, or when the client is started with a configuration the server accepts")
             }
             persister.markDirty()
             return

@@ -12,8 +12,8 @@ import DequeModule
 ///   the commands around it still go out;
 /// - a configuration error (401, 403: a wrong key; 404 or a redirect, 3xx: a wrong project or base
 ///   URL) stops uploads until ``resume()`` (the engine calls it when a fetch from the same server
-///   succeeds, and to try one upload again after the policy's longest backoff) or the client's
-///   end: every item is kept.
+///   succeeds, and to retry after the policy's longest backoff, then at doubling intervals up to
+///   an hour) or the client's end: every item is kept.
 ///
 /// A pure state machine: it performs no I/O and reads no clock. Engine thread only.
 struct UploadQueue {
@@ -174,7 +174,8 @@ struct UploadQueue {
     static func kind(of error: SegmentsError) -> FailureKind {
         switch error {
         // Not SPEC §7's "other 4xx, set aside": a wrong key, project or URL refuses every event
-        // alike, so setting them aside would discard all of them. They wait for a fixed server.
+        // alike, so setting them aside would discard all of them. They wait for a fixed server,
+        // retried at intervals that grow to an hour (the engine's), not at the backoff's pace.
         case .unauthorized, .notFound, .invalidCredentials: .configuration
         case .unexpectedStatus(let status) where (300..<400).contains(status): .configuration
         case .unexpectedStatus(let status) where (400..<500).contains(status) && status != 408: .refusal

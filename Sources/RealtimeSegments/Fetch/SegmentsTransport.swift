@@ -54,7 +54,8 @@ public protocol SegmentsTransport: Sendable {
     ///
     /// How the engine treats what it throws: `unauthorized`, `notFound`, `invalidCredentials` and
     /// `unexpectedStatus` with a 3xx status stop uploads, keeping every event, until a fetch from
-    /// the same server succeeds or one upload, tried again after the longest backoff, is accepted;
+    /// the same server succeeds or a retry (after the longest backoff, then at doubling intervals)
+    /// is accepted;
     /// `unexpectedStatus` with a 4xx status other than 408, and `invalidArgument`,
     /// refuse the whole upload, which the engine then sends in smaller parts until the refused
     /// events stand alone, and sets those aside; every other error is retried with backoff
