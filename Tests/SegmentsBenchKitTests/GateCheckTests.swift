@@ -122,13 +122,29 @@ final class GateCheckTests: XCTestCase {
         let sweepBaseline = Baseline(from: report([incomplete, allocations], scenario: "fanout-sweep"))
         var lost = incomplete
         lost.value = 1
-        let check = GateCheck(report: report([lost], scenario: "fanout-sweep"), baseline: sweepBaseline)
+        var violated = report([lost], scenario: "fanout-sweep")
+        violated.scenarios[0].unmeasuredAfterViolation = [allocations.name]
+        let check = GateCheck(report: violated, baseline: sweepBaseline)
         XCTAssertEqual(check.exitStatus, .violation, check.renderTable())
         XCTAssertEqual(check.rows.first { $0.name == allocations.name }?.verdict, .unmeasured)
         XCTAssertTrue(check.renderTable().contains("not measured after"), check.renderTable())
         // Without a violation the same gap is still the harness's error.
-        let gap = GateCheck(report: report([incomplete], scenario: "fanout-sweep"), baseline: sweepBaseline)
-        XCTAssertEqual(gap.exitStatus, .harnessError)
+        var gap = report([incomplete], scenario: "fanout-sweep")
+        gap.scenarios[0].unmeasuredAfterViolation = [allocations.name]
+        XCTAssertEqual(GateCheck(report: gap, baseline: sweepBaseline).exitStatus, .harnessError)
+    }
+
+    /// A violation does not excuse a gap its scenario does not name: a figure a change dropped or
+    /// renamed in the same run is still the harness's error, not hidden behind the violation.
+    func testAViolationLeavesAnUndeclaredGapOfItsScenarioAHarnessError() {
+        let lostEvents = Figure(name: "tracking-storm.lostEvents", value: 0, unit: "count", gate: .zero, summary: "")
+        let ratio = Figure(name: "tracking-storm.ratio", value: 4, unit: "ratio", gate: .latencyRatio, summary: "")
+        let stormBaseline = Baseline(from: report([lostEvents, ratio]))
+        var lost = lostEvents
+        lost.value = 3
+        let check = GateCheck(report: report([lost]), baseline: stormBaseline)
+        XCTAssertEqual(check.rows.first { $0.name == ratio.name }?.verdict, .missing)
+        XCTAssertEqual(check.exitStatus, .harnessError, check.renderTable())
     }
 
     func testBaselinesRoundTripThroughTheirFile() throws {

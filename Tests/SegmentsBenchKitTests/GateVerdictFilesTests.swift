@@ -18,31 +18,22 @@ final class GateVerdictFilesTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// One scenario per name prefix of `figures`, in order of first appearance.
     private func report(_ figures: [Figure]) -> BenchReport {
-        var scenarios: [String] = []
-        for figure in figures {
-            let scenario = String(figure.name.prefix { $0 != "." })
-            if !scenarios.contains(scenario) { scenarios.append(scenario) }
-        }
-        return BenchReport(
+        BenchReport(
             machine: MachineInfo.current(), gitRevision: "abc123", startedAt: Date(), command: "segments-bench ci",
-            scenarios: scenarios.map { scenario in
-                ScenarioResult(scenario: scenario, summary: "", configuration: [:],
-                               figures: figures.filter { $0.name.hasPrefix(scenario + ".") }, allocationsMeasured: true)
-            })
+            scenarios: [ScenarioResult(scenario: "tracking-storm", summary: "", configuration: [:], figures: figures,
+                                       allocationsMeasured: true)])
     }
 
     private let baselineFigures = [
         Figure(name: "tracking-storm.allocsPerEvent", value: 2, unit: "allocs/op", gate: .allocations, summary: ""),
-        Figure(name: "customer-switch.staleDeliveries", value: 0, unit: "count", gate: .zero, summary: ""),
+        Figure(name: "tracking-storm.lostEvents", value: 0, unit: "count", gate: .zero, summary: ""),
         Figure(name: "tracking-storm.ratio<&\"'>", value: 4, unit: "ratio", gate: .latencyRatio, summary: ""),
         Figure(name: "tracking-storm.unchanged", value: 1, unit: "ratio", gate: .latencyRatio, summary: ""),
         Figure(name: "tracking-storm.better", value: 10, unit: "allocs/op", gate: .allocations, summary: ""),
     ]
 
-    /// A regression, a violation, a missing figure, an improvement and a pass. The violation is a
-    /// scenario's own, so the missing figure, of another, stays a harness error.
+    /// A regression, a violation, a missing figure, an improvement and a pass.
     private func mixedCheck() -> (GateCheck, BenchReport) {
         var figures = baselineFigures
         figures[0].value = 5  // regressed
@@ -128,7 +119,7 @@ final class GateVerdictFilesTests: XCTestCase {
         let reader = try readJUnit(XCTUnwrap(try write(check, report)["gate-junit.xml"]))
         let children = Dictionary(uniqueKeysWithValues: reader.cases.map { ($0.name, $0.child ?? "passed") })
         XCTAssertEqual(children["tracking-storm.allocsPerEvent"], "failure")
-        XCTAssertEqual(children["customer-switch.staleDeliveries"], "failure")
+        XCTAssertEqual(children["tracking-storm.lostEvents"], "failure")
         XCTAssertEqual(children["tracking-storm.ratio<&\"'>"], "failure", "the escaped name reads back as written")
         XCTAssertEqual(children["tracking-storm.unchanged"], "passed")
         XCTAssertEqual(children["tracking-storm.better"], "passed")
@@ -163,7 +154,7 @@ final class GateVerdictFilesTests: XCTestCase {
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "## segments-bench gate: ❌ harness-error (exit 70)")
         XCTAssertTrue(text.contains("| Figure | Verdict | Baseline | Now | Limit | Change | Rule |"))
-        for shown in ["tracking-storm.allocsPerEvent", "customer-switch.staleDeliveries", "tracking-storm.better"] {
+        for shown in ["tracking-storm.allocsPerEvent", "tracking-storm.lostEvents", "tracking-storm.better"] {
             XCTAssertTrue(lines.contains { $0.hasPrefix("| `\(shown)`") }, shown)
         }
         XCTAssertTrue(lines.contains { $0.contains("missing") && $0.contains("tracking-storm.ratio") })

@@ -7,7 +7,7 @@
 /// | ``regression`` | 2 | a `lowerIsBetter`/`higherIsBetter` figure beyond its limit |
 /// | ``violation`` | 3 | a correctness rule broken (`mustEqual`, `atMost`: stale deliveries, lost events …) |
 /// | ``usage`` | 64 | bad arguments (EX_USAGE) |
-/// | ``harnessError`` | 70 | no verdict possible: baseline missing or unreadable, a baseline figure not measured now, in `ci` a gated figure the baseline has no value for, an interrupted run, a figure that is NaN or infinite, a scenario that threw (EX_SOFTWARE) |
+/// | ``harnessError`` | 70 | no verdict possible: baseline missing or unreadable, a baseline figure not measured now (unless its scenario says a broken rule kept it from being measured: that rule's violation decides), in `ci` a gated figure the baseline has no value for, an interrupted run, a figure that is NaN or infinite, a scenario that threw (EX_SOFTWARE) |
 ///
 /// When several apply, the one that says least about the engine and most about the run wins
 /// (``combined(_:)``): usage over harness error over violation over regression over pass. A run
@@ -66,7 +66,8 @@ public enum ExitStatus: Int32, Sendable, Codable, CaseIterable {
     public static let helpText = """
         Exit status: 0 pass; 2 a regression (a lowerIsBetter/higherIsBetter figure beyond its limit); \
         3 a correctness rule violated (mustEqual/atMost: stale deliveries, lost events …); 64 usage error; \
-        70 harness error (baseline missing or unreadable, a baseline figure not measured now, in ci a \
+        70 harness error (baseline missing or unreadable, a baseline figure not measured now unless a \
+        broken rule kept it from being measured, in ci a \
         gated figure the baseline has no value for, an interrupted run, a NaN or infinite figure, a \
         scenario that threw). When several apply: 70 wins over 3, and 3 over 2. \
         The verdict is also written next to the report: gate.json, gate-junit.xml and gate-summary.md.

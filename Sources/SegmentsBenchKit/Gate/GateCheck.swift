@@ -23,8 +23,9 @@ public struct GateCheck: Sendable {
         /// Not measurable in this run (allocation counts without jemalloc): warns, does not fail.
         case skipped
         /// In the baseline but not measured because its scenario broke a correctness rule in this
-        /// run (a check that lost a callback ends the probe before its allocation count): the
-        /// ``violated`` row is the verdict (exit 3), not a harness error.
+        /// run, as the scenario says (``ScenarioResult/unmeasuredAfterViolation``: a check that lost
+        /// a callback ends the probe before its allocation count): the ``violated`` row is the
+        /// verdict (exit 3), not a harness error.
         case unmeasured
         /// Its scenario was not part of this run (`segments-bench run <one scenario>`): not checked.
         case notRun
@@ -184,11 +185,12 @@ public struct GateCheck: Sendable {
                             rule: "the run's --threshold limits" + (missed.isEmpty ? "" : ": " + missed.joined(separator: "; ")),
                             verdict: .regressed))
         }
-        // A scenario that threw measured nothing for a reason of the harness's: its gaps stay errors.
-        let violatedScenarios = Set(rows.filter { $0.verdict == .violated && !$0.name.hasSuffix(Self.scenarioFailedSuffix) }
-            .map { String($0.name.prefix { $0 != "." }) })
-        for index in rows.indices where rows[index].verdict == .missing
-            && violatedScenarios.contains(String(rows[index].name.prefix { $0 != "." })) {
+        // Only the figures a scenario names as left unmeasured by a broken rule, and only when one
+        // of its rules did break: any other gap is still the harness's error.
+        let violatedScenarios = Set(rows.filter { $0.verdict == .violated }.map { String($0.name.prefix { $0 != "." }) })
+        let unmeasuredAfterViolation = Set(report.scenarios.filter { violatedScenarios.contains($0.scenario) }
+            .flatMap(\.unmeasuredAfterViolation))
+        for index in rows.indices where rows[index].verdict == .missing && unmeasuredAfterViolation.contains(rows[index].name) {
             rows[index].verdict = .unmeasured
         }
         self.rows = rows

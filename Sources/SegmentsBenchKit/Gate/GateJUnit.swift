@@ -44,6 +44,7 @@ enum GateJUnit {
                 let why = switch row.verdict {
                 case .notRun: "scenario not part of this run"
                 case .new: "no baseline value to compare with"
+                case .unmeasured: "not measured after its scenario violated a rule"
                 default: "not measurable in this run"
                 }
                 lines.append("      <skipped message=\"\(e(why))\"/>")

@@ -199,7 +199,10 @@ public enum ReportMerge {
         return ScenarioResult(
             scenario: first.scenario, summary: first.summary, configuration: configuration, figures: figures,
             latencies: latencies, series: series, allocationsMeasured: parts.allSatisfy(\.result.allocationsMeasured),
-            notes: hostNotes + notes, wallSeconds: parts.map(\.result.wallSeconds).max() ?? 0)
+            notes: hostNotes + notes, wallSeconds: parts.map(\.result.wallSeconds).max() ?? 0,
+            unmeasuredAfterViolation: parts.flatMap(\.result.unmeasuredAfterViolation).reduce(into: []) { names, name in
+                if !names.contains(name) { names.append(name) }
+            })
     }
 
     /// The hosts' histograms added exactly, with each host's intervals tagged with its host.

@@ -18,12 +18,16 @@ public struct ScenarioResult: Codable, Sendable {
     public var notes: [String]
     /// Wall time of the run in seconds.
     public var wallSeconds: Double
+    /// Figures this run could not measure because a correctness rule broke (a fan-out check that
+    /// lost a callback ends before its allocation count). With the rule's figure violated, the gate
+    /// calls them unmeasured, and the violation is its verdict; otherwise they are missing.
+    public var unmeasuredAfterViolation: [String]
 
     /// Creates a result.
     public init(
         scenario: String, summary: String, configuration: [String: String], figures: [Figure] = [],
         latencies: [LatencySummary] = [], series: [ChartSeries] = [], allocationsMeasured: Bool, notes: [String] = [],
-        wallSeconds: Double = 0
+        wallSeconds: Double = 0, unmeasuredAfterViolation: [String] = []
     ) {
         self.scenario = scenario
         self.summary = summary
@@ -34,10 +38,27 @@ public struct ScenarioResult: Codable, Sendable {
         self.allocationsMeasured = allocationsMeasured
         self.notes = notes
         self.wallSeconds = wallSeconds
+        self.unmeasuredAfterViolation = unmeasuredAfterViolation
     }
 
     private enum CodingKeys: String, CodingKey {
         case scenario, summary, configuration, figures, latencies, series, allocationsMeasured, notes, wallSeconds
+        case unmeasuredAfterViolation
+    }
+
+    /// Encodes every field; ``unmeasuredAfterViolation`` only when it names a figure.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scenario, forKey: .scenario)
+        try container.encode(summary, forKey: .summary)
+        try container.encode(configuration, forKey: .configuration)
+        try container.encode(figures, forKey: .figures)
+        try container.encode(latencies, forKey: .latencies)
+        try container.encode(series, forKey: .series)
+        try container.encode(allocationsMeasured, forKey: .allocationsMeasured)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(wallSeconds, forKey: .wallSeconds)
+        if !unmeasuredAfterViolation.isEmpty { try container.encode(unmeasuredAfterViolation, forKey: .unmeasuredAfterViolation) }
     }
 
     /// Decodes a result; everything but the scenario's name may be missing (it takes its empty
@@ -53,6 +74,7 @@ public struct ScenarioResult: Codable, Sendable {
         allocationsMeasured = try container.decodeIfPresent(Bool.self, forKey: .allocationsMeasured) ?? false
         notes = try container.decodeIfPresent([String].self, forKey: .notes) ?? []
         wallSeconds = try container.decodeIfPresent(Double.self, forKey: .wallSeconds) ?? 0
+        unmeasuredAfterViolation = try container.decodeIfPresent([String].self, forKey: .unmeasuredAfterViolation) ?? []
     }
 
     /// The figure named `name`, if measured.

@@ -123,6 +123,8 @@ public struct FanoutSweepScenario: Scenario {
         // Each stage's p50 against N, for the breakdown runs without (false) and with (true) the window.
         var breakdownPoints: [Bool: [NotificationStages.Stage: [ChartSeries.Point]]] = [:]
         var notes: [String] = []
+        // The figures a check that lost a callback leaves unmeasured (see the gate's `unmeasured`).
+        var unmeasured: [String] = []
         // A process's first engine runs with the process's one-time costs and on a host in
         // another state than the later ones (threads just made, cores not yet idle), and its
         // figures were unlike every later N's: one unmeasured engine of each kind goes first.
@@ -168,6 +170,10 @@ public struct FanoutSweepScenario: Scenario {
                 Figure(name: "fanout-sweep.N\(size).incomplete", value: engine.complete ? 0 : 1, unit: "count", gate: .zero,
                        summary: "1 if a check did not complete or a callback was not called exactly once"),
             ]
+            if !engine.complete {
+                unmeasured.append("fanout-sweep.N\(size).allocsPerCheck")
+                if [1, 10_000].contains(size) { unmeasured += ["fanout-sweep.allocsPerCallbackNotified", "fanout-sweep.allocsPerCheckGrowth"] }
+            }
             if let perCheck = engine.allocationsPerCheck {
                 figures.append(Figure(name: "fanout-sweep.N\(size).allocsPerCheck", value: perCheck, unit: "allocs/check",
                                       gate: .lowerIsBetter(relative: 0.1, absolute: 2),
@@ -238,6 +244,7 @@ public struct FanoutSweepScenario: Scenario {
                 } else {
                     notes.append("N=\(size): a check of the parallel delivery did not reach every callback; its latency is omitted")
                 }
+                if !parallelRun.complete { unmeasured.append("fanout-sweep.N\(size).parallelAllocsPerCheck") }
                 if let perCheck = parallelRun.allocationsPerCheck {
                     figures.append(Figure(name: "fanout-sweep.N\(size).parallelAllocsPerCheck", value: perCheck, unit: "allocs/check",
                                           gate: .lowerIsBetter(relative: 0.1, absolute: 2),
@@ -362,6 +369,6 @@ public struct FanoutSweepScenario: Scenario {
         return ScenarioResult(
             scenario: name, summary: "\(Self.simulated(sizes: sizes)). Measures \(measures).", configuration: configuration,
             figures: figures, latencies: latencies, series: series, allocationsMeasured: AllocationProbe.isAvailable,
-            notes: notes)
+            notes: notes, unmeasuredAfterViolation: unmeasured)
     }
 }
