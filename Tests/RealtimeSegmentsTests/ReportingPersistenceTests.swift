@@ -153,6 +153,27 @@ final class ReportingPersistenceTests: XCTestCase {
         XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "caf\u{E9}").segments.country, "FR")
     }
 
+    /// An earlier version wrote each spelling of an accented id to a file of its own. Of two such
+    /// files the one written last is restored, whichever name sorts first, and takes the name
+    /// this version gives the id; the other is moved aside.
+    func testOfTwoSpellingsAnEarlierVersionWroteTheNewerIsRestored() throws {
+        try FileManager.default.createDirectory(at: reportingDirectory, withIntermediateDirectories: true)
+        let composed = reportingDirectory.appendingPathComponent("visitor-caf%C3%A9.json")
+        let decomposed = reportingDirectory.appendingPathComponent("visitor-cafe%CC%81.json")
+        try Data(#"{"segments":{"country":"OLD","customSegments":[]},"version":1,"visitorId":"caf\#u{E9}"}"#.utf8).write(to: composed)
+        try Data(#"{"segments":{"country":"NEW","customSegments":[]},"version":1,"visitorId":"cafe\#u{301}"}"#.utf8).write(to: decomposed)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: composed.path)
+        let fixture = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try fixture.client.reportingVisitor(visitorId: "caf\u{E9}").segments.country, "NEW")
+        fixture.client.stop()
+        let names = try FileManager.default.contentsOfDirectory(atPath: reportingDirectory.path)
+        XCTAssertTrue(names.contains("visitor-caf%C3%A9.json"), "\(names)")
+        XCTAssertFalse(names.contains("visitor-cafe%CC%81.json"), "\(names)")
+        XCTAssertTrue(names.contains { $0.hasPrefix("visitor-caf%C3%A9.json.skipped-") }, "the older copy is kept aside: \(names)")
+        let restored = Fixture(stateDirectory: directory)
+        XCTAssertEqual(try restored.client.reportingVisitor(visitorId: "cafe\u{301}").segments.country, "NEW")
+    }
+
     /// A file written under the name an earlier version gave an id with capitals is restored, and
     /// renamed to the id's name now, so the visitor's next write does not leave a second file.
     func testAFileUnderAnEarlierNameIsRestoredAndRenamed() throws {

@@ -107,9 +107,16 @@ struct ReportingFileStore: Sendable {
         for files in Dictionary(grouping: found, by: \.record.visitorId).values.sorted(by: { $0[0].name < $1[0].name }) {
             let visitorId = files[0].record.visitorId
             let expected = "visitor-\(Self.escapedName(visitorId)).json"
-            // The file under the visitor's name now is what it last wrote; without one, the copy
-            // written last. Names are sorted, so a tie goes the same way at every restore.
-            let kept = files.first { $0.name == expected } ?? files.max { $0.modified < $1.modified }!
+            // A file under the name of its own id, as this version spells names or as an earlier one
+            // spelled the id (each Unicode spelling had a file of its own), is what the visitor
+            // wrote: the newest of those is kept. A copy under another name (one made by hand, an
+            // earlier version's scheme) never replaces one; without any, the copy written last.
+            // Names are sorted, so a tie goes the same way at every restore.
+            let written = files.filter {
+                $0.name == expected || $0.name == "visitor-\(Self.escapedName($0.record.visitorId, composing: false)).json"
+            }
+            let newest = { (candidates: [Found]) in candidates.max { $0.modified < $1.modified } }
+            let kept = newest(written) ?? newest(files)!
             loaded.append((visitorId, kept.record.segments))
             for other in files where other.name != kept.name {
                 lines.append(.init(level: .error, text: "Segments: Ignoring reporting segments file \(other.url.path): \(kept.name) holds the same visitor and was written later or under its name; \(tidying ? Self.moveAside(other.url) : "left in place")"))
@@ -117,7 +124,7 @@ struct ReportingFileStore: Sendable {
             if tidying, kept.name != expected {
                 // Written under the name an earlier version gave the id: the visitor's next
                 // write goes to its name now, and must not leave this file to compete with it.
-                // Nothing is under that name (it would have been kept), so nothing is replaced.
+                // A file under that name was older, and has just been moved aside.
                 if rename(kept.url.path, fileURL(escapedName: Self.escapedName(visitorId)).path) == 0 {
                     lines.append(.init(level: .debug, text: "Segments: Renamed reporting segments file \(kept.name) to \(expected)"))
                 } else {
@@ -184,8 +191,9 @@ struct ReportingFileStore: Sendable {
 
     /// The file name part for `visitorId`: its bytes, escaped, in Unicode's composed form (NFC),
     /// since `String` equality, and so the store, takes an id's spellings for one visitor.
-    static func escapedName(_ visitorId: String) -> String {
-        let visitorId = visitorId.precomposedStringWithCanonicalMapping
+    /// `composing: false` gives the name an earlier version gave the id as it was spelled.
+    static func escapedName(_ visitorId: String, composing: Bool = true) -> String {
+        let visitorId = composing ? visitorId.precomposedStringWithCanonicalMapping : visitorId
         var name = ""
         for byte in visitorId.utf8 {
             switch byte {
