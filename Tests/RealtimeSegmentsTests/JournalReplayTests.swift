@@ -389,19 +389,34 @@ final class JournalReplayTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: The event journal is set aside for this run"), 1)
     }
 
-    /// The same for an intact item record whose upload is of a kind, or holds a value, this
-    /// version does not know: skipped as unreadable, that upload was lost.
+    /// The same for an intact item record whose upload is of a kind, holds a value, or carries a
+    /// field after it, that this version does not know: skipped as unreadable, that upload was lost.
     func testAnIntactItemOfAnUnknownKindSetsTheJournalAside() async throws {
-        let newerItem = framed([1, 2, 0, 0, 0, 0, 0, 0, 0, 9] + Array("a newer upload".utf8))
-        let bytes = record(.item(sequence: 1, event("before"))) + newerItem
-        try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
-        let fixture = journaled()
-        fixture.client.start()
-        await assertJournalUnavailable(fixture, because: "newer version", else: "flushJournal returned although the journal holds a newer version's upload")
-        fixture.settle()
-        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), [])
-        fixture.client.stop(timeout: .seconds(5))
-        XCTAssertEqual(try Data(contentsOf: segmentFile(1)), Data(bytes))
+        var knownItem: [UInt8] = []
+        JournalRecord.item(sequence: 2, event("known")).append(to: &knownItem)
+        let knownBody = Array(knownItem[JournalRecord.headerSize...])
+        // The event's properties end the body, an empty map's UInt32 count: one entry instead,
+        // "k" (a UInt32 length, then its bytes) holding a value of tag 99.
+        let newerValue = Array(knownBody.dropLast(4)) + [1, 0, 0, 0] + [1, 0, 0, 0] + Array("k".utf8) + [99]
+        let newerRecords: [(String, [UInt8])] = [
+            ("an upload of unknown kind", framed([1, 2, 0, 0, 0, 0, 0, 0, 0, 9] + Array("a newer upload".utf8))),
+            ("a value of unknown tag", framed(newerValue)),
+            ("3 bytes after the upload", framed(knownBody + [7, 7, 7])),
+        ]
+        for (what, newerItem) in newerRecords {
+            try? FileManager.default.removeItem(at: journalDirectory)
+            let bytes = record(.item(sequence: 1, event("before"))) + newerItem
+            try writeJournalFile(segmentFile(1).lastPathComponent, bytes)
+            let fixture = journaled()
+            fixture.client.start()
+            await assertJournalUnavailable(fixture, because: "newer version", else: "\(what): flushJournal returned although the journal holds a newer version's upload")
+            fixture.settle()
+            XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), [], what)
+            fixture.client.stop(timeout: .seconds(5))
+            XCTAssertEqual(try Data(contentsOf: segmentFile(1)), Data(bytes), what)
+            XCTAssertEqual(fixture.logs.messages.filter { $0.hasPrefix("Segments: Event journal file") && $0.contains(what) }.count, 1,
+                           "\(what): \(fixture.logs.messages)")
+        }
     }
 
     /// A journal directory that exists but cannot be listed (here a file in its place, as for

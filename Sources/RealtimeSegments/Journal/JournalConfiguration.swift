@@ -18,9 +18,10 @@
 /// answered are deleted. A torn or damaged tail (a crash mid-write) is skipped with a `Segments:`
 /// warning; what came before it is replayed. A damaged record with intact ones after it (damage
 /// in place) is skipped alone, with a `Segments:` error. A directory or file that cannot be read,
-/// or an intact record of a kind this version does not know (a newer version of the library wrote
-/// it: records are framed so that a new kind can be told from damage), sets the journal aside for
-/// the run, and it is replayed at a start that can read it.
+/// or an intact record holding what this version does not know (a record or upload kind, a value's
+/// tag, a field after the upload: a newer version of the library wrote it, and a checksum that
+/// holds tells it from damage), sets the journal aside for the run, and it is replayed at a start
+/// that can read it.
 ///
 /// Delivery is at least once: an upload the server accepted but whose acknowledgement did not
 /// reach the journal before the process died is sent again at the next start. Duplicates are

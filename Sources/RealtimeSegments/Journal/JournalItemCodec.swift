@@ -106,7 +106,10 @@ enum JournalItemCodec {
         case nil:
             throw Malformed(description: "an upload of unknown kind", isNewerFormat: true)
         }
-        guard reader.offset == bytes.count else { throw Malformed(description: "\(bytes.count - reader.offset) bytes after the item") }
+        // This version writes nothing after an item: in an intact record, more is a newer one's field.
+        guard reader.offset == bytes.count else {
+            throw Malformed(description: "\(bytes.count - reader.offset) bytes after the upload", isNewerFormat: true)
+        }
         return item
     }
 
