@@ -20,12 +20,12 @@ public struct ComparisonText: Sendable {
     ///     Performance has regressed. (noise threshold 5.00%, default)
     /// ```
     ///
-    /// `time` (or `rate`) is the candidate's median inside its 95% bootstrap interval; `change` is
-    /// the median ratio's interval as a percentage.
+    /// `time` (`rate`, or `ratio` for a ratio of two timings) is the candidate's median inside its
+    /// 95% bootstrap interval; `change` is the median ratio's interval as a percentage.
     public func console() -> String {
         var lines: [String] = []
         for figure in report.figures {
-            let label = figure.direction == .lowerIsBetter ? "time:  " : "rate:  "
+            let label = figure.unit == "ratio" ? "ratio: " : figure.direction == .lowerIsBetter ? "time:  " : "rate:  "
             lines.append(figure.name)
             lines.append("    \(label) \(Self.interval(figure.candidate, unit: figure.unit))  (baseline \(Self.number(figure.baseline.estimate)) \(figure.unit))")
             lines.append("    change: \(Self.changeInterval(figure)) (\(Self.pText(figure)))")
