@@ -19,7 +19,8 @@ import Synchronization
 ///
 /// Threading: every method may be called from any thread. `trackEvent`, `identifyCustomer` and
 /// `anonymize` are lock-free and return without waiting for the engine, unless its ingestion ring is
-/// full (``SegmentsConfiguration/ingestCapacity``): then they wait for room; their effects are
+/// full (``SegmentsConfiguration/ingestCapacity``): then they wait for room (on an engine thread,
+/// in app code it runs, they hand the wait to a background thread instead); their effects are
 /// applied in call order. Callbacks and `getSegments` completions run on background threads, never on the
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches
 /// and uploads run as tasks. Call ``stop(timeout:)`` to end the engine thread. With
@@ -337,7 +338,9 @@ public final class SegmentsClient: Sendable {
     /// handler, the configured clock or a step of a ``SegmentsTransport/neverBlocks`` transport,
     /// or of another client of the same ``SegmentsEngineGroup`` thread), it cannot wait for that
     /// thread: it returns once the reporting files are written, with a `Segments:` warning if the
-    /// client was started, and the engine stops after the code that called it returns. The same holds in code an upload
+    /// client was started, and the engine stops after the code that called it returns. So does a
+    /// call on another client's engine thread, which this engine may be waiting for; this engine
+    /// then stops on its own. The same holds in code an upload
     /// runs (the transport's upload call, or the log handler it logs through): the engine ends
     /// only once that upload is over. The client cannot be restarted.
     ///
@@ -379,6 +382,15 @@ public final class SegmentsClient: Sendable {
             if previous == .started {
                 configuration.logger.warning(
                     "Segments: stop() was called on the engine thread; it returns at once, and the engine stops after the code that called it returns")
+            }
+            return
+        }
+        // Another engine thread: this engine's end may wait for that thread (a full ring of a
+        // client it serves), which would then wait here for good.
+        if EngineThreadFlag.isCurrent {
+            if previous == .started {
+                configuration.logger.warning(
+                    "Segments: stop() was called on another client's engine thread; it returns at once, and the engine stops on its own")
             }
             return
         }

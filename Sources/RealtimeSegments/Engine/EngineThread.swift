@@ -33,6 +33,7 @@ enum EngineThread {
             ThreadName.setForCurrentThread(name)
             consumer.enter()
             defer { consumer.leave() }
+            EngineThreadFlag.markCurrentThread()
             if scheduling == .yieldsToApp { yieldToAppThreads(logger: logger) }
             body()
         }
