@@ -19,7 +19,7 @@ import Synchronization
 ///
 /// Threading: every method may be called from any thread. `trackEvent`, `identifyCustomer` and
 /// `anonymize` are lock-free and return without waiting for the engine, unless its ingestion ring is
-/// full (``SegmentsConfiguration/ingestCapacity``): then they wait for room (on an engine thread,
+/// full (``SegmentsConfiguration/ingestCapacity``): then they wait for room (on the engine thread,
 /// in app code it runs, they hand the wait to a background thread instead); their effects are
 /// applied in call order. Callbacks and `getSegments` completions run on background threads, never on the
 /// caller's thread and never while an engine lock is held. One engine thread owns all state; fetches

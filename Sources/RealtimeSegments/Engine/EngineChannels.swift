@@ -93,11 +93,10 @@ public final class EngineChannels: Sendable {
     }
 
     /// The rest of ``ingest(_:)`` when its slot was still taken: waits for it, or, on the thread
-    /// that empties the ring or any other engine thread (``EngineThreadFlag``), leaves the wait to
-    /// another thread.
+    /// that empties the ring, leaves the wait to another thread.
     @inline(never)
     private func ingestWhenFree(_ claimed: EventRing<IngestItem>.ClaimedSlot, _ item: consuming IngestItem) {
-        if consumerThread.isCurrent || EngineThreadFlag.isCurrent { return publishElsewhere(claimed, item) }
+        if consumerThread.isCurrent { return publishElsewhere(claimed, item) }
         ring.waitUntilFree(claimed) { waitForRoom(attempt: $0) }
         ring.fill(claimed, with: item)
         wakeIfSleeping()
@@ -134,7 +133,7 @@ public final class EngineChannels: Sendable {
         _ claimed: EventRing<IngestItem>.ClaimedSlot, eventType: consuming String,
         properties: consuming [String: JSONValue], timestamp: Double
     ) {
-        if consumerThread.isCurrent || EngineThreadFlag.isCurrent {
+        if consumerThread.isCurrent {
             return publishElsewhere(claimed, .event(eventType: eventType, properties: properties, timestamp: timestamp))
         }
         ring.waitUntilFree(claimed) { waitForRoom(attempt: $0) }
@@ -144,8 +143,7 @@ public final class EngineChannels: Sendable {
     /// Publishes `item` in its claimed slot from ``publishing``'s thread once the slot is free, and
     /// returns at once: for a call on the thread that empties the ring, which would wait forever
     /// for room only it can make (app code the engine runs: a never-blocking transport's step, a
-    /// log handler, tracking into a client that thread serves), or on another engine thread,
-    /// which the one that empties it may be waiting for. The item keeps its place in the
+    /// log handler, tracking into a client that thread serves). The item keeps its place in the
     /// order, since the position is claimed. Counted as outstanding work until published.
     private func publishElsewhere(_ claimed: EventRing<IngestItem>.ClaimedSlot, _ item: consuming IngestItem) {
         beginWork()

@@ -8,10 +8,11 @@ import Darwin
 
 /// Whether the calling thread empties ingestion rings: an engine's own thread or a group's.
 ///
-/// App code such a thread runs (a log handler, a never-blocking transport's step) must not wait
-/// on any engine thread, not only its own: two of them calling into each other's clients (a full
-/// ring, a `stop()`) would each wait for the other for good. In a group, any two clients on
-/// different threads can close such a cycle.
+/// App code such a thread runs (a log handler, a never-blocking transport's step) that stops
+/// another client must not wait for that client's engine to end: the stopped engine's end may
+/// wait for this thread (a full ring of a client it serves), and every client this thread serves
+/// would stand still meanwhile. In a group, any two clients on different threads can close such
+/// a cycle.
 ///
 /// Threading: ``markCurrentThread()`` on each engine thread as it starts; ``isCurrent`` from any
 /// thread. A thread-specific value: a thread reads only what it stored itself.
