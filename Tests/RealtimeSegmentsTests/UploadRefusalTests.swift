@@ -232,6 +232,18 @@ final class UploadRefusalTests: XCTestCase {
                        "\(fixture.logs.messages)")
     }
 
+    /// The policy's jitter spreads a retry above its wait, never below: the first comes after the
+    /// longest backoff, as documented, and within half of it more.
+    func testAJitteredRetryOfStoppedUploadsNeverComesBeforeTheLongestBackoff() throws {
+        let fixture = Fixture { $0.uploadRetry.jitter = 0.5 }
+        fixture.transport.failNext(.trackEvents, with: .unauthorized(status: 403), count: 1)
+        try startAndTrackOneEvent(fixture)
+        fixture.advance(.seconds(59))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "not before the longest backoff")
+        fixture.advance(.seconds(31))
+        XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a"], "within 1.5 × the longest backoff")
+    }
+
     /// The wait doubles up to an hour, not beyond.
     func testTheWaitBetweenRetriesOfStoppedUploadsStopsGrowingAtAnHour() throws {
         let fixture = Fixture()
@@ -243,9 +255,9 @@ final class UploadRefusalTests: XCTestCase {
     }
 
     /// An error of the upload endpoint alone (a key without tracking rights) comes back after
-    /// each resume: uploads resume at most once per the policy's longest backoff, not after every
+    /// each resume: uploads resume as often as the retries go, whose wait grows, not after every
     /// check.
-    func testUploadsResumeAtMostOncePerLongestBackoffWhenTheErrorComesBack() throws {
+    func testUploadsResumeLessOftenWhenTheErrorComesBack() throws {
         let fixture = Fixture()
         fixture.transport.defaultResponse = response([.discovery: [1]])
         fixture.transport.failNext(.trackEvents, with: .notFound, count: 2)
@@ -260,7 +272,12 @@ final class UploadRefusalTests: XCTestCase {
         fixture.advance(.seconds(1))
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 1)
         XCTAssertEqual(fixture.client.statistics.uploadFailures, 2, "an upload after every check")
-        fixture.advance(.seconds(60))  // a minute after they stopped again, the upload tries again and goes out
+        // Stopped again after the fetch's resume, they wait twice the longest backoff (the retry
+        // refused alike), and fetches within it resume nothing; then the retry goes out.
+        fixture.advance(.seconds(60))
+        XCTAssertEqual(fixture.transport.trackedEvents.count, 0, "no retry a minute after")
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads stopped: not found"), 1, "one error line for the error that came back")
+        fixture.advance(.seconds(60))
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Uploads resume"), 2)
         XCTAssertEqual(fixture.transport.trackedEvents.map(\.eventType), ["a"])
     }

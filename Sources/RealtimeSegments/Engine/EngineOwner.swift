@@ -61,9 +61,9 @@ final class EngineOwner {
     /// How many retries of stopped uploads met the same error since they stopped: each doubles the
     /// wait before the next (``stoppedUploadsRetryDelay()``).
     private var stoppedUploadsRetries = 0
-    /// The configuration error that stopped uploads, from a retry until the server accepts an
-    /// upload or stops them again.
-    private var retryingStoppedBy: SegmentsError?
+    /// The configuration error that stopped uploads, from a retry (or a resume after a fetch,
+    /// `byFetch`, which announced itself) until the server accepts an upload or stops them again.
+    private var retryingStoppedBy: (error: SegmentsError, byFetch: Bool)?
     /// The longest wait between two retries of uploads a configuration error stopped (unless the
     /// upload policy's ``RetryPolicy/maximum`` is longer).
     static let longestStoppedUploadsRetry = Duration.seconds(3_600)
@@ -633,12 +633,14 @@ final class EngineOwner {
     private func resumeUploadsIfTheServerAnswered(_ outcome: FetchOutcome) {
         guard uploads.pausedBy != nil, case .success = outcome.result else { return }
         let now = clock.now()
-        if let last = lastUploadResume, now < last + configuration.uploadRetry.maximum { return }
+        // As often as the retries, whose wait grows while the same error comes back: a key the
+        // upload endpoint alone refuses must not send a refused upload after every check.
+        if let last = lastUploadResume, now < last + stoppedUploadsRetryBase() { return }
         guard let error = uploads.resume() else { return }
         lastUploadResume = now
         stoppedUploadsRetryAt = nil
-        stoppedUploadsRetries = 0
-        retryingStoppedBy = nil
+        // Counted as a retry: refused alike, the wait grows, without another error line.
+        retryingStoppedBy = (error, byFetch: true)
         logger.notice(
             "Segments: Uploads resume: a fetch from the same server succeeded since uploads stopped (\(error)); \(uploads.count) kept uploads go out")
     }
@@ -650,18 +652,22 @@ final class EngineOwner {
         stoppedUploadsRetryAt = nil
         guard let error = uploads.resume() else { return }
         lastUploadResume = now
-        retryingStoppedBy = error
+        retryingStoppedBy = (error, byFetch: false)
         logger.debug("Segments: Retrying uploads stopped by \(error): \(uploads.count) kept uploads")
     }
 
-    /// How long uploads a configuration error stopped wait before the next retry: the upload
-    /// policy's longest backoff, doubled by each retry refused alike up to an hour, and spread by
-    /// its jitter so that the clients of one broken configuration do not retry together.
-    private func stoppedUploadsRetryDelay() -> Duration {
+    /// How long uploads a configuration error stopped wait before the next retry, before jitter:
+    /// the upload policy's longest backoff, doubled by each retry refused again, up to an hour.
+    private func stoppedUploadsRetryBase() -> Duration {
         let policy = configuration.uploadRetry
-        let growing = RetryPolicy(
-            initial: policy.maximum, maximum: max(policy.maximum, Self.longestStoppedUploadsRetry), jitter: policy.jitter)
-        return growing.delay(afterFailures: stoppedUploadsRetries + 1, random: &random)
+        let growing = RetryPolicy(initial: policy.maximum, maximum: max(policy.maximum, Self.longestStoppedUploadsRetry))
+        return growing.delay(afterFailures: stoppedUploadsRetries + 1)
+    }
+
+    /// ``stoppedUploadsRetryBase()`` spread by the policy's jitter above it (never earlier), so
+    /// that the clients of one broken configuration do not retry together.
+    private func stoppedUploadsRetryDelay() -> Duration {
+        configuration.uploadRetry.delay(retryAfter: stoppedUploadsRetryBase(), random: &random)
     }
 
     private func handleUploadCompleted(_ outcome: UploadOutcome) {
@@ -674,8 +680,10 @@ final class EngineOwner {
             retryingStoppedBy = nil
             if accepted, !resolution.paused {
                 stoppedUploadsRetries = 0
-                logger.notice(
-                    "Segments: Uploads resume: the server accepted a retried upload since uploads stopped (\(retriedAfter)); \(uploads.count) kept uploads go out")
+                if !retriedAfter.byFetch {
+                    logger.notice(
+                        "Segments: Uploads resume: the server accepted a retried upload since uploads stopped (\(retriedAfter.error)); \(uploads.count) kept uploads go out")
+                }
             }
         }
         if resolution.removed > 0 {
@@ -691,11 +699,12 @@ final class EngineOwner {
         guard let error = resolution.failure else { return }
         counters.uploadFailures.wrappingIncrement(ordering: .relaxed)
         if resolution.paused {
-            let again = retriedAfter == error
-            stoppedUploadsRetries = again ? stoppedUploadsRetries + 1 : 0
+            // A retry refused again, alike or with another configuration error (a proxy's 403
+            // after a 401), waits longer; only a new error is worth another error line.
+            stoppedUploadsRetries = retriedAfter != nil ? stoppedUploadsRetries + 1 : 0
             let delay = stoppedUploadsRetryDelay()
             stoppedUploadsRetryAt = clock.now() + delay
-            if again {
+            if retriedAfter?.error == error {
                 logger.debug("Segments: Retried uploads refused again (\(error)); the next retry in \(delay)")
             } else {
                 logger.error(

@@ -13,8 +13,8 @@ enum JournalItemCodec {
     /// a writer of another format, never a torn write).
     struct Malformed: Error, CustomStringConvertible {
         var description: String
-        /// An item kind or value tag this version does not know: in an intact record, the work of
-        /// a newer version of the library, not damage.
+        /// An item kind or value tag this version does not know, or bytes after the upload: in an
+        /// intact record, the work of a newer version of the library, not damage.
         var isNewerFormat = false
     }
 
