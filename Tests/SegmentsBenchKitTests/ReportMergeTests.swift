@@ -201,6 +201,23 @@ final class ReportMergeTests: XCTestCase {
         XCTAssertTrue(note.contains("the worst host's value"), note)
     }
 
+    /// One host lost a callback, so its allocation count is unmeasured; the other measured it. The
+    /// merged figure is the other's, and the merged gate's verdict the violation (3): a NaN there
+    /// made it a harness error (70) that hid the violation.
+    func testAFigureOneHostLeftUnmeasuredAfterAViolationKeepsTheViolationAsTheMergedVerdict() throws {
+        let incomplete = { (value: Double) in
+            Figure(name: "storm.incomplete", value: value, unit: "count", gate: .zero, summary: "")
+        }
+        let allocations = Figure(name: "storm.allocsPerCheck", value: 80, unit: "allocs/check", gate: .allocations, summary: "")
+        var broken = report(host: "a", latency: LatencyRecorder(), figures: [incomplete(1)])
+        broken.scenarios[0].unmeasuredAfterViolation = [allocations.name]
+        let clean = report(host: "b", latency: LatencyRecorder(), figures: [incomplete(0), allocations])
+        let merged = try ReportMerge.merge([(host: "a", report: broken), (host: "b", report: clean)], command: "merge")
+        XCTAssertEqual(merged.scenarios.first?.figure(allocations.name)?.value, 80)
+        let check = GateCheck(report: merged, baseline: Baseline(from: clean))
+        XCTAssertEqual(check.exitStatus, .violation, check.renderTable())
+    }
+
     /// A latency read without its recorded buckets (a report written before they were kept) cannot
     /// be added exactly: merge refuses it instead of reporting 0 samples.
     func testALatencyWithoutRecordedBucketsIsRefused() throws {

@@ -148,8 +148,11 @@ public enum ReportMerge {
             let lacking = parts.filter { $0.result.figure(name) == nil }
             if several, !lacking.isEmpty {
                 let hosts = lacking.map(\.host).joined(separator: ", ")
+                // Not measurable there (no jemalloc), or left unmeasured by a rule the host broke,
+                // whose violation the merged gate reports.
                 let excused = lacking.allSatisfy {
-                    !$0.result.allocationsMeasured && GateCheck.needsJemalloc(name: name, unit: figure.unit)
+                    (!$0.result.allocationsMeasured && GateCheck.needsJemalloc(name: name, unit: figure.unit))
+                        || $0.result.unmeasuredAfterViolation.contains(name)
                 }
                 if figure.gate != nil, !excused {
                     figure.value = .nan
