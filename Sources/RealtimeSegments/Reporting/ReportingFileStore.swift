@@ -124,8 +124,12 @@ struct ReportingFileStore: Sendable {
             if tidying, kept.name != expected {
                 // Written under the name an earlier version gave the id: the visitor's next
                 // write goes to its name now, and must not leave this file to compete with it.
-                // A file under that name was older, and has just been moved aside.
-                if rename(kept.url.path, fileURL(escapedName: Self.escapedName(visitorId)).path) == 0 {
+                // A file under that name was older, and has just been moved aside; if it could
+                // not be, it stays, and the visitor's next change replaces it (not this one).
+                let target = fileURL(escapedName: Self.escapedName(visitorId))
+                if FileManager.default.fileExists(atPath: target.path) {
+                    lines.append(.init(level: .error, text: "Segments: Reporting segments file \(kept.url.path) is not renamed to \(expected), which is still there; the visitor's next change replaces \(expected)"))
+                } else if rename(kept.url.path, target.path) == 0 {
                     lines.append(.init(level: .debug, text: "Segments: Renamed reporting segments file \(kept.name) to \(expected)"))
                 } else {
                     lines.append(.init(level: .error, text: "Segments: Could not rename reporting segments file \(kept.url.path) to \(expected) (errno \(errno)); the visitor's next change is written beside it"))
