@@ -38,6 +38,23 @@ final class InterleavedRunnerTests: XCTestCase {
             incompleteFigures: incomplete)
     }
 
+    /// A ratio of two timings that states its direction is judged like a time, and the console
+    /// calls it a ratio.
+    func testARatioOfTimingsIsJudgedAndLabelledAsARatio() throws {
+        func build(_ name: String, ratio: Double) throws -> BenchBinary {
+            var report = CompareFixtures.report(scenario: "fake", figures: [("fake.latencyNs", 100, "ns")])
+            report.scenarios[0].figures.append(
+                Figure(name: "fake.callToFloor", value: ratio, unit: "ratio", direction: .lowerIsBetter, summary: ""))
+            return BenchBinary(
+                path: try CompareFixtures.fakeBinary(in: directory, named: name, scenario: "fake", report: report, failRuns: false),
+                timeout: 60)
+        }
+        let report = try compare(try build("a", ratio: 2), try build("b", ratio: 3))
+        XCTAssertEqual(report.figures.first { $0.name == "fake.callToFloor" }?.verdict, .regressed)
+        let console = ComparisonText(report).console()
+        XCTAssertTrue(console.contains("fake.callToFloor\n    ratio:  ["), console)
+    }
+
     func testTheScenarioListComesFromTheBinary() throws {
         XCTAssertEqual(try binary("a", latency: 100).scenarioNames(scratch: directory), ["fake"])
     }
