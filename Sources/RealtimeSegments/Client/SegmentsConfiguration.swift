@@ -76,7 +76,7 @@ public struct SegmentsConfiguration: Sendable {
     /// Backoff between retries of a failed upload: doubles from `initial` up to `maximum`. Uploads
     /// stopped by a wrong key, project or base URL (401, 403, 404, 3xx) are retried after `maximum`,
     /// then at doubling intervals up to an hour (each spread above by `jitter`), and resume when a
-    /// fetch from the same server succeeds (no more often than they are retried).
+    /// fetch from the same server succeeds (once per such interval at most, before its jitter).
     public var uploadRetry: RetryPolicy = RetryPolicy(initial: .seconds(1), maximum: .seconds(60))
     /// How often `getSegments` refetches when the customer changes mid-flight before failing.
     public var maxPullRefetches: Int = 3

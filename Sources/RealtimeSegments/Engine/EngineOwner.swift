@@ -58,8 +58,9 @@ final class EngineOwner {
     /// While uploads are stopped by a configuration error: when one upload is retried, so that an
     /// app that never fetches (it only tracks) does not wait for a fetch to resume them.
     private var stoppedUploadsRetryAt: SegmentsInstant?
-    /// How many retries of stopped uploads met the same error since they stopped: each doubles the
-    /// wait before the next (``stoppedUploadsRetryDelay()``).
+    /// How many retries of stopped uploads (a fetch's resume included) were refused again, with
+    /// any configuration error, since the server last took an upload: each doubles the wait
+    /// before the next (``stoppedUploadsRetryDelay()``).
     private var stoppedUploadsRetries = 0
     /// The configuration error that stopped uploads, from a retry (or a resume after a fetch,
     /// `byFetch`, which announced itself) until the server accepts an upload or stops them again.
@@ -628,8 +629,8 @@ final class EngineOwner {
     /// A fetch the server answered with success, after a configuration error stopped uploads
     /// (a 404 while it was deployed, a proxy's 403): the same server now takes this configuration,
     /// so uploads resume. Should the error come back (an error of the upload endpoint alone), they
-    /// stop again, and resume at most once per ``RetryPolicy/maximum`` of the upload policy: a
-    /// failing upload and its lines that often, not after every check.
+    /// stop again, and a fetch resumes them no more often than ``stoppedUploadsRetryBase()``, which
+    /// grows with each refusal: a failing upload that often, not after every check.
     private func resumeUploadsIfTheServerAnswered(_ outcome: FetchOutcome) {
         guard uploads.pausedBy != nil, case .success = outcome.result else { return }
         let now = clock.now()
@@ -646,8 +647,8 @@ final class EngineOwner {
     }
 
     /// Uploads stopped by a configuration error have waited ``stoppedUploadsRetryDelay()``: the
-    /// next upload is sent again. Accepted, uploads resume; refused alike, they stop for twice as
-    /// long, without another error line (``handleUploadCompleted(_:)``).
+    /// next upload is sent again. Accepted, uploads resume; refused again, they stop for twice as
+    /// long, with an error line only if the error changed (``handleUploadCompleted(_:)``).
     private func retryStoppedUploads(at now: SegmentsInstant) {
         stoppedUploadsRetryAt = nil
         guard let error = uploads.resume() else { return }
