@@ -18,6 +18,15 @@ public struct FanoutSweepScenario: Scenario {
     public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window), and how far a thread's own data is after it idled as long as a sparse check's engine (the floor of a sparse check's own work)"
 
     /// Checks of each unmeasured warm-up engine that runs before the first measured N.
+    /// The allocation growth is taken between these two N, so that the quick sweep (the gate's
+    /// baseline) and the full sweep report the same figure.
+    static let growthSizes = [1, 10_000]
+    /// The figures of that growth: extra allocations per callback notified, and per check.
+    static let growthFigures = ["fanout-sweep.allocsPerCallbackNotified", "fanout-sweep.allocsPerCheckGrowth"]
+
+    static func allocsPerCheckFigure(_ size: Int) -> String { "fanout-sweep.N\(size).allocsPerCheck" }
+    static func parallelAllocsPerCheckFigure(_ size: Int) -> String { "fanout-sweep.N\(size).parallelAllocsPerCheck" }
+
     static let warmUpChecks = 20
 
     /// The figures of a run with the stages stamped, named `prefix.…`: each stage's p50, and that
@@ -171,11 +180,11 @@ public struct FanoutSweepScenario: Scenario {
                        summary: "1 if a check did not complete or a callback was not called exactly once"),
             ]
             if !engine.complete {
-                unmeasured.append("fanout-sweep.N\(size).allocsPerCheck")
-                if [1, 10_000].contains(size) { unmeasured += ["fanout-sweep.allocsPerCallbackNotified", "fanout-sweep.allocsPerCheckGrowth"] }
+                unmeasured.append(Self.allocsPerCheckFigure(size))
+                if Self.growthSizes.contains(size) { unmeasured += Self.growthFigures }
             }
             if let perCheck = engine.allocationsPerCheck {
-                figures.append(Figure(name: "fanout-sweep.N\(size).allocsPerCheck", value: perCheck, unit: "allocs/check",
+                figures.append(Figure(name: Self.allocsPerCheckFigure(size), value: perCheck, unit: "allocs/check",
                                       gate: .lowerIsBetter(relative: 0.1, absolute: 2),
                                       summary: "malloc calls per check (upload, fetch, diff, delivery), N=\(size)"))
                 allocations.append(.init(x: Double(size), y: perCheck))
@@ -244,9 +253,9 @@ public struct FanoutSweepScenario: Scenario {
                 } else {
                     notes.append("N=\(size): a check of the parallel delivery did not reach every callback; its latency is omitted")
                 }
-                if !parallelRun.complete { unmeasured.append("fanout-sweep.N\(size).parallelAllocsPerCheck") }
+                if !parallelRun.complete { unmeasured.append(Self.parallelAllocsPerCheckFigure(size)) }
                 if let perCheck = parallelRun.allocationsPerCheck {
-                    figures.append(Figure(name: "fanout-sweep.N\(size).parallelAllocsPerCheck", value: perCheck, unit: "allocs/check",
+                    figures.append(Figure(name: Self.parallelAllocsPerCheckFigure(size), value: perCheck, unit: "allocs/check",
                                           gate: .lowerIsBetter(relative: 0.1, absolute: 2),
                                           summary: "malloc calls per check with parallel delivery (upload, fetch, diff, delivery on every core), N=\(size)"))
                 }
@@ -334,13 +343,12 @@ public struct FanoutSweepScenario: Scenario {
             Figure(name: "fanout-sweep.floor.cacheLineAfterIdleNs", value: median(memory.afterIdle), unit: "ns",
                    summary: "the same load after the thread idled \(FanoutProbe.label(idle)), as the sparse checks' engine does: what a check's cold work pays per line"),
         ]
-        // Growth is always taken between N = 1 and N = 10,000, so that the quick sweep (the gate's
-        // baseline) and the full sweep report the same figure.
-        if let small = allocations.first(where: { $0.x == 1 }), let large = allocations.first(where: { $0.x == 10_000 }) {
-            figures.append(Figure(name: "fanout-sweep.allocsPerCallbackNotified", value: (large.y - small.y) / (large.x - small.x),
+        if let small = allocations.first(where: { $0.x == Double(Self.growthSizes[0]) }),
+           let large = allocations.first(where: { $0.x == Double(Self.growthSizes[1]) }) {
+            figures.append(Figure(name: Self.growthFigures[0], value: (large.y - small.y) / (large.x - small.x),
                                   unit: "allocs/op",
                                   summary: "extra allocations per additional callback notified, N = 1 → 10,000 (0: none per callback)"))
-            figures.append(Figure(name: "fanout-sweep.allocsPerCheckGrowth", value: large.y - small.y, unit: "allocs/check",
+            figures.append(Figure(name: Self.growthFigures[1], value: large.y - small.y, unit: "allocs/check",
                                   gate: .lowerIsBetter(relative: 0, absolute: 10),
                                   summary: "allocations per check at N = 10,000 minus at N = 1 (0: no per-callback allocation)"))
         }
