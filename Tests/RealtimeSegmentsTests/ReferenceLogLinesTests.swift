@@ -39,6 +39,29 @@ final class ReferenceLogLinesTests: XCTestCase {
         XCTAssertEqual(fixture.logs.count(SegmentsLogMessage.skippingReloadNoCallback), before + 1, "\(fixture.logs.messages)")
     }
 
+    /// L14: the client stops while a check's fetch is in flight. Exponea's Android SDK says it with
+    /// the prefix (its iOS SDK without, against SPEC §8), once, and not for a stop with no fetch out.
+    func testAStopWhileAFetchIsInFlightSaysTheFetchFailedBecauseTheSDKIsStopping() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.client.start()
+        fixture.settle()
+        fixture.holdTheNextCheck()
+        fixture.client.stop()
+        fixture.transport.releaseHeldFetches()
+        fixture.settle()
+        XCTAssertEqual(fixture.logs.count("Segments: Segments fetch failed, SDK is stopping"), 1, "\(fixture.logs.messages)")
+    }
+
+    func testAStopWithNoFetchInFlightDoesNotSayAFetchFailed() {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        fixture.client.stop()
+        XCTAssertEqual(fixture.logs.count("Segments: Segments fetch failed, SDK is stopping"), 0, "\(fixture.logs.messages)")
+    }
+
     /// L8: neither the server nor the last known state holds a segment.
     func testACheckWithNoSegmentsAnywhereSaysSo() {
         let fixture = Fixture()

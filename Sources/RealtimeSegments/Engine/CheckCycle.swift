@@ -143,6 +143,10 @@ final class CheckCycle {
     func stop() {
         stopped = true
         delivery.stop()
+        // Its result will reach no callback. Debug, not Exponea's error: the app asked for the stop.
+        if inFlightGeneration != nil {
+            logger.debug("\(SegmentsLogMessage.fetchFailedStopping)")
+        }
         if coalescer.cancel() {
             logger.debug("\(SegmentsLogMessage.checkCancelledMeanwhile)")
         }

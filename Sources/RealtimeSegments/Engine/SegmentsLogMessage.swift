@@ -9,6 +9,8 @@ enum SegmentsLogMessage {
     static let emptyDataFromServerAndStore = "Segments: Empty data from server and store."
     static let checkCanceledCustomerChanged = "Segments: Check process was canceled because customer has changed"
     static let newDataIgnoredDifferentCustomer = "Segments: New data are ignored because were loaded for different customer"
+    /// Exponea's Android text; its iOS SDK drops the prefix, which SPEC §8 does not allow.
+    static let fetchFailedStopping = "Segments: Segments fetch failed, SDK is stopping"
 
     static func mergeFailed(customerIds: [String: String], error: SegmentsError) -> String {
         "Segments: Customer IDs \(render(customerIds)) merge failed, unable to fetch segments due to \(error)"
