@@ -54,6 +54,7 @@ public enum SegmentsBenchCLI {
         Self.$registry.withValue(registry) {
             Self.$arguments.withValue(arguments ?? Array(CommandLine.arguments.dropFirst())) {
                 do {
+                    if let unknown = CommandWords.segmentsBench.unknownCommand(in: Self.arguments) { throw unknown }
                     var command = try SegmentsBench.parseAsRoot(arguments)
                     try command.run()
                 } catch {
@@ -70,6 +71,7 @@ public enum SegmentsBenchCLI {
     public static func run(_ arguments: [String], registry: ScenarioRegistry) throws {
         try Self.$registry.withValue(registry) {
             try Self.$arguments.withValue(arguments) {
+                if let unknown = CommandWords.segmentsBench.unknownCommand(in: arguments) { throw unknown }
                 var command = try SegmentsBench.parseAsRoot(arguments)
                 try command.run()
             }

@@ -27,6 +27,25 @@ final class CommandLineInputTests: XCTestCase {
                       file: file, line: line)
     }
 
+    /// A word where a command goes that names none is a usage error that says so, as is `help` of
+    /// one: a script asking for a misspelt command's help must not pass.
+    func testAnUnknownCommandIsAUsageErrorThatNamesIt() throws {
+        let cases = [
+            (["runn", "tracking-storm"], "segments-bench has no command named 'runn' (its commands: suite, list, run, check,"),
+            (["help", "nonsense"], "segments-bench has no command named 'nonsense' (its commands: suite, list, run, check,"),
+            (["help", "baseline", "nonsense"], "segments-bench baseline has no command named 'nonsense' (its commands: update)"),
+            (["baseline", "nonsense"], "segments-bench baseline has no command named 'nonsense' (its commands: update)"),
+        ]
+        for (arguments, message) in cases {
+            let refused = try XCTUnwrap(failure(arguments), "\(arguments) was accepted")
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.message)")
+            XCTAssertTrue(refused.message.contains(message), "\(arguments): \(refused.message)")
+        }
+        for arguments in [["help"], ["help", "run"], ["help", "baseline", "update"], ["run", "--help"], ["--help"]] {
+            XCTAssertEqual(failure(arguments)?.status ?? 0, 0, "\(arguments)")
+        }
+    }
+
     /// `serve --host` takes a loopback address only; another is a usage error (64), found before
     /// anything binds.
     func testServeRefusesANonLoopbackHostAsAUsageError() throws {
