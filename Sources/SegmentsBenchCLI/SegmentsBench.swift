@@ -456,8 +456,8 @@ enum VerdictPrinting {
     case table
     /// Every row as a JSON array (warnings and errors go to standard error).
     case rows
-    /// The report and the verdict as one JSON document (``GatedReport``).
-    case gatedReport(BenchReport)
+    /// The report (`nil`: nothing ran) and the verdict as one JSON document (``GatedReport``).
+    case gatedReport(BenchReport?)
 }
 
 /// Writes the verdict files into `directory`, prints the verdict, and throws the exit code when it
@@ -594,7 +594,7 @@ struct CICommand: ParsableCommand {
         discussion: """
             Writes the report and, next to it, gate.json, gate-junit.xml and gate-summary.md. With --json, standard output \
             is one JSON document: {"report": <report.json>, "gate": {"passed": …, "exitCode": …, "rows": […]}}; when the \
-            baseline cannot be read, nothing runs and it is the (empty) rows array, with exit 70.
+            baseline cannot be read, nothing runs, the document has no report, and the exit code is 70.
 
 
             """ + ExitStatus.helpText)
@@ -617,7 +617,8 @@ struct CICommand: ParsableCommand {
             _ = try Baseline.load(from: URL(fileURLWithPath: baseline))
         } catch {
             let check = GateCheck(report: nil, unreadableBaseline: "\(baseline): \(describe(error))")
-            return try conclude(check, report: nil, baselinePath: baseline, directory: directory, printing: output.json ? .rows : .table)
+            return try conclude(
+                check, report: nil, baselinePath: baseline, directory: directory, printing: output.json ? .gatedReport(nil) : .table)
         }
         // Interrupted, the gate's files still say why it has no verdict: a CI job killed at its
         // time limit leaves a failed test in its JUnit report, not nothing. Until the verdict (or

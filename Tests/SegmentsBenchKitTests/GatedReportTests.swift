@@ -42,9 +42,10 @@ final class GatedReportTests: XCTestCase {
 
         let text = try GatedReport(report: report, check: check).jsonText()
         let decoded = try ReportWriter.makeJSONDecoder().decode(GatedReport.self, from: Data(text.utf8))
-        XCTAssertEqual(decoded.report.command, "segments-bench ci --json")
-        XCTAssertEqual(decoded.report.figures.map(\.name), report.figures.map(\.name))
-        XCTAssertTrue(decoded.report.figures[2].value.isNaN, "a non-finite figure is written, not an encoding error")
+        let decodedReport = try XCTUnwrap(decoded.report)
+        XCTAssertEqual(decodedReport.command, "segments-bench ci --json")
+        XCTAssertEqual(decodedReport.figures.map(\.name), report.figures.map(\.name))
+        XCTAssertTrue(decodedReport.figures[2].value.isNaN, "a non-finite figure is written, not an encoding error")
         XCTAssertFalse(decoded.gate.passed)
         XCTAssertEqual(decoded.gate.rows.map(\.name), check.rows.map(\.name))
         XCTAssertEqual(decoded.gate.rows.map(\.verdict), check.rows.map(\.verdict))

@@ -9,7 +9,8 @@ import Foundation
 ///  "report": {…}}
 /// ```
 ///
-/// `report` is the ``BenchReport`` as `report.json` holds it; `gate.rows` are the
+/// `report` is the ``BenchReport`` as `report.json` holds it, absent when nothing ran (`ci` with a
+/// baseline it cannot read); `gate.rows` are the
 /// ``GateCheck/rows`` (every gated figure, passes included), `gate.exitCode` is the command's exit
 /// status (``GateCheck/exitStatus``) and `gate.passed` is `true` when it is 0.
 public struct GatedReport: Codable, Sendable {
@@ -52,13 +53,14 @@ public struct GatedReport: Codable, Sendable {
         }
     }
 
-    /// The run, as written to `report.json`.
-    public var report: BenchReport
+    /// The run, as written to `report.json`; `nil` when nothing ran.
+    public var report: BenchReport?
     /// The comparison of `report` with the baseline.
     public var gate: Gate
 
-    /// `report` with the verdict of `check` (which must have been made on `report`).
-    public init(report: BenchReport, check: GateCheck) {
+    /// `report` with the verdict of `check` (which must have been made on `report`, or without a
+    /// report when `report` is `nil`).
+    public init(report: BenchReport?, check: GateCheck) {
         self.report = report
         self.gate = Gate(check)
     }
