@@ -65,6 +65,34 @@ final class FigureSamplesTests: XCTestCase {
         XCTAssertEqual(incomplete, ["s.change to callback p99"])
     }
 
+    /// A figure that repeats a latency's percentile (`reporting.setterP50`, `reporting.setter p50`)
+    /// is judged once, under the figure's name: judged twice, one change read as two regressions.
+    func testAFigureThatRestatesALatencysPercentileIsComparedOnce() throws {
+        var recorder = LatencyRecorder()
+        for value in 1...1_000 { recorder.record(UInt64(value) * 1_000) }
+        let latency = recorder.summary("setter", definition: "d")
+        var report = report([])
+        report.scenarios[0].latencies = [latency]
+        report.scenarios[0].figures = [
+            Figure(name: "s.setterP50", value: Double(latency.p50), unit: "ns",
+                   restates: FigureSamples.latencyFigureName(scenario: "s", latency: "setter", percentile: "p50"), summary: "p50")
+        ]
+        let compared = FigureSamples.comparedFigures(of: report.scenarios[0])
+        XCTAssertEqual(compared.map(\.name), ["s.setterP50", "s.setter p99"])
+    }
+
+    /// A figure a run reports twice cannot be judged: read as a figure measured in some runs only,
+    /// a tenfold regression of it passed (`check` refuses such a report too).
+    func testAFigureReportedTwiceInARunIsAHarnessError() {
+        var samples = FigureSamples()
+        samples.add(report([("s.other", 1, "ns"), ("s.latencyNs", 5, "ns"), ("s.latencyNs", 500, "ns")]), scenario: "s", side: .baseline)
+        samples.add(report([("s.other", 1, "ns"), ("s.latencyNs", 5_000, "ns"), ("s.latencyNs", 5_000, "ns")]), scenario: "s", side: .candidate)
+        XCTAssertThrowsError(try samples.validated()) { error in
+            XCTAssertEqual(error as? CompareError, .figureDuplicated(name: "s.latencyNs", side: .baseline, times: 2))
+            XCTAssertEqual("\(error)", "figure s.latencyNs is reported 2 times in one run of build A: it cannot be judged")
+        }
+    }
+
     /// A percentile a run reports only when it has the samples for it: listed, not judged.
     func testAFigureMissingFromSomeRunsIsListedNotCompared() throws {
         var samples = FigureSamples()

@@ -44,5 +44,10 @@ final class ReportingScenarioTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(result.figure("reporting.setterP50")).value, 0)
         // p99 is a figure only when the calls are enough to hold it (100 or more).
         XCTAssertEqual(result.figure("reporting.setterP99") != nil, result.latencies[0].count >= 100)
+        // `compare` judges each percentile once, under the figure's name.
+        let compared = FigureSamples.comparedFigures(of: result).map(\.name)
+        XCTAssertTrue(compared.contains("reporting.setterP50"), "\(compared)")
+        XCTAssertFalse(compared.contains("reporting.setter p50"), "\(compared)")
+        XCTAssertFalse(compared.contains("reporting.setter p99"), "\(compared)")
     }
 }

@@ -17,6 +17,9 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
     /// A wall-clock figure was infinite or not a number in some runs of a build: those runs
     /// measured something wrong, and the figure cannot be judged.
     case figureNotFinite(name: String, side: InterleavedSchedule.Side, runs: Int, of: Int)
+    /// A run reported a wall-clock figure more than once: which of its values is the figure is
+    /// unknown.
+    case figureDuplicated(name: String, side: InterleavedSchedule.Side, times: Int)
     /// The scenarios measured no wall-clock figure at all.
     case noWallClockFigures(scenarios: [String])
     /// A figure's unit differs between the builds (values in different units are not comparable).
@@ -38,6 +41,8 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
             "figure \(name) is a number in \(runs) of the \(expected) runs of build \(side.rawValue)"
         case .figureNotFinite(let name, let side, let runs, let expected):
             "figure \(name) is infinite or not a number in \(runs) of the \(expected) runs of build \(side.rawValue)"
+        case .figureDuplicated(let name, let side, let times):
+            "figure \(name) is reported \(times) times in one run of build \(side.rawValue): it cannot be judged"
         case .noWallClockFigures(let scenarios):
             "no wall-clock figure (a time or a rate) in \(scenarios.joined(separator: ", "))"
         case .unitChanged(let name, let baseline, let candidate):

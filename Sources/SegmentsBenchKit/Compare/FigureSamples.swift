@@ -27,6 +27,13 @@ public struct FigureSamples: Sendable {
         public var candidate: [Double] = []
         /// Runs of each build that reported the figure infinite or not a number.
         var notFinite: [InterleavedSchedule.Side: Int] = [:]
+        /// The most times one run reported it, and that run's build, when more than once.
+        var duplicated: Duplication?
+
+        struct Duplication: Sendable, Hashable {
+            var side: InterleavedSchedule.Side
+            var times: Int
+        }
 
         /// The values of `side`.
         public func values(_ side: InterleavedSchedule.Side) -> [Double] {
@@ -49,15 +56,15 @@ public struct FigureSamples: Sendable {
 
     /// The figures of `result` that are compared: its wall-clock figures, then each latency's p50
     /// and p99 in nanoseconds (a p99 the run has too few samples for is left out, as the report
-    /// leaves it out).
+    /// leaves it out; one a figure repeats, ``Figure/restates``, is compared as that figure).
     static func comparedFigures(of result: ScenarioResult) -> [Figure] {
         var figures = result.figures.filter { WallClockFigure.direction(of: $0) != nil }
+        let restated = Set(figures.compactMap(\.restates))
         for latency in result.latencies where latency.count > 0 {
             for (label, value) in [("p50", Optional(latency.p50)), ("p99", latency.p99)] {
-                guard let value else { continue }
-                figures.append(Figure(
-                    name: latencyFigureName(scenario: result.scenario, latency: latency.name, percentile: label),
-                    value: Double(value), unit: "ns", summary: "\(label) of \(latency.name)"))
+                let name = latencyFigureName(scenario: result.scenario, latency: latency.name, percentile: label)
+                guard let value, !restated.contains(name) else { continue }
+                figures.append(Figure(name: name, value: Double(value), unit: "ns", summary: "\(label) of \(latency.name)"))
             }
         }
         return figures
@@ -67,6 +74,7 @@ public struct FigureSamples: Sendable {
     /// non-finite value is counted as such, and makes ``validated()`` throw).
     public mutating func add(_ report: BenchReport, scenario: String, side: InterleavedSchedule.Side) {
         runs[scenario, default: [:]][side, default: 0] += 1
+        var timesInThisRun: [String: Int] = [:]
         for result in report.scenarios where result.scenario == scenario {
             for figure in Self.comparedFigures(of: result) {
                 guard let direction = WallClockFigure.direction(of: figure) else { continue }
@@ -75,6 +83,9 @@ public struct FigureSamples: Sendable {
                     position[figure.name] = series.count - 1
                     return series.count - 1
                 }()
+                let times = timesInThisRun[figure.name, default: 0] + 1
+                timesInThisRun[figure.name] = times
+                if times > 1, times > series[index].duplicated?.times ?? 0 { series[index].duplicated = .init(side: side, times: times) }
                 if figure.unit != series[index].unit { series[index].otherUnit = .init(side: side, unit: figure.unit) }
                 if !figure.value.isFinite {
                     series[index].notFinite[side, default: 0] += 1
@@ -93,7 +104,8 @@ public struct FigureSamples: Sendable {
     /// it: listed, not judged).
     ///
     /// - Throws: ``CompareError/unitChanged(name:baseline:candidate:)`` for a figure whose unit is not
-    ///   the same in every report; ``CompareError/figureMissing(name:side:runs:expected:)`` for a
+    ///   the same in every report; ``CompareError/figureDuplicated(name:side:times:)`` for one a run
+    ///   reported more than once; ``CompareError/figureMissing(name:side:runs:expected:)`` for a
     ///   figure one build measured in every run and the other in none;
     ///   ``CompareError/figureNotFinite(name:side:runs:of:)`` for a figure a build reported
     ///   infinite or not a number in any run; ``CompareError/noWallClockFigures(scenarios:)`` when
@@ -106,6 +118,9 @@ public struct FigureSamples: Sendable {
             if let other = entry.otherUnit {
                 let (baseline, candidate) = other.side == .baseline ? (other.unit, entry.unit) : (entry.unit, other.unit)
                 throw CompareError.unitChanged(name: entry.name, baseline: baseline, candidate: candidate)
+            }
+            if let duplicated = entry.duplicated {
+                throw CompareError.figureDuplicated(name: entry.name, side: duplicated.side, times: duplicated.times)
             }
             let expected = runs[entry.scenario] ?? [:]
             for side in InterleavedSchedule.Side.allCases {
@@ -132,5 +147,13 @@ public struct FigureSamples: Sendable {
             throw CompareError.noWallClockFigures(scenarios: runs.keys.sorted())
         }
         return (compared, candidateOnly, incomplete)
+    }
+}
+
+extension LatencySummary {
+    /// The name under which `compare` judges `percentile` (`p50`, `p99`) of this latency of
+    /// `scenario`: what a figure repeating it gives as ``Figure/restates``.
+    func comparedName(_ percentile: String, in scenario: String) -> String {
+        FigureSamples.latencyFigureName(scenario: scenario, latency: name, percentile: percentile)
     }
 }

@@ -12,21 +12,27 @@ public struct Figure: Codable, Sendable, Hashable {
     /// measured in the same run): `compare` then judges it over repetitions, and `merge` keeps the
     /// worst host's value. `nil` for times and rates, whose unit says, and for figures neither judges.
     public var direction: WallClockFigure.Direction?
+    /// The name under which `compare` judges the latency percentile this figure repeats
+    /// (``FigureSamples/latencyFigureName(scenario:latency:percentile:)``, `reporting.setter p50`):
+    /// the percentile is then judged once, as this figure. `nil` for any other figure.
+    public var restates: String?
     /// One line saying what it is.
     public var summary: String
 
     /// Creates a figure.
     public init(
         name: String, value: Double, unit: String, gate: GateRule? = nil, direction: WallClockFigure.Direction? = nil,
-        summary: String
+        restates: String? = nil, summary: String
     ) {
         self.name = name
         self.value = value
         self.unit = unit
         self.gate = gate
         self.direction = direction
+        self.restates = restates
         self.summary = summary
     }
+
 }
 
 /// How a figure is gated. Only figures that are stable on a shared, noisy 2-core machine are gated:

@@ -163,9 +163,10 @@ public struct FanoutSweepScenario: Scenario {
             if !engine.complete { notes.append("N=\(size): a check did not reach every callback; its latency is omitted") }
             if measured { figures += [
                 Figure(name: "fanout-sweep.N\(size).lastCallbackP50Ns", value: Double(last.p50), unit: "ns",
+                       restates: last.comparedName("p50", in: name),
                        summary: "data received → last callback, p50, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).firstCallbackP50Ns", value: Double(first.p50), unit: "ns",
-                       summary: "data received → first callback, p50, N=\(size)"),
+                       restates: first.comparedName("p50", in: name), summary: "data received → first callback, p50, N=\(size)"),
                 Figure(name: "fanout-sweep.N\(size).nsPerCallback", value: Double(last.p50) / Double(size), unit: "ns",
                        summary: "data received → last callback p50 / N, N=\(size): the fan-out's time per callback with the hand-off to the delivery thread spread over it (dominant at small N)"),
                 Figure(name: "fanout-sweep.N\(size).ratioToClosureLoop", value: ratio, unit: "ratio",
@@ -291,6 +292,7 @@ public struct FanoutSweepScenario: Scenario {
                 Figure(name: "fanout-sweep.churn.achievedToTarget", value: churn.pairsPerSecond / rate, unit: "ratio",
                        direction: .higherIsBetter, summary: "add + remove pairs achieved per second over the \(Int(rate)) asked for (1: the registry kept up)"),
                 Figure(name: "fanout-sweep.churn.deliveryP50Ns", value: Double(delivery.p50), unit: "ns",
+                       restates: delivery.comparedName("p50", in: name),
                        summary: "server-side change → last of \(stable) stable callbacks, p50, churn running"),
                 Figure(name: "fanout-sweep.churn.calmDeliveryP50Ns", value: calmP50, unit: "ns",
                        summary: "server-side change → last of \(stable) stable callbacks, p50, the same run without churn"),
@@ -327,8 +329,10 @@ public struct FanoutSweepScenario: Scenario {
             latencies += [wakeToRun, signal]
             figures += [
                 Figure(name: "fanout-sweep.floor.threadWake\(key)P50Ns", value: Double(wakeToRun.p50), unit: "ns",
+                       restates: wakeToRun.comparedName("p50", in: name),
                        summary: "signal → a parked thread on the \(side) runs, p50, after 1 ms idle (no engine)"),
                 Figure(name: "fanout-sweep.floor.threadWake\(key)SignalP50Ns", value: Double(signal.p50), unit: "ns",
+                       restates: signal.comparedName("p50", in: name),
                        summary: "time the signalling thread spends in that signal, p50, \(side) (what waking costs the waker)"),
             ]
         }

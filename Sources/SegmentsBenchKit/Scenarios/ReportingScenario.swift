@@ -55,7 +55,7 @@ public struct ReportingScenario: Scenario {
         let latency = recorder.summary("setter", definition: "setDefaultSegments or setCustomSegments call, \(threads) threads")
 
         figures += [
-            Figure(name: "reporting.setterP50", value: Double(latency.p50), unit: "ns",
+            Figure(name: "reporting.setterP50", value: Double(latency.p50), unit: "ns", restates: latency.comparedName("p50", in: name),
                    summary: "setter call latency p50 (\(threads) threads, shared visitors, one subscriber, persistence on)"),
             Figure(name: "reporting.settersPerSecond", value: Double(setters) / max(loadSeconds, 1e-9), unit: "ops/s",
                    summary: "setter calls per second, all threads"),
@@ -70,7 +70,7 @@ public struct ReportingScenario: Scenario {
                    summary: "setter calls per visitor file written (> 1: updates coalesced)"),
         ]
         if let p99 = latency.p99 {
-            figures.append(Figure(name: "reporting.setterP99", value: Double(p99), unit: "ns", summary: "setter call latency p99"))
+            figures.append(Figure(name: "reporting.setterP99", value: Double(p99), unit: "ns", restates: latency.comparedName("p99", in: name), summary: "setter call latency p99"))
         }
 
         // Phase 2: N visitors persisted, then restored by a new client.

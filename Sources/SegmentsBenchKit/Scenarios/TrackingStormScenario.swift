@@ -249,7 +249,8 @@ public struct TrackingStormScenario: Scenario {
         figures += [
             Figure(name: "tracking-storm.eventsPerSecond", value: Double(tracked) / outcome.elapsedSeconds, unit: "ops/s",
                    summary: "events tracked per second, all producers (over the time the calls took, with --rate too)"),
-            Figure(name: "tracking-storm.trackEventP50Ns", value: Double(latency.p50), unit: "ns", summary: "trackEvent p50"),
+            Figure(name: "tracking-storm.trackEventP50Ns", value: Double(latency.p50), unit: "ns",
+                   restates: latency.comparedName("p50", in: name), summary: "trackEvent p50"),
             // Reported, not gated: with two producers and the engine thread sharing two cores, this
             // p50 moved 5× between identical runs (6× to 30× the fetch-add), too noisy for a gate.
             Figure(name: "tracking-storm.trackEventP50ToFetchAdd", value: Double(latency.p50) / max(fetchAdd, 0.1), unit: "ratio",
@@ -369,6 +370,7 @@ public struct TrackingStormScenario: Scenario {
             Figure(name: "tracking-storm.journal.eventsPerSecond", value: Double(tracked) / outcome.elapsedSeconds, unit: "ops/s",
                    summary: "events tracked per second, all producers, event journal on (fsync every commit)"),
             Figure(name: "tracking-storm.journal.trackEventP50Ns", value: Double(latency.p50), unit: "ns",
+                   restates: latency.comparedName("p50", in: "tracking-storm"),
                    summary: "trackEvent p50, event journal on"),
             Figure(name: "tracking-storm.journal.bytesPerEvent", value: perEvent(journal.bytesWritten), unit: "bytes",
                    summary: "bytes appended to the journal per tracked event (records, framing and acknowledgement marks)"),
@@ -519,6 +521,7 @@ public struct TrackingStormScenario: Scenario {
             definition: "time inside trackEvent, \(who)")
         var figures = [
             Figure(name: "tracking-storm.\(label).trackEventP50Ns", value: Double(latency.p50), unit: "ns",
+                   restates: latency.comparedName("p50", in: "tracking-storm"),
                    summary: "trackEvent p50, \(who)"),
         ]
         if let p999 = latency.p999 {
