@@ -234,4 +234,28 @@ final class ReportMergeTests: XCTestCase {
             XCTAssertEqual(error as? MergeError, .histogramMissing(host: "a", scenario: "storm", latency: "call"))
         }
     }
+
+    /// A report with a scenario, figure or latency twice cannot be merged: merge kept the first and
+    /// dropped the rest, so a host's failing value vanished and the merged report passed the gate
+    /// (`check` refuses such a report).
+    func testAReportHoldingAScenarioFigureOrLatencyTwiceIsRefused() throws {
+        let empty = LatencyRecorder()
+        let good = report(host: "a", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        var twiceFigure = report(host: "b", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        twiceFigure.scenarios[0].figures.append(Figure(name: "storm.lostEvents", value: 5, unit: "count", gate: .zero, summary: "lost"))
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: good), (host: "b", report: twiceFigure)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .duplicated(host: "b", what: "figure storm.lostEvents", times: 2))
+            XCTAssertEqual("\(error)", "Segments: merge: b's report holds figure storm.lostEvents 2 times: which is the measurement is unknown")
+        }
+        var twiceScenario = report(host: "b", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        twiceScenario.scenarios.append(twiceScenario.scenarios[0])
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "b", report: twiceScenario)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .duplicated(host: "b", what: "scenario storm", times: 2))
+        }
+        var twiceLatency = report(host: "b", latency: empty, figures: figures(lost: 0, ratio: 1, events: 10))
+        twiceLatency.scenarios[0].latencies.append(twiceLatency.scenarios[0].latencies[0])
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: good), (host: "b", report: twiceLatency)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .duplicated(host: "b", what: "storm latency 'call'", times: 2))
+        }
+    }
 }

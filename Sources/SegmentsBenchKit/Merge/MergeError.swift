@@ -14,6 +14,9 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// ``RunIdentity``), named as the merged report names their hosts: merged, its events and
     /// samples would count twice.
     case sameRunTwice([String])
+    /// A report holds a scenario, a figure of a scenario, or a latency of one (`what`) more than
+    /// once: which is the measurement is unknown.
+    case duplicated(host: String, what: String, times: Int)
     /// A figure reported in different units (each "host: unit"): its values cannot be combined.
     case unitsDiffer(figure: String, units: [String])
 
@@ -27,6 +30,8 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
             "Segments: merge: the reports come from different versions of segments-bench (\(versions.joined(separator: ", "))): run one version on every host"
         case let .sameRunTwice(hosts):
             "Segments: merge: \(hosts.joined(separator: " and ")) are or hold the same run (same machine, start time, command and figures): give each run once"
+        case let .duplicated(host, what, times):
+            "Segments: merge: \(host)'s report holds \(what) \(times) times: which is the measurement is unknown"
         case let .unitsDiffer(figure, units):
             "Segments: merge: figure \(figure) is in different units (\(units.joined(separator: ", "))): its values cannot be combined; run one version of the scenario on every host"
         }

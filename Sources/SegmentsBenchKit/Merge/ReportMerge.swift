@@ -65,7 +65,8 @@ public enum ReportMerge {
     ///
     /// - Throws: ``MergeError/noReports`` for none, ``MergeError/toolVersionsDiffer(_:)`` for
     ///   reports of different versions, ``MergeError/sameRunTwice(_:)`` for one run given twice,
-    ///   ``MergeError/histogramMissing(host:scenario:latency:)``.
+    ///   ``MergeError/histogramMissing(host:scenario:latency:)``, ``MergeError/duplicated(host:what:times:)``
+    ///   for a report holding a scenario, figure or latency twice.
     public static func merge(_ inputs: [Input], command: String) throws -> BenchReport {
         guard let first = inputs.first else { throw MergeError.noReports }
         if Set(inputs.map(\.report.toolVersion)).count > 1 {
@@ -79,6 +80,7 @@ public enum ReportMerge {
                 throw MergeError.sameRunTwice([inputs[earlier].host, input.host])
             }
         }
+        for input in inputs { try refuseDuplicates(in: input) }
         for input in inputs {
             for scenario in input.report.scenarios {
                 for latency in scenario.latencies where latency.histogram.totalCount != latency.count {
@@ -122,6 +124,28 @@ public enum ReportMerge {
         let interrupted = inputs.compactMap { input in input.report.interrupted.map { "\(input.host): \($0)" } }
         merged.interrupted = interrupted.isEmpty ? nil : interrupted.joined(separator: "; ")
         return merged
+    }
+
+    /// Throws ``MergeError/duplicated(host:what:times:)`` for the first scenario, figure or latency
+    /// that `input` holds more than once: merging matches them by name, and would keep one.
+    private static func refuseDuplicates(in input: Input) throws {
+        func first(_ names: [String]) -> (name: String, times: Int)? {
+            var counts: [String: Int] = [:]
+            for name in names { counts[name, default: 0] += 1 }
+            return names.first { counts[$0]! > 1 }.map { ($0, counts[$0]!) }
+        }
+        let scenarios = input.report.scenarios
+        if let twice = first(scenarios.map(\.scenario)) {
+            throw MergeError.duplicated(host: input.host, what: "scenario \(twice.name)", times: twice.times)
+        }
+        for scenario in scenarios {
+            if let twice = first(scenario.figures.map(\.name)) {
+                throw MergeError.duplicated(host: input.host, what: "figure \(twice.name)", times: twice.times)
+            }
+            if let twice = first(scenario.latencies.map(\.name)) {
+                throw MergeError.duplicated(host: input.host, what: "\(scenario.scenario) latency '\(twice.name)'", times: twice.times)
+            }
+        }
     }
 
     private static func mergeScenario(_ parts: [(host: String, result: ScenarioResult)], hostCount: Int) -> ScenarioResult {
