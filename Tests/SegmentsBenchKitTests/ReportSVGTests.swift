@@ -203,4 +203,15 @@ final class ReportSVGTests: XCTestCase {
         XCTAssertEqual(axis.upper, 100)
         XCTAssertEqual(axis.ticks.map(\.label), ["0", "20", "40", "60", "80", "100"])
     }
+
+    /// Values whose span overflows a Double (a merged report's ±1e308) still give a few ticks: the
+    /// span read as infinite made the step 1, and the tick loop ran from −1e308 up by ones for ever.
+    func testALinearAxisOverValuesWhoseSpanOverflowsEnds() {
+        for values in [[1e308, -1e308], [1.5e308], [-1.7e308, 1.7e308, 0]] {
+            let axis = ChartAxis.linear(title: "t", values: values, includeZero: true, format: ReportFormat.compact)
+            XCTAssertGreaterThan(axis.ticks.count, 1, "\(values)")
+            XCTAssertLessThanOrEqual(axis.ticks.count, 12, "\(values)")
+            XCTAssertTrue(axis.ticks.allSatisfy { $0.value.isFinite }, "\(values)")
+        }
+    }
 }

@@ -58,14 +58,20 @@ struct ChartAxis {
             low = includeZero && low >= 0 ? 0 : low - pad
             high += pad
         }
-        let step = niceStep((high - low) / 5)
-        let lower = floor(low / step) * step
-        let upper = ceil(high / step) * step
+        // Near the largest Doubles the padding, the span or the rounded ends overflow: the axis
+        // then ends at the largest finite values, and the ticks are bounded, not counted by a step
+        // that no longer moves the value.
+        low = max(low, -Double.greatestFiniteMagnitude)
+        high = min(high, Double.greatestFiniteMagnitude)
+        let step = niceStep(high / 5 - low / 5)
+        let lower = max(floor(low / step) * step, -Double.greatestFiniteMagnitude)
+        let upper = min(ceil(high / step) * step, Double.greatestFiniteMagnitude)
         var ticks: [Tick] = []
         var index = 0.0
-        while lower + index * step <= upper + step * 1e-9 {
+        while index <= 10 {
             // Multiplying instead of accumulating keeps ticks like 0.3 exact enough to print.
             let value = lower + index * step
+            guard value.isFinite, value - upper <= step * 1e-9 else { break }
             ticks.append(Tick(value: abs(value) < step * 1e-9 ? 0 : value, label: format(abs(value) < step * 1e-9 ? 0 : value)))
             index += 1
         }
