@@ -258,4 +258,35 @@ final class ReportMergeTests: XCTestCase {
             XCTAssertEqual(error as? MergeError, .duplicated(host: "b", what: "storm latency 'call'", times: 2))
         }
     }
+
+    /// Values no 64-bit histogram can hold: a latency whose samples' sum passes 2⁶⁴ ns, read from
+    /// a file or made by adding hosts, and machines whose memory or cores pass the integers, are
+    /// refused or saturated (each crashed merge with an arithmetic overflow).
+    func testSumsPastSixtyFourBitsAreRefusedOrSaturatedNotACrash() throws {
+        let json = """
+            {"name": "call", "definition": "d", "count": 1000000000, "p50": 60000000000, "max": 60000000000, "mean": 6e10,
+             "recorded": [{"value": 60000000000, "count": 1000000000}]}
+            """
+        XCTAssertThrowsError(try ReportWriter.makeJSONDecoder().decode(LatencySummary.self, from: Data(json.utf8))) { error in
+            XCTAssertTrue("\(error)".contains("2^64"), "\(error)")
+        }
+        var near = LatencyRecorder()
+        near.record(60_000_000_000, count: 200_000_000)
+        let a = report(host: "a", latency: near, figures: [])
+        var b = report(host: "b", latency: near, figures: [])
+        b.startedAt = "2024-01-01T00:00:00Z"
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .latencyOutOfRange(scenario: "storm", latency: "call"))
+        }
+        var big = report(host: "a", latency: LatencyRecorder(), figures: [])
+        big.machine.memoryBytes = .max
+        big.machine.cores = .max
+        var small = report(host: "b", latency: LatencyRecorder(), figures: [])
+        small.machine.memoryBytes = 2
+        small.machine.cores = 5
+        small.startedAt = "2024-01-01T00:00:00Z"
+        let merged = try ReportMerge.merge([(host: "a", report: big), (host: "b", report: small)], command: "merge")
+        XCTAssertEqual(merged.machine.memoryBytes, .max)
+        XCTAssertEqual(merged.machine.cores, .max)
+    }
 }

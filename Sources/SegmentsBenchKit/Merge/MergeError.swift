@@ -17,6 +17,9 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A report holds a scenario, a figure of a scenario, or a latency of one (`what`) more than
     /// once: which is the measurement is unknown.
     case duplicated(host: String, what: String, times: Int)
+    /// A latency whose samples, added over the hosts, would pass what a 64-bit histogram holds
+    /// (2⁶⁴ samples, or 2⁶⁴ ns in all).
+    case latencyOutOfRange(scenario: String, latency: String)
     /// A figure reported in different units (each "host: unit"): its values cannot be combined.
     case unitsDiffer(figure: String, units: [String])
 
@@ -32,6 +35,8 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
             "Segments: merge: \(hosts.joined(separator: " and ")) are or hold the same run (same machine, start time, command and figures): give each run once"
         case let .duplicated(host, what, times):
             "Segments: merge: \(host)'s report holds \(what) \(times) times: which is the measurement is unknown"
+        case let .latencyOutOfRange(scenario, latency):
+            "Segments: merge: \(scenario) latency '\(latency)' added over the hosts passes 2^64 samples or 2^64 ns: a histogram cannot hold it"
         case let .unitsDiffer(figure, units):
             "Segments: merge: figure \(figure) is in different units (\(units.joined(separator: ", "))): its values cannot be combined; run one version of the scenario on every host"
         }

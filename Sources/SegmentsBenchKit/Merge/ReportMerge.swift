@@ -66,7 +66,7 @@ public enum ReportMerge {
     /// - Throws: ``MergeError/noReports`` for none, ``MergeError/toolVersionsDiffer(_:)`` for
     ///   reports of different versions, ``MergeError/sameRunTwice(_:)`` for one run given twice,
     ///   ``MergeError/histogramMissing(host:scenario:latency:)``, ``MergeError/duplicated(host:what:times:)``
-    ///   for a report holding a scenario, figure or latency twice.
+    ///   for a report holding a scenario, figure or latency twice, ``MergeError/latencyOutOfRange(scenario:latency:)``.
     public static func merge(_ inputs: [Input], command: String) throws -> BenchReport {
         guard let first = inputs.first else { throw MergeError.noReports }
         if Set(inputs.map(\.report.toolVersion)).count > 1 {
@@ -87,6 +87,20 @@ public enum ReportMerge {
                     throw MergeError.histogramMissing(host: input.host, scenario: scenario.scenario, latency: latency.name)
                 }
             }
+        }
+        var samples: [String: [(value: UInt64, count: UInt64)]] = [:]
+        var latencyNames: [String: (scenario: String, latency: String)] = [:]
+        for input in inputs {
+            for scenario in input.report.scenarios {
+                for latency in scenario.latencies {
+                    let key = "\(scenario.scenario)\u{0}\(latency.name)"
+                    latencyNames[key] = (scenario.scenario, latency.name)
+                    samples[key, default: []] += latency.histogram.recordedValues().map { ($0.value, $0.count) }
+                }
+            }
+        }
+        for key in samples.keys.sorted() where !LatencySummary.fitsAHistogram(samples[key]!) {
+            throw MergeError.latencyOutOfRange(scenario: latencyNames[key]!.scenario, latency: latencyNames[key]!.latency)
         }
         // One figure in two units cannot become one value (the gate refuses the same mismatch
         // against a baseline).
@@ -267,12 +281,18 @@ public enum ReportMerge {
         let machines = inputs.map(\.report.machine)
         guard machines.count > 1 else { return machines[0] }
         return MachineInfo(
-            hostname: inputs.map(\.host).joined(separator: " + "), cores: machines.reduce(0) { $0 + $1.cores },
-            memoryBytes: machines.reduce(0) { $0 + $1.memoryBytes }, cpuModel: distinct(machines.map(\.cpuModel)),
+            hostname: inputs.map(\.host).joined(separator: " + "), cores: machines.reduce(0) { saturatingSum($0, $1.cores) },
+            memoryBytes: machines.reduce(0) { saturatingSum($0, $1.memoryBytes) }, cpuModel: distinct(machines.map(\.cpuModel)),
             kernel: distinct(machines.map(\.kernel)), swiftVersion: distinct(machines.map(\.swiftVersion)),
             loadAverage: zip(inputs.map(\.host), machines).map { "\($0): \($1.loadAverage)" }.joined(separator: "; "),
             jemalloc: distinct(machines.map(\.jemalloc)),
             clock: machines.compactMap(\.clock).max { $0.resolutionNs < $1.resolutionNs })
+    }
+
+    /// `a + b`, or the largest value where that passes it (a file's fields are not trusted).
+    private static func saturatingSum<Value: FixedWidthInteger>(_ a: Value, _ b: Value) -> Value {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b < 0 ? .min : .max) : sum
     }
 
     /// The values, each once, in order, joined with ` / `.

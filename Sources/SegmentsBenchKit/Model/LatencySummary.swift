@@ -65,6 +65,20 @@ public struct LatencySummary: Codable, Sendable {
         mean = histogram.mean
     }
 
+    /// Whether samples of these values and counts fit a 64-bit histogram: their count and the sum
+    /// of their values (with the bucket's width above each value) stay below 2⁶⁴, which its
+    /// iteration and mean compute in 64-bit integers.
+    static func fitsAHistogram(_ samples: [(value: UInt64, count: UInt64)]) -> Bool {
+        let limit = Double(UInt64.max) / 1.01
+        var count = 0.0
+        var sum = 0.0
+        for sample in samples {
+            count += Double(sample.count)
+            sum += Double(sample.value) * 1.001 * Double(sample.count)
+        }
+        return count < limit && sum < limit
+    }
+
     private enum CodingKeys: String, CodingKey {
         case name, definition, count, p50, p90, p99, p999, p9999, max, mean, coordinatedOmissionCorrected
         case recorded, intervals
@@ -96,10 +110,14 @@ public struct LatencySummary: Codable, Sendable {
         max = try container.decodeIfPresent(UInt64.self, forKey: .max) ?? 0
         mean = try container.decodeIfPresent(Double.self, forKey: .mean) ?? 0
         coordinatedOmissionCorrected = try container.decodeIfPresent(Bool.self, forKey: .coordinatedOmissionCorrected) ?? false
-        var recorder = LatencyRecorder()
-        for bucket in try container.decodeIfPresent([Bucket].self, forKey: .recorded) ?? [] {
-            recorder.record(bucket.value, count: bucket.count)
+        let buckets = try container.decodeIfPresent([Bucket].self, forKey: .recorded) ?? []
+        guard Self.fitsAHistogram(buckets.map { ($0.value, $0.count) }) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .recorded, in: container,
+                debugDescription: "latency '\(name)': the recorded samples' count or the sum of their values passes 2^64")
         }
+        var recorder = LatencyRecorder()
+        for bucket in buckets { recorder.record(bucket.value, count: bucket.count) }
         histogram = recorder.histogram
         intervals = try container.decodeIfPresent([LatencyIntervals].self, forKey: .intervals) ?? []
     }
