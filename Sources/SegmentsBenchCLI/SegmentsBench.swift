@@ -514,8 +514,9 @@ struct BaselineCommand: ParsableCommand {
 
         /// Writes the baseline from the report given or run. Refuses a report in which a scenario
         /// failed (a harness error), and a report given (`--from`) that lacks scenarios the baseline
-        /// at `--to` gates, which replacing it would stop gating (a usage error: write it elsewhere
-        /// with `--to`).
+        /// at `--to` gates, which replacing it would stop gating, that is itself the file at `--to`,
+        /// or whose `--to` exists but cannot be read as a baseline (usage errors: write it
+        /// elsewhere with `--to`).
         func run() throws {
             // Checked before the suite runs, so that its minutes are not lost to a bad path.
             try checkWritableFile(to, option: "--to")
@@ -523,6 +524,18 @@ struct BaselineCommand: ParsableCommand {
             if let from {
                 // A report directory, as `check --report` and `merge` take, or its report.json.
                 let url = ReportLocation.reportJSON(at: from)
+                if url.standardizedFileURL.resolvingSymlinksInPath() == URL(fileURLWithPath: to).standardizedFileURL.resolvingSymlinksInPath() {
+                    throw ValidationError("--to is the report given with --from (\(url.path)): a baseline written there would replace the report")
+                }
+                // What a baseline that cannot be read gates is unknown, so the check below of the
+                // scenarios it would stop gating cannot be made.
+                if FileManager.default.fileExists(atPath: to) {
+                    do { _ = try Baseline.load(from: URL(fileURLWithPath: to)) } catch {
+                        throw ValidationError(
+                            "\(to) exists but cannot be read as a baseline (\(describe(error))); what it gates is unknown, so it is "
+                                + "not replaced: remove it, or write this baseline elsewhere with --to")
+                    }
+                }
                 do {
                     report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
                 } catch {
@@ -575,7 +588,9 @@ struct BaselineCommand: ParsableCommand {
                 }
             }
             let baseline = Baseline(from: report)
-            try baseline.write(to: destination)
+            do { try baseline.write(to: destination) } catch {
+                throw BaselineRefusal("the baseline could not be written to \(to): \(describe(error))")
+            }
             print("Baseline with \(baseline.figures.count) gated figures written to \(to)")
         }
     }

@@ -52,6 +52,29 @@ final class BaselineAndVerdictCommandTests: XCTestCase {
         XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", elsewhere], registry: uncounted).map { "\($0)" })
     }
 
+    /// `--from` a report over a `--to` that cannot be read as a baseline (truncated, of a newer
+    /// version): what it gates is unknown, so it is not replaced, and a report is never written
+    /// over with a baseline of itself. Both were overwritten (exit 0), the first without the
+    /// check of the scenarios it would stop gating.
+    func testBaselineUpdateFromAReportDoesNotReplaceWhatItCannotRead() throws {
+        let alpha = try registry(GatedScenario(name: "alpha"))
+        let out = scratch()
+        _ = failure(["run", "alpha", "--out", out], registry: alpha)
+        let report = out + "/report.json"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: report))
+        let unreadable = scratch()
+        try Data(#"{"version": 1, "figures": {"beta.count": {"value": 0, "#.utf8).write(to: URL(fileURLWithPath: unreadable))
+        let refused = try XCTUnwrap(failure(["baseline", "update", "--from", out, "--to", unreadable], registry: alpha))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("\(unreadable) exists but cannot be read as a baseline"), refused.message)
+        XCTAssertEqual(try String(contentsOfFile: unreadable, encoding: .utf8), #"{"version": 1, "figures": {"beta.count": {"value": 0, "#)
+
+        let same = try XCTUnwrap(failure(["baseline", "update", "--from", report, "--to", report], registry: alpha))
+        XCTAssertEqual(same.status, 64, same.message)
+        XCTAssertTrue(same.message.contains("--to is the report given with --from"), same.message)
+        XCTAssertNoThrow(try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: report))))
+    }
+
     func testNoBaselineIsTakenFromARunThatBrokeACorrectnessRule() throws {
         let baseline = scratch() + "/baseline.json"
         let broken = try registry(GatedScenario(name: "alpha", count: 5))

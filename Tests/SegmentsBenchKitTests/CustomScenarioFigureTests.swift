@@ -36,6 +36,26 @@ final class CustomScenarioFigureTests: XCTestCase {
         print("the same figure vanished from a run of my-scenario: \(vanished.verdictLine)")
     }
 
+    /// A figure whose own rule is not well formed (a negative tolerance, a NaN bound) and a
+    /// negative count of missed `--threshold` limits are broken reports: `baseline update` wrote
+    /// such a rule into a baseline the gate then refused, and `check` passed a count of −1.
+    func testAMalformedRuleOrANegativeThresholdCountIsAHarnessError() {
+        let rules: [(Figure, String)] = [
+            (Figure(name: "my-scenario.ns", value: 5, unit: "ns", gate: .lowerIsBetter(relative: -1, absolute: 0), summary: ""),
+             "figure my-scenario.ns has a gate rule that is not well formed"),
+            (Figure(name: "my-scenario.ns", value: 5, unit: "ns", gate: .atMost(.nan), summary: ""),
+             "figure my-scenario.ns has a gate rule that is not well formed"),
+            (Figure(name: "my-scenario.thresholdsFailed", value: -1, unit: "count", summary: ""),
+             "figure my-scenario.thresholdsFailed is -1: a count of missed limits is a whole number, 0 or more"),
+        ]
+        for (figure, message) in rules {
+            let errors = GateCheck.harnessErrors(in: report([("my-scenario", [figure])]))
+            XCTAssertTrue(errors.contains { $0.hasPrefix(message) }, "\(errors)")
+            let empty = Baseline(from: report([("my-scenario", [])]))
+            XCTAssertEqual(GateCheck(report: report([("my-scenario", [figure])]), baseline: empty).exitStatus, .harnessError)
+        }
+    }
+
     /// A custom scenario's figure named like a built-in's: it must not mask the built-in's violation.
     func testAFigureNameClashingWithABuiltInsDoesNotHideItsViolation() {
         let lost = "tracking-storm.lostEvents"

@@ -268,6 +268,15 @@ public struct GateCheck: Sendable {
             for figure in scenario.figures where !figure.value.isFinite {
                 errors.append("figure \(figure.name) is \(figure.value) (not a finite number)")
             }
+            for figure in scenario.figures {
+                if let rule = figure.gate, !rule.isWellFormed {
+                    errors.append("figure \(figure.name) has a gate rule that is not well formed (\(rule)): it can judge nothing")
+                }
+                if figure.name.hasSuffix(thresholdsFailedSuffix), figure.value.isFinite,
+                   figure.value < 0 || figure.value != figure.value.rounded() {
+                    errors.append("figure \(figure.name) is \(figure.value.formatted()): a count of missed limits is a whole number, 0 or more")
+                }
+            }
             // Counted under callgrind: a negative count is a broken report, not an improvement.
             // (Elsewhere a figure may be a difference, which can dip below 0.)
             for figure in scenario.figures where scenario.scenario == "costs" && figure.value < 0 {
