@@ -412,7 +412,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let reportURL = ReportLocation.reportJSON(at: report)
-        let directory = out.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? reportURL.deletingLastPathComponent()
+        let directory = try out.map(reportDirectory) ?? reportURL.deletingLastPathComponent()
         let loaded: BenchReport?
         let check: GateCheck
         do {

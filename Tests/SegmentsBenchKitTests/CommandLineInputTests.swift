@@ -146,6 +146,18 @@ final class CommandLineInputTests: XCTestCase {
         XCTAssertTrue(refused.message.contains("--out \(file)/merged: the report directory cannot be made: Not a directory"), refused.message)
     }
 
+    /// `check --out` is refused as every other command's `--out` is: empty (the verdict went into
+    /// the working directory and the gate passed) or not a directory (a harness error, 70).
+    func testCheckRefusesAnOutDirectoryItCannotUseAsAUsageError() throws {
+        let file = scratch()
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
+        for (out, message) in [("", "--out is empty"), (file, "--out \(file): the report directory cannot be made")] {
+            let refused = try XCTUnwrap(failure(["check", "--report", "/work/none/report.json", "--out", out]), out)
+            XCTAssertEqual(refused.status, 64, "\(out): \(refused.message)")
+            XCTAssertTrue(refused.message.contains(message), refused.message)
+        }
+    }
+
     func testCIReadsTheBaselineBeforeRunningTheSuite() throws {
         let runs = RunCounter()
         var registry = ScenarioRegistry(builtIns: false)
