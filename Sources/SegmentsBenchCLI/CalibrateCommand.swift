@@ -19,10 +19,10 @@ struct CalibrateCommand: ParsableCommand {
     @Option(help: "The segments-bench executable to calibrate.") var binary: String
     @OptionGroup var runs: RepetitionOptions
     @Option(help: "The threshold file to write.") var out: String = "Reports/wallclock-thresholds.json"
-    @Option(help: "Runs per side of the comparisons the thresholds serve (compare's --repetitions; default: 9, at most --repetitions).")
+    @Option(parsing: .unconditional, help: "Runs per side of the comparisons the thresholds serve (compare's --repetitions; default: 9, at most --repetitions).")
     var groupSize: Int?
-    @Option(help: "Quantile of the chance changes that becomes the threshold.") var quantile = 0.95
-    @Option(help: "Seed of the random splits.") var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Quantile of the chance changes that becomes the threshold.") var quantile = 0.95
+    @Option(parsing: .unconditional, help: "Seed of the random splits.") var seed: UInt64 = 1
 
     func validate() throws {
         guard quantile > 0, quantile < 1 else { throw ValidationError("--quantile must lie strictly between 0 and 1") }

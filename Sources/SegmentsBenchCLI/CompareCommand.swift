@@ -22,11 +22,11 @@ struct CompareCommand: ParsableCommand {
     @OptionGroup var runs: RepetitionOptions
     @Option(help: "Directory for compare.json and compare.md.") var out: String = "Reports/compare"
     @Option(help: "Noise thresholds from `segments-bench calibrate`.") var thresholdFile: String?
-    @Option(help: "Noise threshold of a figure the threshold file does not list (0.05 = 5%).")
+    @Option(parsing: .unconditional, help: "Noise threshold of a figure the threshold file does not list (0.05 = 5%).")
     var defaultThreshold = NoiseThreshold.default.relative
-    @Option(help: "Significance level of the Mann-Whitney U test.") var alpha = 0.01
-    @Option(help: "Bootstrap resamples (2000 to 1000000).") var resamples = 10_000
-    @Option(help: "Seed of the bootstrap.") var seed: UInt64 = 1
+    @Option(parsing: .unconditional, help: "Significance level of the Mann-Whitney U test.") var alpha = 0.01
+    @Option(parsing: .unconditional, help: "Bootstrap resamples (2000 to 1000000).") var resamples = 10_000
+    @Option(parsing: .unconditional, help: "Seed of the bootstrap.") var seed: UInt64 = 1
 
     func validate() throws {
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must lie strictly between 0 and 1") }

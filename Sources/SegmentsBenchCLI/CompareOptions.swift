@@ -7,13 +7,13 @@ import SegmentsBenchKit
 struct RepetitionOptions: ParsableArguments {
     @Option(name: .customLong("scenario"), help: "A scenario to run; repeat for several (default: every scenario the binary lists).")
     var scenarios: [String] = []
-    @Option(help: "Runs per build and scenario (at least \(Self.minimum)).")
+    @Option(parsing: .unconditional, help: "Runs per build and scenario (at least \(Self.minimum)).")
     var repetitions = Self.minimum
     @Flag(help: "Accept fewer than \(Self.minimum) repetitions (at least 2), for smoke tests: p < 0.01 may then be out of reach.")
     var allowFewRepetitions = false
     @Flag(help: "Pass --quick to every run (what CI uses).")
     var quick = false
-    @Option(help: "Seconds one run may take before it is terminated (a harness error).")
+    @Option(parsing: .unconditional, help: "Seconds one run may take before it is terminated (a harness error).")
     var runTimeout: Double = 900
 
     /// Fewer runs per build cannot reach p < 0.01 reliably with the Mann-Whitney U test.

@@ -8,7 +8,7 @@ struct CostRegionCommand: ParsableCommand {
         commandName: "cost-region", abstract: "Run one counted hot-path region (used by the costs scenario under callgrind).",
         shouldDisplay: false)
     @Argument(help: "Region: \(CostRegion.allCases.map(\.rawValue).joined(separator: ", ")).") var region: String
-    @Option(help: "Iterations of the region's loop.") var iterations: Int
+    @Option(parsing: .unconditional, help: "Iterations of the region's loop.") var iterations: Int
 
     func validate() throws {
         guard CostRegion(rawValue: region) != nil else {

@@ -10,10 +10,10 @@ struct CrashChildCommand: ParsableCommand {
     @Option(help: "Project token.") var token: String
     @Option(help: "API key.") var key: String
     @Option(help: "State directory, shared with the runs before and after this one.") var stateDir: String
-    @Option(help: "Number of the first event tracked.") var first: Int = 0
-    @Option(help: "Events per second.") var rate: Double = 2_000
-    @Option(help: "Milliseconds between flushJournal() calls.") var flushMs: Int = 10
-    @Option(help: "Upload every this many milliseconds (periodic flushing); 0 uploads at once.") var uploadMs: Int = 0
+    @Option(parsing: .unconditional, help: "Number of the first event tracked.") var first: Int = 0
+    @Option(parsing: .unconditional, help: "Events per second.") var rate: Double = 2_000
+    @Option(parsing: .unconditional, help: "Milliseconds between flushJournal() calls.") var flushMs: Int = 10
+    @Option(parsing: .unconditional, help: "Upload every this many milliseconds (periodic flushing); 0 uploads at once.") var uploadMs: Int = 0
     @Flag(help: "Upload what the journal replays, stop cleanly and exit.") var drain = false
 
     /// The ranges `run crash` gives it: anything else is a usage error, not a trap in its pacing.

@@ -5,19 +5,19 @@ import SegmentsBenchKit
 /// The live metrics of `run` and `suite`: served for Prometheus (`--metrics-port`) and/or pushed
 /// over OTLP/HTTP (`--otlp-endpoint`, in a build with the `OTLP` package trait).
 struct MetricsOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Serve live metrics in Prometheus' text format at http://ADDRESS:PORT/metrics while the run lasts (0: a free port, printed on standard error).",
         valueName: "port"))
     var metricsPort: Int?
     @Option(help: "The address the metrics endpoint binds (with --metrics-port); 0.0.0.0 lets a cluster's Prometheus reach a pod.")
     var metricsAddress = "127.0.0.1"
-    @Option(help: ArgumentHelp("Keep serving the metrics this long after the report is written, for a last scrape (with --metrics-port).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep serving the metrics this long after the report is written, for a last scrape (with --metrics-port).", valueName: "seconds"))
     var metricsLingerSeconds: Double = 0
     @Option(help: ArgumentHelp(
         "Push the live metrics over OTLP/HTTP (protobuf) to this collector, e.g. http://127.0.0.1:4318 (its /v1/metrics); needs a build with the OTLP trait: swift build -c release --traits OTLP.",
         valueName: "url"))
     var otlpEndpoint: String?
-    @Option(help: ArgumentHelp("How often the metrics are pushed (with --otlp-endpoint), more than 0 and at most 86400; a last push follows the report.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How often the metrics are pushed (with --otlp-endpoint), more than 0 and at most 86400; a last push follows the report.", valueName: "seconds"))
     var otlpIntervalSeconds: Double = 5
     @Option(help: "The run_id label of every series (default: 12 random hex digits); give the processes of one distributed run the same one.")
     var runId: String?

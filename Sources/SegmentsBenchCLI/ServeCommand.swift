@@ -8,7 +8,7 @@ import SegmentsMockServer
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Run the mock segments server on 127.0.0.1 until interrupted.")
-    @Option(help: "Port (0 picks a free one).") var port: Int = 8080
+    @Option(parsing: .unconditional, help: "Port (0 picks a free one).") var port: Int = 8080
     @Option(help: "Loopback address to bind.") var host: String = "127.0.0.1"
     @Option(help: "Project token.") var token: String = "mock-project"
     @Option(help: "API key expected as `authorization: Token <key>` or `Bearer <key>`.") var key: String = "mock-key"
@@ -16,10 +16,10 @@ struct ServeCommand: ParsableCommand {
         "Also accept this private key as HTTP Basic credentials (`authorization: Basic base64(<id>:<secret>)`).",
         valueName: "id:secret"))
     var basicAuth: String?
-    @Option(help: "Stop after this many seconds (default: run until interrupted).") var duration: Double?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: run until interrupted).") var duration: Double?
     @Flag(help: "Add a demo rule: customers enter a discovery segment after 3 `purchase` events and leave on `refund`.") var demoRules = false
     @Flag(help: "Inject the `faults` scenario's faults at random on every endpoint (for `run faults --target`).") var faults = false
-    @Option(help: "Seed of the injected faults (with --faults; default: 1).") var seed: UInt64?
+    @Option(parsing: .unconditional, help: "Seed of the injected faults (with --faults; default: 1).") var seed: UInt64?
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 (a free one) to 65535, not \(port)") }

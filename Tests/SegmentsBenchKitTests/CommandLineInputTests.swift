@@ -158,6 +158,26 @@ final class CommandLineInputTests: XCTestCase {
         }
     }
 
+    /// A negative number is refused for its value, not read as a missing value ("Missing value for
+    /// '--port <port>'"), on every numeric option, as `run`'s are.
+    func testANegativeNumberIsRefusedForItsValueOnEveryCommand() throws {
+        let out = scratch()
+        let cases: [[String]] = [
+            ["serve", "--port", "-1"], ["serve", "--duration", "-5"],
+            ["compare", "--baseline-binary", "/bin/true", "--candidate-binary", "/bin/true", "--repetitions", "-3", "--out", out],
+            ["compare", "--baseline-binary", "/bin/true", "--candidate-binary", "/bin/true", "--default-threshold", "-0.1", "--out", out],
+            ["compare", "--baseline-binary", "/bin/true", "--candidate-binary", "/bin/true", "--run-timeout", "-1", "--out", out],
+            ["calibrate", "--binary", "/bin/true", "--quantile", "-0.5", "--out", out + "/t.json"],
+            ["run", "hot-path", "--metrics-port", "-1", "--out", out],
+            ["run", "hot-path", "--metrics-port", "9464", "--metrics-linger-seconds", "-1", "--out", out],
+        ]
+        for arguments in cases {
+            let refused = try XCTUnwrap(failure(arguments), "\(arguments) was accepted")
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.message)")
+            XCTAssertFalse(refused.message.contains("Missing value"), "\(arguments): \(refused.message)")
+        }
+    }
+
     func testCIReadsTheBaselineBeforeRunningTheSuite() throws {
         let runs = RunCounter()
         var registry = ScenarioRegistry(builtIns: false)
