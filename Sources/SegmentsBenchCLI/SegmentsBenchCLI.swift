@@ -56,7 +56,7 @@ public enum SegmentsBenchCLI {
                 do {
                     if let unknown = CommandWords.segmentsBench.unknownCommand(in: Self.arguments) { throw unknown }
                     var command = try SegmentsBench.parseAsRoot(arguments)
-                    try command.run()
+                    try RunningCommandError.naming(command) { try command.run() }
                 } catch {
                     exit(for: error)
                 }
@@ -73,7 +73,7 @@ public enum SegmentsBenchCLI {
             try Self.$arguments.withValue(arguments) {
                 if let unknown = CommandWords.segmentsBench.unknownCommand(in: arguments) { throw unknown }
                 var command = try SegmentsBench.parseAsRoot(arguments)
-                try command.run()
+                try RunningCommandError.naming(command) { try command.run() }
             }
         }
     }
@@ -82,6 +82,7 @@ public enum SegmentsBenchCLI {
     /// a usage or validation error ``ExitStatus/usage`` (64), help and `--version` 0, any other
     /// error ``ExitStatus/harnessError`` (70).
     public static func exitStatus(for error: any Error) -> Int32 {
+        if error is RunningCommandError { return ExitStatus.usage.rawValue }
         let code = SegmentsBench.exitCode(for: error)
         if code.isSuccess { return 0 }
         if error is ExitCode { return code.rawValue }
@@ -90,7 +91,10 @@ public enum SegmentsBenchCLI {
     }
 
     /// The message ArgumentParser would print for `error` (help, or the error with its usage).
-    public static func message(for error: any Error) -> String { SegmentsBench.fullMessage(for: error) }
+    public static func message(for error: any Error) -> String {
+        if let error = error as? RunningCommandError { return error.message }
+        return SegmentsBench.fullMessage(for: error)
+    }
 
     /// Prints what ArgumentParser would for `error` (help on standard output, errors on standard
     /// error) and exits with ``exitStatus(for:)``.

@@ -178,6 +178,14 @@ final class CommandLineInputTests: XCTestCase {
         }
     }
 
+    /// A usage error found while a command runs shows that command's usage, not the top level's
+    /// (`Usage: segments-bench <subcommand>`).
+    func testAUsageErrorFoundWhileACommandRunsShowsThatCommandsUsage() throws {
+        let refused = try XCTUnwrap(failure(["merge", scratch(), scratch(), "--out", "/proc/none/merged"]))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        XCTAssertTrue(refused.message.contains("Usage: segments-bench merge"), refused.message)
+    }
+
     func testCIReadsTheBaselineBeforeRunningTheSuite() throws {
         let runs = RunCounter()
         var registry = ScenarioRegistry(builtIns: false)
