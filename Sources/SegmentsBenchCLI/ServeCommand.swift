@@ -29,13 +29,17 @@ struct ServeCommand: ParsableCommand {
         if let duration, !(duration > 0 && duration <= 2_592_000) {
             throw ValidationError("--duration must be more than 0 and at most 2592000 seconds (30 days), not \(duration)")
         }
-        if token.isEmpty || token.contains("/") {
-            throw ValidationError("--token must be a non-empty project token without '/'")
+        // The token goes into the URLs' paths as it is, as the printed URLs show it.
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        if token.isEmpty || !token.allSatisfy(unreserved.contains) {
+            throw ValidationError("--token must be a non-empty project token of letters, digits, '-', '.', '_' and '~', not \(token.debugDescription)")
         }
-        // No client can send an empty key or key id (`run --target` refuses them too).
-        if key.isEmpty { throw ValidationError("--key must not be empty") }
-        if basicAuth != nil, keyPair.map({ $0.id.isEmpty || $0.secret.isEmpty }) ?? true {
-            throw ValidationError("--basic-auth must be <key id>:<secret>, both non-empty")
+        // No client can send an empty key or key id (`run --target` refuses them too), nor a
+        // control character in a header.
+        let sendable = { (text: String) in !text.unicodeScalars.contains { $0.properties.generalCategory == .control } }
+        if key.isEmpty || !sendable(key) { throw ValidationError("--key must be non-empty, without control characters") }
+        if basicAuth != nil, keyPair.map({ $0.id.isEmpty || $0.secret.isEmpty || !sendable($0.id) || !sendable($0.secret) }) ?? true {
+            throw ValidationError("--basic-auth must be <key id>:<secret>, both non-empty, without control characters")
         }
         if seed != nil, !faults { throw ValidationError("--seed goes with --faults") }
     }

@@ -76,7 +76,7 @@ final class CommandLineBoundsTests: XCTestCase {
     }
 
     func testServeRefusesEmptyCredentials() {
-        assertRefused(["serve", "--key", "", "--duration", "0.1"], saying: "--key must not be empty")
+        assertRefused(["serve", "--key", "", "--duration", "0.1"], saying: "--key must be non-empty")
         assertRefused(["serve", "--basic-auth", ":secret", "--duration", "0.1"], saying: "both non-empty")
     }
 

@@ -56,6 +56,16 @@ final class CommandLineInputTests: XCTestCase {
         }
     }
 
+    /// `serve` refuses a token that does not go into a URL path as it is, and a key no HTTP header
+    /// can carry: it printed URLs such as `/webxp/projects/a?b#/segments` that no client can use.
+    func testServeRefusesATokenOrKeyNoClientCanSendAsAUsageError() throws {
+        for arguments in [["--token", "a?b#"], ["--token", "a b"], ["--token", "é"], ["--key", "a\nb"], ["--basic-auth", "id:se\rcret"]] {
+            let refused = try XCTUnwrap(failure(["serve", "--duration", "0.1"] + arguments), "\(arguments)")
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused.message)")
+            XCTAssertTrue(refused.message.contains(arguments[0] + " must"), "\(arguments): \(refused.message)")
+        }
+    }
+
     func testCountsBelowOneAreUsageErrors() {
         let out = scratch()
         for value in ["-5", "0"] {
