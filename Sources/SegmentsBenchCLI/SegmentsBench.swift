@@ -8,6 +8,7 @@ struct SegmentsBench: ParsableCommand {
         commandName: "segments-bench",
         abstract: "Benchmark and load-test the RealtimeSegments engine against an in-process mock segments server.",
         discussion: "With no subcommand, runs the default suite (about four to five minutes on 2 cores) and writes Reports/latest/.",
+        version: ToolVersion.current,
         subcommands: [SuiteCommand.self, ListCommand.self, RunCommand.self, CheckCommand.self, BaselineCommand.self,
                       CICommand.self, ServeCommand.self, CompareCommand.self, CalibrateCommand.self, CostRegionCommand.self,
                       MergeCommand.self, CrashChildCommand.self],

@@ -66,6 +66,17 @@ final class CommandLineInputTests: XCTestCase {
         }
     }
 
+    /// `--version` prints the version reports and baselines record, and exits 0.
+    func testVersionPrintsTheToolVersion() throws {
+        do {
+            try SegmentsBenchCLI.run(["--version"], registry: ScenarioRegistry())
+            XCTFail("--version ran the suite")
+        } catch {
+            XCTAssertEqual(SegmentsBenchCLI.exitStatus(for: error), 0, SegmentsBenchCLI.message(for: error))
+            XCTAssertEqual(SegmentsBenchCLI.message(for: error), ToolVersion.current)
+        }
+    }
+
     func testCountsBelowOneAreUsageErrors() {
         let out = scratch()
         for value in ["-5", "0"] {
