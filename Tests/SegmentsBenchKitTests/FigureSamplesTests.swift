@@ -93,6 +93,12 @@ final class FigureSamplesTests: XCTestCase {
         }
     }
 
+    /// A run's time limit is said as given: `--run-timeout 0.5` read "within 0 s".
+    func testATimedOutRunSaysItsLimitAsGiven() {
+        XCTAssertEqual("\(CompareError.runTimedOut(command: "b list", seconds: 0.5))", "`b list` did not finish within 0.5 s and was terminated")
+        XCTAssertEqual("\(CompareError.runTimedOut(command: "b list", seconds: 900))", "`b list` did not finish within 900 s and was terminated")
+    }
+
     /// A percentile a run reports only when it has the samples for it: listed, not judged.
     func testAFigureMissingFromSomeRunsIsListedNotCompared() throws {
         var samples = FigureSamples()
