@@ -289,4 +289,20 @@ final class ReportMergeTests: XCTestCase {
         XCTAssertEqual(merged.machine.memoryBytes, .max)
         XCTAssertEqual(merged.machine.cores, .max)
     }
+
+    /// A latency whose buckets hold another count than it says is refused as that, not as one
+    /// written before buckets were kept.
+    func testALatencyWhoseBucketsDisagreeWithItsCountSaysSo() throws {
+        let json = """
+            {"name": "call", "definition": "d", "count": 5, "p50": 500, "max": 1000, "mean": 510,
+             "recorded": [{"value": 500, "count": 3}]}
+            """
+        let latency = try ReportWriter.makeJSONDecoder().decode(LatencySummary.self, from: Data(json.utf8))
+        var a = report(host: "a", latency: LatencyRecorder(), figures: [])
+        a.scenarios[0].latencies = [latency]
+        XCTAssertThrowsError(try ReportMerge.merge([(host: "a", report: a)], command: "merge")) { error in
+            XCTAssertEqual(error as? MergeError, .histogramCountDiffers(host: "a", scenario: "storm", latency: "call", count: 5, recorded: 3))
+            XCTAssertEqual("\(error)", "Segments: merge: a's storm latency 'call' says 5 samples and its recorded buckets hold 3: the report is damaged")
+        }
+    }
 }

@@ -7,6 +7,8 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A latency's count is not that of its histogram (a report written before the recorded
     /// buckets were kept): it cannot be added exactly.
     case histogramMissing(host: String, scenario: String, latency: String)
+    /// A latency's recorded buckets hold another number of samples than its count says.
+    case histogramCountDiffers(host: String, scenario: String, latency: String, count: UInt64, recorded: UInt64)
     /// The reports come from different versions of the tool (each "host: version"), whose figures
     /// may be named or measured differently.
     case toolVersionsDiffer([String])
@@ -29,6 +31,8 @@ public enum MergeError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .unreadable(path, reason): "Segments: merge: cannot read \(path): \(reason)"
         case let .histogramMissing(host, scenario, latency):
             "Segments: merge: \(host)'s \(scenario) latency '\(latency)' has no recorded buckets to add (report written before they were kept)"
+        case let .histogramCountDiffers(host, scenario, latency, count, recorded):
+            "Segments: merge: \(host)'s \(scenario) latency '\(latency)' says \(count) samples and its recorded buckets hold \(recorded): the report is damaged"
         case let .toolVersionsDiffer(versions):
             "Segments: merge: the reports come from different versions of segments-bench (\(versions.joined(separator: ", "))): run one version on every host"
         case let .sameRunTwice(hosts):

@@ -84,6 +84,11 @@ public enum ReportMerge {
         for input in inputs {
             for scenario in input.report.scenarios {
                 for latency in scenario.latencies where latency.histogram.totalCount != latency.count {
+                    guard latency.histogram.totalCount == 0 else {
+                        throw MergeError.histogramCountDiffers(
+                            host: input.host, scenario: scenario.scenario, latency: latency.name, count: latency.count,
+                            recorded: latency.histogram.totalCount)
+                    }
                     throw MergeError.histogramMissing(host: input.host, scenario: scenario.scenario, latency: latency.name)
                 }
             }
