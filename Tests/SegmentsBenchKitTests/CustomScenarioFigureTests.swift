@@ -47,7 +47,13 @@ final class CustomScenarioFigureTests: XCTestCase {
              "figure my-scenario.ns has a gate rule that is not well formed"),
             (Figure(name: "my-scenario.thresholdsFailed", value: -1, unit: "count", summary: ""),
              "figure my-scenario.thresholdsFailed is -1: a count of missed limits is a whole number, 0 or more"),
+            (Figure(name: "my-scenario.thresholdsFailed", value: 1e19, unit: "count", summary: ""),
+             "figure my-scenario.thresholdsFailed is 1e+19: a count of missed limits is a whole number, 0 or more"),
         ]
+        // Read by `baseline update` after those checks, and by `check`: no trap on any value.
+        for value in [1e19, -1e19, .nan, .infinity] {
+            _ = report([("my-scenario", [Figure(name: "my-scenario.thresholdsFailed", value: value, unit: "count", summary: "")])]).thresholdsFailed
+        }
         for (figure, message) in rules {
             let errors = GateCheck.harnessErrors(in: report([("my-scenario", [figure])]))
             XCTAssertTrue(errors.contains { $0.hasPrefix(message) }, "\(errors)")

@@ -77,8 +77,37 @@ final class FigureSamplesTests: XCTestCase {
             Figure(name: "s.setterP50", value: Double(latency.p50), unit: "ns",
                    restates: FigureSamples.latencyFigureName(scenario: "s", latency: "setter", percentile: "p50"), summary: "p50")
         ]
-        let compared = FigureSamples.comparedFigures(of: report.scenarios[0])
+        var samples = FigureSamples()
+        samples.add(report, scenario: "s", side: .baseline)
+        samples.add(report, scenario: "s", side: .candidate)
+        XCTAssertEqual(try samples.validated().compared.map(\.name), ["s.setterP50", "s.setter p99"])
+    }
+
+    /// A baseline build older than `Figure.restates` still reports the repeated percentile under
+    /// the latency's name; the candidate does not. The percentile is judged once, as the figure,
+    /// not read as a figure the candidate dropped (a harness error, exit 70).
+    func testARestatedPercentileIsJudgedOnceAgainstABuildThatDoesNotMarkIt() throws {
+        func run(marked: Bool) -> BenchReport {
+            var recorder = LatencyRecorder()
+            for value in 1...1_000 { recorder.record(UInt64(value) * 1_000) }
+            let latency = recorder.summary("setter", definition: "d")
+            var report = report([])
+            report.scenarios[0].latencies = [latency]
+            report.scenarios[0].figures = [
+                Figure(name: "s.setterP50", value: Double(latency.p50), unit: "ns",
+                       restates: marked ? latency.comparedName("p50", in: "s") : nil, summary: "p50")
+            ]
+            return report
+        }
+        var samples = FigureSamples()
+        for _ in 0..<2 {
+            samples.add(run(marked: false), scenario: "s", side: .baseline)
+            samples.add(run(marked: true), scenario: "s", side: .candidate)
+        }
+        let (compared, candidateOnly, incomplete) = try samples.validated()
         XCTAssertEqual(compared.map(\.name), ["s.setterP50", "s.setter p99"])
+        XCTAssertEqual(candidateOnly, [])
+        XCTAssertEqual(incomplete, [])
     }
 
     /// A figure a run reports twice cannot be judged: read as a figure measured in some runs only,

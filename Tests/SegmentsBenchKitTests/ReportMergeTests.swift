@@ -172,6 +172,26 @@ final class ReportMergeTests: XCTestCase {
 
     /// An ungated figure records no direction: the merged value is the highest host's, and the note
     /// says so rather than calling it the worst.
+    /// A figure repeating a latency's percentile on one host does not repeat the merged one: the
+    /// merged figure is the worst host's value, the merged latency the hosts' histograms added.
+    func testAMergedFigureNoLongerRestatesAPercentile() throws {
+        var fast = LatencyRecorder()
+        for _ in 0..<100 { fast.record(1_000) }
+        var slow = LatencyRecorder()
+        for _ in 0..<100 { slow.record(9_000) }
+        func figure(_ latency: LatencyRecorder) -> Figure {
+            let summary = latency.summary("call", definition: "d", corrected: true)
+            return Figure(name: "storm.callP50", value: Double(summary.p50), unit: "ns",
+                          restates: summary.comparedName("p50", in: "storm"), summary: "p50")
+        }
+        let a = report(host: "a", latency: fast, figures: [figure(fast)])
+        let b = report(host: "b", latency: slow, figures: [figure(slow)])
+        let merged = try ReportMerge.merge([(host: "a", report: a), (host: "b", report: b)], command: "merge")
+        XCTAssertNil(merged.scenarios[0].figure("storm.callP50")?.restates)
+        let alone = try ReportMerge.merge([(host: "a", report: a)], command: "merge")
+        XCTAssertEqual(alone.scenarios[0].figure("storm.callP50")?.restates, "storm.call p50")
+    }
+
     func testAnUngatedFigureIsNotCalledTheWorstHostsValue() throws {
         let speedup = { (value: Double) in Figure(name: "storm.speedup", value: value, unit: "ratio", summary: "speedup") }
         let merged = try ReportMerge.merge([

@@ -212,6 +212,9 @@ final class ReportSVGTests: XCTestCase {
             XCTAssertGreaterThan(axis.ticks.count, 1, "\(values)")
             XCTAssertLessThanOrEqual(axis.ticks.count, 12, "\(values)")
             XCTAssertTrue(axis.ticks.allSatisfy { $0.value.isFinite }, "\(values)")
+            // The points still spread over the axis: its width overflowed, and every point sat at 0.
+            XCTAssertEqual(axis.fraction(of: axis.lower), 0, accuracy: 1e-9, "\(values)")
+            XCTAssertEqual(axis.fraction(of: axis.upper), 1, accuracy: 1e-9, "\(values)")
         }
     }
 }

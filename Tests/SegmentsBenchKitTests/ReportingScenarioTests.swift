@@ -1,3 +1,4 @@
+import Foundation
 @testable import SegmentsBenchKit
 import XCTest
 
@@ -45,7 +46,12 @@ final class ReportingScenarioTests: XCTestCase {
         // p99 is a figure only when the calls are enough to hold it (100 or more).
         XCTAssertEqual(result.figure("reporting.setterP99") != nil, result.latencies[0].count >= 100)
         // `compare` judges each percentile once, under the figure's name.
-        let compared = FigureSamples.comparedFigures(of: result).map(\.name)
+        var samples = FigureSamples()
+        let report = BenchReport(
+            machine: MachineInfo.current(), gitRevision: "test", startedAt: Date(), command: "test", scenarios: [result])
+        samples.add(report, scenario: result.scenario, side: .baseline)
+        samples.add(report, scenario: result.scenario, side: .candidate)
+        let compared = try samples.validated().compared.map(\.name)
         XCTAssertTrue(compared.contains("reporting.setterP50"), "\(compared)")
         XCTAssertFalse(compared.contains("reporting.setter p50"), "\(compared)")
         XCTAssertFalse(compared.contains("reporting.setter p99"), "\(compared)")

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Why a comparison or calibration could not produce a verdict: the harness failed, not the code
 /// under test. The command exits with ``CompareExitCode/harnessError`` on any of them.
 public enum CompareError: Error, CustomStringConvertible, Equatable {
@@ -34,7 +32,7 @@ public enum CompareError: Error, CustomStringConvertible, Equatable {
         case .runFailed(let command, let status, let standardError):
             "`\(command)` failed with status \(status)" + (standardError.isEmpty ? "" : ":\n\(standardError)")
         case .runTimedOut(let command, let seconds):
-            "`\(command)` did not finish within \(String(format: "%g", seconds)) s and was terminated"
+            "`\(command)` did not finish within \(seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int(seconds)) : String(seconds)) s and was terminated"
         case .interrupted:
             "interrupted: the running build was ended and no other was started"
         case .outputUnreadable(let path, let reason):

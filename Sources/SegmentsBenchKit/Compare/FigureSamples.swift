@@ -45,6 +45,9 @@ public struct FigureSamples: Sendable {
     public private(set) var series: [Series] = []
     private var position: [String: Int] = [:]
     private var runs: [String: [InterleavedSchedule.Side: Int]] = [:]
+    /// The latency percentiles a figure of any run repeats (``Figure/restates``): judged as that
+    /// figure, also when the other build does not mark it (one built before the mark).
+    private var restated: Set<String> = []
 
     /// No runs yet.
     public init() {}
@@ -56,14 +59,14 @@ public struct FigureSamples: Sendable {
 
     /// The figures of `result` that are compared: its wall-clock figures, then each latency's p50
     /// and p99 in nanoseconds (a p99 the run has too few samples for is left out, as the report
-    /// leaves it out; one a figure repeats, ``Figure/restates``, is compared as that figure).
+    /// leaves it out). A percentile a figure repeats (``Figure/restates``) is among them; the
+    /// samples leave it out when they are validated.
     static func comparedFigures(of result: ScenarioResult) -> [Figure] {
         var figures = result.figures.filter { WallClockFigure.direction(of: $0) != nil }
-        let restated = Set(figures.compactMap(\.restates))
         for latency in result.latencies where latency.count > 0 {
             for (label, value) in [("p50", Optional(latency.p50)), ("p99", latency.p99)] {
+                guard let value else { continue }
                 let name = latencyFigureName(scenario: result.scenario, latency: latency.name, percentile: label)
-                guard let value, !restated.contains(name) else { continue }
                 figures.append(Figure(name: name, value: Double(value), unit: "ns", summary: "\(label) of \(latency.name)"))
             }
         }
@@ -76,6 +79,7 @@ public struct FigureSamples: Sendable {
         runs[scenario, default: [:]][side, default: 0] += 1
         var timesInThisRun: [String: Int] = [:]
         for result in report.scenarios where result.scenario == scenario {
+            restated.formUnion(result.figures.compactMap(\.restates))
             for figure in Self.comparedFigures(of: result) {
                 guard let direction = WallClockFigure.direction(of: figure) else { continue }
                 let index = position[figure.name] ?? {
@@ -98,7 +102,8 @@ public struct FigureSamples: Sendable {
         }
     }
 
-    /// The figures both builds measured in every run; the names of those that only the candidate
+    /// The figures both builds measured in every run (a latency percentile a figure repeats is
+    /// judged as that figure, ``Figure/restates``); the names of those that only the candidate
     /// measured in every one of its runs (new figures: listed, not judged); and the names of those
     /// measured in some runs only (a percentile a run reports only when it has the samples for
     /// it: listed, not judged).
@@ -114,7 +119,7 @@ public struct FigureSamples: Sendable {
         var compared: [Series] = []
         var candidateOnly: [String] = []
         var incomplete: [String] = []
-        for entry in series {
+        for entry in series where !restated.contains(entry.name) {
             if let other = entry.otherUnit {
                 let (baseline, candidate) = other.side == .baseline ? (other.unit, entry.unit) : (entry.unit, other.unit)
                 throw CompareError.unitChanged(name: entry.name, baseline: baseline, candidate: candidate)
@@ -147,13 +152,5 @@ public struct FigureSamples: Sendable {
             throw CompareError.noWallClockFigures(scenarios: runs.keys.sorted())
         }
         return (compared, candidateOnly, incomplete)
-    }
-}
-
-extension LatencySummary {
-    /// The name under which `compare` judges `percentile` (`p50`, `p99`) of this latency of
-    /// `scenario`: what a figure repeating it gives as ``Figure/restates``.
-    func comparedName(_ percentile: String, in scenario: String) -> String {
-        FigureSamples.latencyFigureName(scenario: scenario, latency: name, percentile: percentile)
     }
 }

@@ -241,9 +241,16 @@ public struct GateCheck: Sendable {
         baseline = nil
     }
 
+    /// Whether `value` can be a count: a whole number from 0 to 2⁵³ (past it, a Double no longer
+    /// holds every whole number).
+    static func isACount(_ value: Double) -> Bool {
+        value >= 0 && value <= 9_007_199_254_740_992 && value == value.rounded()
+    }
+
     /// Scenarios that threw, figures that are not numbers, gated or not (a gated one also gets
-    /// an ``Verdict/invalid`` row), and figure names reported more than once (by one scenario, or
-    /// by two: the gate could judge only one of them).
+    /// an ``Verdict/invalid`` row), figure names reported more than once (by one scenario, or
+    /// by two: the gate could judge only one of them), gate rules that are not well formed, and
+    /// counts of missed `--threshold` limits that are no count (``isACount(_:)``).
     public static func harnessErrors(in report: BenchReport) -> [String] {
         var errors: [String] = []
         var reporters: [String: [String]] = [:]
@@ -272,9 +279,8 @@ public struct GateCheck: Sendable {
                 if let rule = figure.gate, !rule.isWellFormed {
                     errors.append("figure \(figure.name) has a gate rule that is not well formed (\(rule)): it can judge nothing")
                 }
-                if figure.name.hasSuffix(thresholdsFailedSuffix), figure.value.isFinite,
-                   figure.value < 0 || figure.value != figure.value.rounded() {
-                    errors.append("figure \(figure.name) is \(figure.value.formatted()): a count of missed limits is a whole number, 0 or more")
+                if figure.name.hasSuffix(thresholdsFailedSuffix), figure.value.isFinite, !isACount(figure.value) {
+                    errors.append("figure \(figure.name) is \(String(format: "%g", figure.value)): a count of missed limits is a whole number, 0 or more")
                 }
             }
             // Counted under callgrind: a negative count is a broken report, not an improvement.

@@ -33,6 +33,8 @@ enum FigureMerge {
     /// The merged figure and, where hosts' values were not added, a note with each host's value.
     static func merge(_ measured: [(host: String, figure: Figure)]) -> (figure: Figure, note: String?) {
         var merged = measured[0].figure
+        // The worst host's value is not the added histogram's percentile.
+        if measured.count > 1 { merged.restates = nil }
         let values = measured.map(\.figure.value)
         let kind = kind(of: merged)
         if values.contains(where: { !$0.isFinite }) {

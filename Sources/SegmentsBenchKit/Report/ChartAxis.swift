@@ -28,7 +28,8 @@ struct ChartAxis {
     func fraction(of value: Double) -> Double {
         switch scale {
         case .linear:
-            return upper > lower ? (value - lower) / (upper - lower) : 0.5
+            // Halved first: an axis may span the whole range of Doubles, whose width overflows.
+            return upper > lower ? (value / 2 - lower / 2) / (upper / 2 - lower / 2) : 0.5
         case .logarithmic:
             let low = log10(lower)
             let high = log10(upper)

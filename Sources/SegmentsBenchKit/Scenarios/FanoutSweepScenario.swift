@@ -273,13 +273,13 @@ public struct FanoutSweepScenario: Scenario {
             let churnChecks = options.quick ? 20 : 50
             let calm = try FanoutProbe.churn(targets: churnTargets, checks: churnChecks, pairsPerSecond: 0)
             let churn = try FanoutProbe.churn(targets: churnTargets, checks: churnChecks, pairsPerSecond: rate)
-            let calmP50 = Double(calm.delivery.summary("", definition: "").p50)
             let add = churn.add.summary("addCallback during fan-out", definition: "addCallback call, \(stable) callbacks registered, deliveries running")
             let remove = churn.remove.summary("removeCallback during fan-out", definition: "removeCallback call, \(stable) callbacks registered, deliveries running")
             let delivery = churn.delivery.summary("change → last callback under churn", definition: "server-side change → last of \(stable) stable callbacks, registration churn running")
             let calmDelivery = calm.delivery.summary(
                 "change → last callback without churn", definition: "server-side change → last of \(stable) stable callbacks, the same run without churn")
             latencies += [add, remove, delivery, calmDelivery]
+            let calmP50 = Double(calmDelivery.p50)
             if !churn.complete { notes.append("Churn: a check did not reach every stable callback exactly once") }
             figures += [
                 Figure(name: "fanout-sweep.churn.incomplete", value: churn.complete && calm.complete ? 0 : 1, unit: "count", gate: .zero,
@@ -295,6 +295,7 @@ public struct FanoutSweepScenario: Scenario {
                        restates: delivery.comparedName("p50", in: name),
                        summary: "server-side change → last of \(stable) stable callbacks, p50, churn running"),
                 Figure(name: "fanout-sweep.churn.calmDeliveryP50Ns", value: calmP50, unit: "ns",
+                       restates: calmDelivery.comparedName("p50", in: name),
                        summary: "server-side change → last of \(stable) stable callbacks, p50, the same run without churn"),
                 Figure(name: "fanout-sweep.churn.deliveryToCalm", value: Double(delivery.p50) / max(calmP50, 1), unit: "ratio",
                        direction: .lowerIsBetter, summary: "that p50 over the same measurement without churn, same run, each check asked for by a registration (1: churn costs deliveries nothing)"),

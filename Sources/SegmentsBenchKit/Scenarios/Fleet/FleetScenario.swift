@@ -289,9 +289,15 @@ public struct FleetScenario: Scenario {
 
 extension BenchReport {
     /// The `--threshold` limits the report's scenarios missed (their `….thresholdsFailed` figures).
+    /// A value no count can be (negative, fractional, past 2⁵³, not a number) counts as `Int.max`:
+    /// such a report is broken, and ``GateCheck/harnessErrors(in:)`` says which figure.
     public var thresholdsFailed: Int {
-        scenarios.reduce(0) { total, result in
-            total + result.figures.filter { $0.name.hasSuffix(GateCheck.thresholdsFailedSuffix) }.reduce(0) { $0 + Int($1.value) }
+        let counts = scenarios.flatMap { $0.figures.filter { $0.name.hasSuffix(GateCheck.thresholdsFailedSuffix) } }.map { figure in
+            GateCheck.isACount(figure.value) ? Int(figure.value) : Int.max
+        }
+        return counts.reduce(0) { total, count in
+            let (sum, overflow) = total.addingReportingOverflow(count)
+            return overflow ? .max : sum
         }
     }
 }
