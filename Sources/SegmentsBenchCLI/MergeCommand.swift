@@ -17,8 +17,9 @@ struct MergeCommand: ParsableCommand {
             The merged report can be checked against a baseline with `segments-bench check --report OUT/report.json`. \
             A host's interrupted run leaves the merged report interrupted, which the gate refuses. \
             Exits 70 when a report cannot be read, the reports come from different segments-bench versions, one run \
-            is given twice (the same machine, start time, command and figures), a latency has no recorded histogram, or the \
-            merged one cannot be written.
+            is given twice (the same machine, start time, command and figures), a report holds a scenario, figure or \
+            latency twice, a latency has no recorded histogram or one that disagrees with its count, a latency added \
+            over the hosts passes 2^64 samples or ns, or the merged one cannot be written.
             """)
 
     @Argument(help: "Report directories (or report.json files), one per machine.") var reports: [String]
@@ -26,7 +27,7 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         if reports.isEmpty { throw ValidationError("give at least one report directory") }
-        for path in reports where Self.sameDirectory(out, Self.directory(of: path)) {
+        for path in reports where namesTheSameFile(out, Self.directory(of: path)) {
             throw ValidationError("--out \(out) is one of the reports merged (\(path)): the merge would replace it; give another directory")
         }
     }
@@ -51,18 +52,6 @@ struct MergeCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(describe(error))\n".utf8))
             throw ExitCode(ExitStatus.harnessError.rawValue)
         }
-    }
-
-    /// Whether `a` and `b` name one directory: the same file when both exist (whatever the case,
-    /// links or mounts that lead there), else the same path once resolved.
-    static func sameDirectory(_ a: String, _ b: String) -> Bool {
-        var first = stat()
-        var second = stat()
-        if stat(a, &first) == 0, stat(b, &second) == 0 {
-            return first.st_dev == second.st_dev && first.st_ino == second.st_ino
-        }
-        func resolved(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
-        return resolved(a) == resolved(b)
     }
 
     /// The report at `path`: the file itself when it names one, else `path/report.json`.

@@ -525,7 +525,7 @@ struct BaselineCommand: ParsableCommand {
             if let from {
                 // A report directory, as `check --report` and `merge` take, or its report.json.
                 let url = ReportLocation.reportJSON(at: from)
-                if url.standardizedFileURL.resolvingSymlinksInPath() == URL(fileURLWithPath: to).standardizedFileURL.resolvingSymlinksInPath() {
+                if namesTheSameFile(url.path, to) {
                     throw ValidationError("--to is the report given with --from (\(url.path)): a baseline written there would replace the report")
                 }
                 // What a baseline that cannot be read gates is unknown, so the check below of the

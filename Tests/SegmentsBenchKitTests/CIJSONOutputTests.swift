@@ -5,15 +5,8 @@ import XCTest
 /// `ci --json` prints one document of one shape, `{"report", "gate"}`, whatever the verdict: a
 /// tool reading `.gate.passed` must not meet a bare array when the baseline cannot be read.
 final class CIJSONOutputTests: XCTestCase {
-    /// The segments-bench that `swift build --build-tests` built beside this test bundle.
-    private var bench: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("segments-bench")
-    }
-
     func testAnUnreadableBaselinePrintsTheGateWithoutAReport() throws {
-        guard FileManager.default.isExecutableFile(atPath: bench.path) else {
-            throw XCTSkip("no segments-bench beside the test bundle at \(bench.path)")
-        }
+        let bench = try BuiltBench.url()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("ci-json-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: out) }
         let process = Process()
@@ -37,5 +30,15 @@ final class CIJSONOutputTests: XCTestCase {
         XCTAssertNil(document["report"], "nothing ran")
         let decoded = try ReportWriter.makeJSONDecoder().decode(GatedReport.self, from: printed)
         XCTAssertNil(decoded.report)
+    }
+
+    /// The document without a report reads back as one.
+    func testAGatedReportWithoutAReportRoundTrips() throws {
+        let check = GateCheck(report: nil, unreadableBaseline: "b.json: missing")
+        let text = try GatedReport(report: nil, check: check).jsonText()
+        let decoded = try ReportWriter.makeJSONDecoder().decode(GatedReport.self, from: Data(text.utf8))
+        XCTAssertNil(decoded.report)
+        XCTAssertEqual(decoded.gate.exitCode, 70)
+        XCTAssertFalse(text.contains("\"report\""), text)
     }
 }

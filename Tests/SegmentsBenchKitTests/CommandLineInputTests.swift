@@ -172,11 +172,14 @@ final class CommandLineInputTests: XCTestCase {
     func testCheckRefusesAnOutDirectoryItCannotUseAsAUsageError() throws {
         let file = scratch()
         try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
+        let workingDirectory = FileManager.default.currentDirectoryPath
+        let earlier = try FileManager.default.contentsOfDirectory(atPath: workingDirectory)
         for (out, message) in [("", "--out is empty"), (file, "--out \(file): the report directory cannot be made")] {
-            let refused = try XCTUnwrap(failure(["check", "--report", "/work/none/report.json", "--out", out]), out)
+            let refused = try XCTUnwrap(failure(["check", "--report", scratch() + "/missing/report.json", "--out", out]), out)
             XCTAssertEqual(refused.status, 64, "\(out): \(refused.message)")
             XCTAssertTrue(refused.message.contains(message), refused.message)
         }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: workingDirectory), earlier, "no verdict in the working directory")
     }
 
     /// A negative number is refused for its value, not read as a missing value ("Missing value for
@@ -202,7 +205,9 @@ final class CommandLineInputTests: XCTestCase {
     /// A usage error found while a command runs shows that command's usage, not the top level's
     /// (`Usage: segments-bench <subcommand>`).
     func testAUsageErrorFoundWhileACommandRunsShowsThatCommandsUsage() throws {
-        let refused = try XCTUnwrap(failure(["merge", scratch(), scratch(), "--out", "/proc/none/merged"]))
+        let file = scratch()
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = try XCTUnwrap(failure(["merge", scratch(), scratch(), "--out", file + "/merged"]))
         XCTAssertEqual(refused.status, 64, refused.message)
         XCTAssertTrue(refused.message.contains("Usage: segments-bench merge"), refused.message)
     }

@@ -6,11 +6,6 @@ import XCTest
 /// says so: it used to exit without a word, leaving an earlier run's report in `--out` to be read
 /// as this one's.
 final class InterruptedRunTests: XCTestCase {
-    /// The segments-bench that `swift build --build-tests` built beside this test bundle.
-    private var bench: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("segments-bench")
-    }
-
     /// The committed baseline, for `ci`.
     private var baseline: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -28,9 +23,7 @@ final class InterruptedRunTests: XCTestCase {
     /// scenario started, and returns its exit status and standard error; `nil` (a failure
     /// recorded) if it did not end within 30 s.
     private func run(_ arguments: [String], sending signal: Int32) throws -> (status: Int32, errors: String)? {
-        guard FileManager.default.isExecutableFile(atPath: bench.path) else {
-            throw XCTSkip("no segments-bench beside the test bundle at \(bench.path)")
-        }
+        let bench = try BuiltBench.url()
         let process = Process()
         process.executableURL = bench
         process.arguments = arguments

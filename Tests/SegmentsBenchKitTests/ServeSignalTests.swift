@@ -4,15 +4,8 @@ import XCTest
 /// `segments-bench serve` in a script: started as a background job (SIGINT ignored), its port read
 /// from its first line, then interrupted at once. The server stops cleanly every time.
 final class ServeSignalTests: XCTestCase {
-    /// The segments-bench that `swift build --build-tests` built beside this test bundle.
-    private var bench: URL {
-        URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent().appendingPathComponent("segments-bench")
-    }
-
     func testASignalRightAfterThePortLineStopsTheServer() throws {
-        guard FileManager.default.isExecutableFile(atPath: bench.path) else {
-            throw XCTSkip("no segments-bench beside the test bundle at \(bench.path)")
-        }
+        let bench = try BuiltBench.url()
         for _ in 0..<5 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")

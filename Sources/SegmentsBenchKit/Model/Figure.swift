@@ -32,7 +32,6 @@ public struct Figure: Codable, Sendable, Hashable {
         self.restates = restates
         self.summary = summary
     }
-
 }
 
 /// How a figure is gated. Only figures that are stable on a shared, noisy 2-core machine are gated:

@@ -65,9 +65,10 @@ public struct LatencySummary: Codable, Sendable {
         mean = histogram.mean
     }
 
-    /// Whether samples of these values and counts fit a 64-bit histogram: their count and the sum
-    /// of their values (with the bucket's width above each value) stay below 2⁶⁴, which its
-    /// iteration and mean compute in 64-bit integers.
+    /// Whether samples of these values and counts fit a 64-bit histogram: their count, and the sum
+    /// of each value's bucket top times its count, stay below 2⁶⁴. The histogram's iteration adds
+    /// up that sum in a 64-bit integer (a bucket's top is at most 0.1% above its values, with three
+    /// significant digits).
     static func fitsAHistogram(_ samples: [(value: UInt64, count: UInt64)]) -> Bool {
         let limit = Double(UInt64.max) / 1.01
         var count = 0.0
