@@ -65,9 +65,9 @@ final class FigureSamplesTests: XCTestCase {
         XCTAssertEqual(incomplete, ["s.change to callback p99"])
     }
 
-    /// A figure that repeats a latency's percentile (`reporting.setterP50`, `reporting.setter p50`)
-    /// is judged once, under the figure's name: judged twice, one change read as two regressions.
-    func testAFigureThatRestatesALatencysPercentileIsComparedOnce() throws {
+    /// A run of scenario `s` with a latency `setter` and a figure repeating its p50, marked as such
+    /// (``Figure/restates``) when `marked`, as a build before the mark did not.
+    private func restatingRun(marked: Bool = true) -> BenchReport {
         var recorder = LatencyRecorder()
         for value in 1...1_000 { recorder.record(UInt64(value) * 1_000) }
         let latency = recorder.summary("setter", definition: "d")
@@ -75,11 +75,17 @@ final class FigureSamplesTests: XCTestCase {
         report.scenarios[0].latencies = [latency]
         report.scenarios[0].figures = [
             Figure(name: "s.setterP50", value: Double(latency.p50), unit: "ns",
-                   restates: FigureSamples.latencyFigureName(scenario: "s", latency: "setter", percentile: "p50"), summary: "p50")
+                   restates: marked ? latency.comparedName("p50", in: "s") : nil, summary: "p50")
         ]
+        return report
+    }
+
+    /// A figure that repeats a latency's percentile (`reporting.setterP50`, `reporting.setter p50`)
+    /// is judged once, under the figure's name: judged twice, one change read as two regressions.
+    func testAFigureThatRestatesALatencysPercentileIsComparedOnce() throws {
         var samples = FigureSamples()
-        samples.add(report, scenario: "s", side: .baseline)
-        samples.add(report, scenario: "s", side: .candidate)
+        samples.add(restatingRun(), scenario: "s", side: .baseline)
+        samples.add(restatingRun(), scenario: "s", side: .candidate)
         XCTAssertEqual(try samples.validated().compared.map(\.name), ["s.setterP50", "s.setter p99"])
     }
 
@@ -87,22 +93,10 @@ final class FigureSamplesTests: XCTestCase {
     /// the latency's name; the candidate does not. The percentile is judged once, as the figure,
     /// not read as a figure the candidate dropped (a harness error, exit 70).
     func testARestatedPercentileIsJudgedOnceAgainstABuildThatDoesNotMarkIt() throws {
-        func run(marked: Bool) -> BenchReport {
-            var recorder = LatencyRecorder()
-            for value in 1...1_000 { recorder.record(UInt64(value) * 1_000) }
-            let latency = recorder.summary("setter", definition: "d")
-            var report = report([])
-            report.scenarios[0].latencies = [latency]
-            report.scenarios[0].figures = [
-                Figure(name: "s.setterP50", value: Double(latency.p50), unit: "ns",
-                       restates: marked ? latency.comparedName("p50", in: "s") : nil, summary: "p50")
-            ]
-            return report
-        }
         var samples = FigureSamples()
         for _ in 0..<2 {
-            samples.add(run(marked: false), scenario: "s", side: .baseline)
-            samples.add(run(marked: true), scenario: "s", side: .candidate)
+            samples.add(restatingRun(marked: false), scenario: "s", side: .baseline)
+            samples.add(restatingRun(), scenario: "s", side: .candidate)
         }
         let (compared, candidateOnly, incomplete) = try samples.validated()
         XCTAssertEqual(compared.map(\.name), ["s.setterP50", "s.setter p99"])
