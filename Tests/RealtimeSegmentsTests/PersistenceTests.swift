@@ -95,6 +95,9 @@ final class PersistenceTests: XCTestCase {
         try Data("{ not json".utf8).write(to: stateFile)
         let fixture = Fixture(stateDirectory: directory)
         XCTAssertEqual(fixture.logs.count(prefix: "Segments: Ignoring corrupt state file \(stateFile.path)"), 1)
+        // A warning: shown at swift-log's default level, as the loss of the last known state is news.
+        let line = fixture.logs.all.first { $0.message.hasPrefix("Segments: Ignoring corrupt state file") }
+        XCTAssertEqual(line?.level, .warning)
         XCTAssertNotNil(fixture.client.customerIds["cookie"])
         fixture.transport.defaultResponse = response([.discovery: [1]])
         _ = fixture.register(.discovery, tag: "d")

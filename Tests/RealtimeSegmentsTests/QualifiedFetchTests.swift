@@ -76,6 +76,15 @@ final class QualifiedFetchTests: XCTestCase {
         XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
     }
 
+    /// A size below zero disables the cache as zero does (with the guard gone, eviction indexed
+    /// slot -1 and trapped).
+    func testANegativeCacheSizeFetchesEveryTimeAsZeroDoes() async throws {
+        let fixture = QualifiedFixture(cacheSize: -1)
+        try await fixture.user("jane").fetchQualifiedSegments()
+        try await fixture.user("jane").fetchQualifiedSegments()
+        XCTAssertEqual(fixture.transport.qualifiedFetchCount, 2)
+    }
+
     // MARK: Single flight
 
     func testFiftyConcurrentMissesForOneUserSendOneRequest() {

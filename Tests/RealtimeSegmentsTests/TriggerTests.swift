@@ -198,6 +198,20 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(fixture.transport.fetchCount, 1, "trigger 4 is a successful upload")
     }
 
+    /// Trigger 4 is an upload that the server took: events it refused (set aside) tell it nothing.
+    func testAnUploadWhoseEventsWereAllRefusedRequestsNoCheck() throws {
+        let fixture = Fixture()
+        _ = fixture.register(.discovery)
+        fixture.startAndRunInitialCheck()
+        XCTAssertEqual(fixture.transport.fetchCount, 1)
+        fixture.transport.failNext(.trackEvents, with: .unexpectedStatus(400), count: 1_000)
+        try fixture.client.trackEvent(eventType: "view")
+        fixture.settle()
+        for _ in 0..<6 { fixture.advance(.seconds(5)) }
+        XCTAssertEqual(fixture.logs.count(prefix: "Segments: The server refused"), 1, "\(fixture.logs.messages)")
+        XCTAssertEqual(fixture.transport.fetchCount, 1, "trigger 4 is an upload the server took")
+    }
+
     func testTheDefaultMaxWaitIsThirtySeconds() throws {
         let fixture = Fixture()
         _ = fixture.register(.discovery)

@@ -75,6 +75,26 @@ final class ExponeaAPITests: XCTestCase {
         XCTAssertEqual(backend.eventsAccepted, 0)
     }
 
+    /// Over HTTP too, only the whole key or key pair is accepted: one that is the start of the real
+    /// one, or extends it, is a 401 with a JSON error, and nothing is stored.
+    func testAKeyOrSecretThatOnlySharesABeginningWithTheRealOneIs401() async throws {
+        let backend = backend()
+        let headers = [
+            "Token mock-ke", "Token mock-key2", "Bearer mock", "Bearer mock-key-and-more",
+            basic("key-id:s3cret"), basic("key-id:s3cret:with:colons:and-more"), basic("key:s3cret:with:colons"),
+        ]
+        let answers = try await withMockServer(backend: backend) { session in
+            var answers: [MockServerSession.Answer] = []
+            for header in headers {
+                answers.append(try await session.send(
+                    .POST, "/track/v2/projects/mock-project/customers/events", body: event, authorization: header))
+            }
+            return answers
+        }
+        for (header, answer) in zip(headers, answers) { assertExponeaError(answer, 401, request: "authorization: \(header)") }
+        XCTAssertEqual(backend.eventsAccepted, 0)
+    }
+
     func testBasicAuthIsRefusedWhenTheProjectHasNoKeyPair() async throws {
         let answer = try await withMockServer { session in
             try await session.send(

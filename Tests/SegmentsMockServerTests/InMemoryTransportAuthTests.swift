@@ -14,6 +14,26 @@ final class InMemoryTransportAuthTests: XCTestCase {
         XCTAssertEqual(backend.eventsAccepted, 0)
     }
 
+    /// Only the whole key or key pair is accepted: one that is the start of the real one, or
+    /// extends it, is refused as any wrong one is.
+    func testAKeyOrSecretThatOnlySharesABeginningWithTheRealOneIsUnauthorized() async {
+        let backend = SegmentsBackend(projects: [
+            MockProject(token: "mock-project", apiKey: "mock-key", keyPair: MockKeyPair(id: "key-id", secret: "s3cret")),
+        ])
+        let transport = MockSegmentsTransport(backend: backend)
+        let wrong: [SegmentsAuthorization] = [
+            .token("mock-ke"), .token(""), .token("mock-key2"), .bearer("mock"), .bearer(""),
+            .basic(keyId: "key-id", secret: "s3cre"), .basic(keyId: "key-id", secret: ""), .basic(keyId: "key", secret: "s3cret"),
+        ]
+        for authorization in wrong {
+            let context = SegmentsRequestContext(projectToken: "mock-project", authorization: authorization)
+            await assertThrows(.unauthorized(status: 401)) {
+                try await transport.trackEvents([Fixtures.event("a", cookie: "c1")], context: context)
+            }
+        }
+        XCTAssertEqual(backend.eventsAccepted, 0)
+    }
+
     func testMissingAuthorizationIsUnauthorized() async {
         let transport = MockSegmentsTransport(backend: SegmentsBackend())
         let context = SegmentsRequestContext(projectToken: "mock-project", authorization: nil)

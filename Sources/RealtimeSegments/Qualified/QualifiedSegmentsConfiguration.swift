@@ -9,7 +9,7 @@ public struct QualifiedSegmentsConfiguration: Sendable, Hashable {
     /// The segments every fetch asks about (the `audiences` variable), in request order. Empty
     /// makes every fetch succeed with `[]` without a request.
     public var segmentsToCheck: [String]
-    /// Most users kept in the cache (default 100); 0 disables the cache.
+    /// Most users kept in the cache (default 100); 0 or less disables the cache.
     public var cacheSize: Int
     /// How long a cached answer stays valid (default 600 s), time asleep included
     /// (``SegmentsClock/continuousNow()``); zero means forever.
