@@ -15,6 +15,17 @@ final class FigureComparisonTests: XCTestCase {
             threshold: threshold, thresholdSource: .default, policy: policy)
     }
 
+    /// Not significant, with an interval reaching past the noise on one side only: inconclusive,
+    /// not "no change"; and a p-value equal to alpha is not below it.
+    func testTheVerdictsBordersAreWhereTheyAreDocumented() {
+        XCTAssertEqual(FigureComparison.judge(
+            pValue: 0.5, alpha: 0.01, ratio: ConfidenceInterval(low: 0.99, estimate: 1.0, high: 1.20), threshold: .default,
+            direction: .lowerIsBetter), .inconclusive)
+        XCTAssertNotEqual(FigureComparison.judge(
+            pValue: 0.01, alpha: 0.01, ratio: ConfidenceInterval(low: 1.3, estimate: 1.4, high: 1.5), threshold: .default,
+            direction: .lowerIsBetter), .regressed)
+    }
+
     func testIdenticalSamplesAreNoChange() {
         let comparison = compare(baseline, baseline)
         XCTAssertEqual(comparison.test.pValue, 1)

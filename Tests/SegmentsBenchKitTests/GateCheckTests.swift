@@ -128,6 +128,14 @@ final class GateCheckTests: XCTestCase {
         XCTAssertEqual(check.exitStatus, .violation, check.renderTable())
         XCTAssertEqual(check.rows.first { $0.name == allocations.name }?.verdict, .unmeasured)
         XCTAssertTrue(check.renderTable().contains("not measured after"), check.renderTable())
+        // In JUnit, a skipped test case beside the failed one, not a pass.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("unmeasured-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        XCTAssertNoThrow(try GateVerdictFiles(directory: directory).write(check, report: violated, baselinePath: nil))
+        let junit = (try? String(contentsOf: directory.appendingPathComponent(GateVerdictFiles.junit), encoding: .utf8)) ?? ""
+        XCTAssertTrue(junit.contains("skipped=\"1\""), junit)
+        XCTAssertTrue(junit.contains("failures=\"1\""), junit)
+        XCTAssertTrue(junit.contains("<skipped message=\"not measured after its scenario violated a rule\"/>"), junit)
         // Without a violation the same gap is still the harness's error.
         var gap = report([incomplete], scenario: "fanout-sweep")
         gap.scenarios[0].unmeasuredAfterViolation = [allocations.name]

@@ -92,6 +92,56 @@ final class GateJudgementTests: XCTestCase {
         XCTAssertTrue(GateCheck(report: rate, baseline: Baseline(from: rate)).passed)
     }
 
+    /// Each tolerance's two terms, at and just past its limit, both ways: a value at its limit
+    /// passes, the band of "improved" is as wide as the band of "regressed", and a change inside
+    /// it asks for no baseline update.
+    func testEachToleranceHoldsAtItsLimitAndFailsJustPastIt() {
+        func verdict(_ current: Double, baseline: Double, _ gate: GateRule, unit: String = "x") -> (GateCheck.Verdict?, String) {
+            let before = report(["alpha": [figure("alpha.v", baseline, unit: unit, gate: gate)]])
+            let now = report(["alpha": [figure("alpha.v", current, unit: unit, gate: gate)]])
+            let check = GateCheck(report: now, baseline: Baseline(from: before))
+            return (check.rows.first?.verdict, check.renderTable())
+        }
+        let higher = GateRule.higherIsBetter(relative: 0.1, absolute: 5)  // limit 100 − 10 − 5 = 85
+        XCTAssertEqual(verdict(85, baseline: 100, higher).0, .pass, "at the limit")
+        XCTAssertEqual(verdict(84.9, baseline: 100, higher).0, .regressed)
+        XCTAssertEqual(verdict(115, baseline: 100, higher).0, .pass, "the better band has the absolute term too")
+        XCTAssertEqual(verdict(115.1, baseline: 100, higher).0, .improved)
+        XCTAssertEqual(verdict(100, baseline: 100, .higherIsBetter(relative: 0, absolute: 0)).0, .pass, "unchanged at zero tolerance")
+        let lower = GateRule.allocations  // 5% + 0.5: limit 3.65 and better 2.35 around 3
+        XCTAssertEqual(verdict(3.65, baseline: 3, lower).0, .pass, "at the limit")
+        XCTAssertEqual(verdict(3.66, baseline: 3, lower).0, .regressed)
+        let inside = verdict(2.7, baseline: 3, lower)
+        XCTAssertEqual(inside.0, .pass)
+        XCTAssertFalse(inside.1.contains("baseline update"), inside.1)
+        XCTAssertEqual(verdict(2.3, baseline: 3, lower).0, .improved)
+    }
+
+    /// The change is relative to the baseline's size, so it keeps its sign for a negative one.
+    func testTheChangeOfANegativeFigureKeepsItsSign() throws {
+        let drift = report(["alpha": [figure("alpha.offset", -10, unit: "ms", gate: .lowerIsBetter(relative: 0.1, absolute: 0))]])
+        let worse = report(["alpha": [figure("alpha.offset", -8.5, unit: "ms", gate: .lowerIsBetter(relative: 0.1, absolute: 0))]])
+        let row = try XCTUnwrap(GateCheck(report: worse, baseline: Baseline(from: drift)).rows.first)
+        XCTAssertEqual(try XCTUnwrap(row.change), 0.15, accuracy: 1e-9)
+    }
+
+    /// A baseline entry without a unit (written before units were kept) is judged, not taken for a
+    /// unit change.
+    func testABaselineEntryWithoutAUnitIsNotAUnitChange() throws {
+        let run = report(["alpha": [figure("alpha.allocs", 2, unit: "allocs/op", gate: .allocations)]])
+        let json = #"{"figures":{"alpha.allocs":{"value":2,"gate":{"lowerIsBetter":{"relative":0.05,"absolute":0.5}}}}}"#
+        let check = GateCheck(report: run, baseline: try Baseline.decode(Data(json.utf8)))
+        XCTAssertTrue(check.passed, check.renderTable())
+        XCTAssertEqual(check.harnessErrors, [])
+    }
+
+    /// A counted cost of 0 (no retain, no allocation per operation) is a count, not a broken report.
+    func testACountedCostOfZeroIsACount() {
+        let costs = report(["costs": [figure("costs.x.allocations", 0, unit: "allocs/op", gate: .allocations)]])
+        XCTAssertEqual(GateCheck.harnessErrors(in: costs), [])
+        XCTAssertTrue(GateCheck(report: costs, baseline: Baseline(from: costs)).passed)
+    }
+
     func testARuleWhoseToleranceIsNotAFiniteNonNegativeNumberCannotJudge() throws {
         let json = #"{"figures":{"alpha.allocs":{"value":2,"unit":"allocs/op","gate":{"lowerIsBetter":{"relative":"NaN","absolute":0.5}}}}}"#
         let baseline = try Baseline.decode(Data(json.utf8))

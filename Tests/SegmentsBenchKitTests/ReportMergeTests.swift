@@ -325,4 +325,32 @@ final class ReportMergeTests: XCTestCase {
             XCTAssertEqual("\(error)", "Segments: merge: a's storm latency 'call' says 5 samples and its recorded buckets hold 3: the report is damaged")
         }
     }
+
+    /// A gated figure where higher is better takes the slowest host, so the merged gate sees it; a
+    /// zero rule's hosts never cancel out; and only an allocation count, only on a host that
+    /// could not count allocations, is excused when missing.
+    func testTheMergedValueIsTheOneThatFailsTheGate() throws {
+        let empty = LatencyRecorder()
+        let rate = { (value: Double) in Figure(name: "storm.rate", value: value, unit: "x", gate: .higherIsBetter(relative: 0.1, absolute: 0), summary: "") }
+        let zero = { (value: Double) in Figure(name: "storm.drift", value: value, unit: "count", gate: .zero, summary: "") }
+        let fast = report(host: "a", latency: empty, figures: [rate(100), zero(1)])
+        let slow = report(host: "b", latency: empty, figures: [rate(50), zero(-1)])
+        let merged = try ReportMerge.merge([(host: "a", report: fast), (host: "b", report: slow)], command: "merge")
+        XCTAssertEqual(merged.scenarios[0].figure("storm.rate")?.value, 50)
+        XCTAssertEqual(merged.scenarios[0].figure("storm.drift")?.value, 2)
+        let check = GateCheck(report: merged, baseline: Baseline(from: report(host: "a", latency: empty, figures: [rate(100), zero(0)])))
+        XCTAssertEqual(check.rows.first { $0.name == "storm.rate" }?.verdict, .regressed)
+        XCTAssertEqual(check.rows.first { $0.name == "storm.drift" }?.verdict, .violated)
+
+        let lost = Figure(name: "storm.lostEvents", value: 0, unit: "count", gate: .zero, summary: "")
+        let allocs = Figure(name: "storm.allocs", value: 1, unit: "allocs/op", gate: .allocations, summary: "")
+        var uncounted = report(host: "a", latency: empty, figures: [allocs])  // no lostEvents
+        uncounted.scenarios[0].allocationsMeasured = false
+        let counted = report(host: "b", latency: empty, figures: [lost, allocs])
+        let withoutLost = try ReportMerge.merge([(host: "a", report: uncounted), (host: "b", report: counted)], command: "merge")
+        XCTAssertTrue(try XCTUnwrap(withoutLost.scenarios[0].figure("storm.lostEvents")).value.isNaN, "not excused for want of jemalloc")
+        let countedWithoutAllocs = report(host: "a", latency: empty, figures: [lost])
+        let withoutAllocs = try ReportMerge.merge([(host: "a", report: countedWithoutAllocs), (host: "b", report: counted)], command: "merge")
+        XCTAssertTrue(try XCTUnwrap(withoutAllocs.scenarios[0].figure("storm.allocs")).value.isNaN, "a host that counts must report it")
+    }
 }
