@@ -59,17 +59,11 @@ struct ServeCommand: ParsableCommand {
         }
         let plan = faults ? FaultsScenario.faultPlan(seed: seed ?? 1, overHTTP: true) : .none
         let server = SegmentsMockHTTPServer(backend: backend, host: host, port: port, faults: plan)
-        // SIGINT (Ctrl-C) and SIGTERM stop the server cleanly, with or without --duration. The
-        // dispatch sources see them even in a script's background job, which starts with SIGINT
-        // ignored. Installed before the port is announced: a script may signal as soon as it reads it.
-        let stop = DispatchSemaphore(value: 0)
-        let sources = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber)
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            return source
-        }
+        // SIGINT (Ctrl-C) and SIGTERM stop the server cleanly, with or without --duration, also in
+        // a script's background job, which starts with SIGINT ignored. Caught from here on, before
+        // the port is announced: a script may signal as soon as it reads it.
+        guard let stop = StopSignals() else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EMFILE) }
+        defer { stop.restore() }
         do {
             try runBlocking { try await server.start() }
         } catch {
@@ -84,12 +78,7 @@ struct ServeCommand: ParsableCommand {
         // Flushed so that a script reading the output through a pipe (to learn the port that
         // --port 0 picked) sees these lines now, not when the buffer fills.
         fflush(nil)  // nil: every output stream (naming `stdout` is not concurrency-safe)
-        if let duration {
-            _ = stop.wait(timeout: .now() + duration)
-        } else {
-            stop.wait()
-        }
-        sources.forEach { $0.cancel() }
+        _ = stop.wait(timeout: duration.map { .seconds($0) })
         try runBlocking { try await server.stop() }
         print("stopped")
     }
