@@ -93,19 +93,20 @@ public enum ReportMerge {
                 }
             }
         }
-        var samples: [String: [(value: UInt64, count: UInt64)]] = [:]
-        var latencyNames: [String: (scenario: String, latency: String)] = [:]
+        // Each latency's samples over the hosts, by scenario and latency name.
+        var samples: [String: [String: [(value: UInt64, count: UInt64)]]] = [:]
         for input in inputs {
             for scenario in input.report.scenarios {
                 for latency in scenario.latencies {
-                    let key = "\(scenario.scenario)\u{0}\(latency.name)"
-                    latencyNames[key] = (scenario.scenario, latency.name)
-                    samples[key, default: []] += latency.histogram.recordedValues().map { ($0.value, $0.count) }
+                    samples[scenario.scenario, default: [:]][latency.name, default: []] +=
+                        latency.histogram.recordedValues().map { ($0.value, $0.count) }
                 }
             }
         }
-        for key in samples.keys.sorted() where !LatencySummary.fitsAHistogram(samples[key]!) {
-            throw MergeError.latencyOutOfRange(scenario: latencyNames[key]!.scenario, latency: latencyNames[key]!.latency)
+        for (scenario, latencies) in samples.sorted(by: { $0.key < $1.key }) {
+            for (latency, values) in latencies.sorted(by: { $0.key < $1.key }) where !LatencySummary.fitsAHistogram(values) {
+                throw MergeError.latencyOutOfRange(scenario: scenario, latency: latency)
+            }
         }
         // One figure in two units cannot become one value (the gate refuses the same mismatch
         // against a baseline).

@@ -17,7 +17,6 @@ public struct FanoutSweepScenario: Scenario {
     }
     public let measures = "data received → first and last callback (fan-out latency), again with a delivery spin window (\(FanoutProbe.label(FanoutProbe.spinWindow)), or --spin-window-ms) and its CPU cost, where the first callback's time goes without and with the window (data received → applying → diffed → built → delivery started → first callback, stamped in runs of their own), its ratio to a plain closure loop in the same run, allocations per check against N, parallel delivery at large N, deliveries to 10k callbacks while others are added and removed 10k times a second, checks that come long after the last delivery (more than the window apart, the mock answering after --fetch-delay-ms, default 1 ms) without and with the window, with their stages stamped too, this machine's thread wake-up on the same and on another CPU (the floor of a delivery without a window), and how far a thread's own data is after it idled as long as a sparse check's engine (the floor of a sparse check's own work)"
 
-    /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     /// The allocation growth is taken between these two N, so that the quick sweep (the gate's
     /// baseline) and the full sweep report the same figure.
     static let growthSizes = [1, 10_000]
@@ -27,6 +26,7 @@ public struct FanoutSweepScenario: Scenario {
     static func allocsPerCheckFigure(_ size: Int) -> String { "fanout-sweep.N\(size).allocsPerCheck" }
     static func parallelAllocsPerCheckFigure(_ size: Int) -> String { "fanout-sweep.N\(size).parallelAllocsPerCheck" }
 
+    /// Checks of each unmeasured warm-up engine that runs before the first measured N.
     static let warmUpChecks = 20
 
     /// The figures of a run with the stages stamped, named `prefix.…`: each stage's p50, and that
