@@ -31,7 +31,9 @@ struct LoadOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Simulated devices (fleet).") var devices: Int?
     @Option(help: "Target rate over time instead of --rate and --duration: duration:target pairs, ramping linearly (10s:2000,30s:2000,10s:0).")
     var stages: String?
-    @Option(name: .customLong("threshold"), help: "A latency limit the run must meet, such as 'p99(change-to-callback)<500ms', under 60 s (repeatable); a missed one exits 2, as does a percentile with too few samples to hold it (1,000 for p99.9).")
+    @Option(name: .customLong("threshold"), help: ArgumentHelp(
+        "A limit the run must meet (repeatable), k6-style: a latency's 'p99(fleet.change-to-callback)<500ms' (pN, max, mean; under 60 s) or a figure's 'value(pull.requestsPerMiss)<1' (<, <=, >, >=). The name is the .hgrm file's or the figure's in the report; a one-scenario run may leave out the scenario. A missed limit exits 2, as does one not measured or a percentile with too few samples (1,000 for p99.9).",
+        valueName: "limit"))
     var thresholds: [String] = []
     @Option(name: .customLong("fetch-delay-ms"), parsing: .unconditional, help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
     var fetchDelayMs: Double?
@@ -47,7 +49,7 @@ struct LoadOptions: ParsableArguments {
     var authorization: String?
     @Flag(help: "Allow a --target that is not a loopback address (127.0.0.0/8, ::1, localhost).") var allowRemote = false
 
-    /// Refuses a malformed `--stages` or `--threshold`, `--stages` with `--rate` or `--duration`,
+    /// Refuses a malformed `--stages`, `--stages` with `--rate` or `--duration`,
     /// a count, duration, rate or delay outside what a run can use (``limits``), a spin window
     /// outside (0, 10] ms, and a malformed or unconfirmed `--target` (usage errors, exit 64).
     func validate() throws {
@@ -70,15 +72,6 @@ struct LoadOptions: ParsableArguments {
                 throw ValidationError("--stages sets the rate and the duration; give --stages or --rate/--duration, not both")
             }
             do { _ = try LoadStages.parse(stages) } catch { throw ValidationError(error.description) }
-        }
-        for threshold in thresholds {
-            let parsed: LatencyThreshold
-            do { parsed = try LatencyThreshold.parse(threshold, metrics: FleetScenario.latencyMetrics) } catch {
-                throw ValidationError(error.description)
-            }
-            if let target, FleetScenario.mockOnlyLatencyMetrics.contains(parsed.metric) {
-                throw ValidationError(FleetScenarioError.notMeasuredAgainstTarget(threshold: threshold, target: target).description)
-            }
         }
     }
 
@@ -143,7 +136,13 @@ struct LoadOptions: ParsableArguments {
         options.spinWindowMs = spinWindowMs
         options.engine = SegmentsBenchCLI.registry.engine
         options.stages = stages.flatMap { try? LoadStages.parse($0) }
-        let parsed = thresholds.compactMap { try? LatencyThreshold.parse($0, metrics: FleetScenario.latencyMetrics) }
+        return options
+    }
+
+    /// ``benchOptions()`` with the `--threshold` limits, parsed for a run of `scenarios`.
+    func benchOptions(for scenarios: [any Scenario]) throws -> BenchOptions {
+        var options = try benchOptions()
+        let parsed = try parseThresholds(thresholds, for: scenarios, target: target)
         options.thresholds = parsed.isEmpty ? nil : parsed
         return options
     }
@@ -170,7 +169,7 @@ struct LoadOptions: ParsableArguments {
     /// Refuses an option that `scenario` does not honour (a usage error naming the option, the
     /// scenario and what it accepts), and a target it cannot run against (naming what it needs).
     func check(for scenario: any Scenario) throws {
-        let options = try benchOptions()
+        let options = try benchOptions(for: [scenario])
         if let refusal = scenario.refusal(of: options) { throw ValidationError(refusal) }
         let againstTarget = options.target != nil
         let refused = scenario.unhonoured(given, againstTarget: againstTarget)
@@ -184,7 +183,7 @@ struct LoadOptions: ParsableArguments {
 
     /// Refuses an option that no scenario of `scenarios` honours.
     func check(forSuite scenarios: [any Scenario]) throws {
-        let honoured = scenarios.reduce(into: Set<BenchOptionName>()) { $0.formUnion($1.honouredOptions) }
+        let honoured = scenarios.reduce(into: Set<BenchOptionName>([.threshold])) { $0.formUnion($1.honouredOptions) }
         let refused = given.subtracting(honoured)
         guard !refused.isEmpty else { return }
         throw ValidationError(
@@ -343,9 +342,10 @@ struct SuiteCommand: ParsableCommand {
     @OptionGroup var metrics: MetricsOptions
 
     func run() throws {
-        let options = try load.benchOptions()
+        var options = try load.benchOptions()
         let scenarios = try runnableSuite(options: options, skippingMissingTools: true)
         try load.check(forSuite: scenarios)
+        options = try load.benchOptions(for: scenarios)
         _ = try metrics.serving { try runAndReport(scenarios, options: options, output: output, metrics: $0) }
     }
 }
@@ -358,7 +358,7 @@ struct ListCommand: ParsableCommand {
         if json {
             let entries = SegmentsBenchCLI.registry.scenarios.map { scenario -> [String: Any] in
                 ["name": scenario.name, "simulates": scenario.simulates, "measures": scenario.measures,
-                 "options": scenario.honouredOptions.sorted().map(\.flag),
+                 "options": scenario.honouredOptions(with: BenchOptions()).sorted().map(\.flag),
                  "target": scenario.needsMockIntrospection.map { "needs \($0)" } ?? "runs against --target",
                  "engine": scenario.needsSegmentsClient.map { "needs SegmentsClient's \($0)" } ?? "any BenchEngine"]
             }
@@ -366,7 +366,7 @@ struct ListCommand: ParsableCommand {
             return
         }
         for scenario in SegmentsBenchCLI.registry.scenarios {
-            print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions.acceptedFlagList)")
+            print("\(scenario.name)\n  simulates: \(scenario.simulates)\n  measures:  \(scenario.measures)\n  options:   \(scenario.honouredOptions(with: BenchOptions()).acceptedFlagList)")
             print("  target:    \(scenario.needsMockIntrospection.map { "refused: it needs \($0)" } ?? "runs against --target")")
             print("  engine:    \(scenario.needsSegmentsClient.map { "SegmentsClient only: it needs its \($0)" } ?? "any BenchEngine")")
         }
@@ -388,7 +388,7 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let found = try found()
-        let options = try load.benchOptions()
+        let options = try load.benchOptions(for: [found])
         _ = try metrics.serving { try runAndReport([found], options: options, output: output, metrics: $0) }
     }
 
@@ -615,6 +615,10 @@ struct CICommand: ParsableCommand {
 
             """ + ExitStatus.helpText)
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
+    @Option(name: .customLong("threshold"), help: ArgumentHelp(
+        "A limit the run must also meet (repeatable), as `run --threshold` takes it, naming its scenario: 'p99(pull.cache-hit)<2us', 'value(tracking-storm.eventsPerSecond)>1e6'. A missed one fails the gate (exit 2).",
+        valueName: "limit"))
+    var thresholds: [String] = []
     @OptionGroup var output: OutputOptions
 
     func run() throws {
@@ -627,6 +631,10 @@ struct CICommand: ParsableCommand {
         } catch {
             throw ValidationError("--out \(output.out): the earlier verdict cannot be removed: \(describe(error))")
         }
+        // A usage error leaves no verdict at all.
+        let suite = try runnableSuite(options: options)
+        let parsed = try parseThresholds(thresholds, for: suite, target: nil)
+        options.thresholds = parsed.isEmpty ? nil : parsed
         // Read first: a baseline that cannot be read fails the gate whatever the suite measures,
         // so the suite does not run for nothing.
         do {
@@ -640,7 +648,6 @@ struct CICommand: ParsableCommand {
         // time limit leaves a failed test in its JUnit report, not nothing. Until the verdict (or
         // an interruption's, which names the signal) replaces it, they say the run did not finish:
         // so they do if it is killed outright, or ends while writing its report.
-        let suite = try runnableSuite(options: options)  // a usage error leaves no verdict at all
         var unfinished = GateCheck(unreadableReport: "")
         unfinished.harnessErrors = ["the run did not finish: it was killed, or ended while it wrote its report"]
         _ = try? GateVerdictFiles(directory: directory).write(unfinished, report: nil, baselinePath: baseline)

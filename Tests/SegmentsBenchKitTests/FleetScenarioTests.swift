@@ -12,7 +12,6 @@ final class FleetScenarioTests: XCTestCase {
         options.duration = 2
         options.rate = 200
         options.switchRate = 10
-        options.thresholds = [try LatencyThreshold.parse("max(fetch)<1ns", metrics: FleetScenario.latencyMetrics)]
         return try FleetScenario().run(options, progress: Progress(enabled: false))
     }
 
@@ -48,7 +47,8 @@ final class FleetScenarioTests: XCTestCase {
     }
 
     func testAMissedThresholdIsRecordedInTheResult() throws {
-        let result = try result()
+        var result = try result()
+        result.judge([try RunThreshold.parse("max(fetch)<1ns", scenarios: ["fleet"])])
         XCTAssertEqual(result.figure("fleet.thresholdsFailed")?.value, 1)
         XCTAssertTrue(result.notes.contains { $0.hasPrefix("threshold max(fetch)<1ns: FAILED") }, "\(result.notes)")
     }

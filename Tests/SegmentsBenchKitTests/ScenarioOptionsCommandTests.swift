@@ -25,7 +25,7 @@ final class ScenarioOptionsCommandTests: XCTestCase {
         let refused = try XCTUnwrap(failure(["run", "stub", "--callbacks", "5", "--quick", "--out", scratch()]))
         XCTAssertEqual(refused.status, 64)
         XCTAssertTrue(refused.message.contains("--callbacks is not an option of scenario 'stub'"), refused.message)
-        XCTAssertTrue(refused.message.contains("stub accepts --producers, --duration, --quick"), refused.message)
+        XCTAssertTrue(refused.message.contains("stub accepts --producers, --duration, --threshold, --quick"), refused.message)
     }
 
     func testABuiltInScenarioRefusesWhatItsRunDoesNotRead() throws {
@@ -33,7 +33,7 @@ final class ScenarioOptionsCommandTests: XCTestCase {
             failure(["run", "hot-path", "--transport", "http", "--seed", "2", "--out", scratch()], registry: ScenarioRegistry()))
         XCTAssertEqual(refused.status, 64)
         XCTAssertTrue(refused.message.contains("--transport, --seed are not options of scenario 'hot-path'"), refused.message)
-        XCTAssertTrue(refused.message.contains("hot-path accepts --quick"), refused.message)
+        XCTAssertTrue(refused.message.contains("hot-path accepts --threshold, --quick"), refused.message)
     }
 
     func testAnHonouredOptionIsAcceptedAndRecordedAlone() throws {

@@ -30,8 +30,10 @@ public struct BenchOptions: Sendable, Codable, Hashable {
     public var devices: Int?
     /// A target rate over time, instead of `rate` and `duration` (see ``LoadStages``).
     public var stages: LoadStages?
-    /// Latency limits the run must meet; a run that misses one fails (see ``LatencyThreshold``).
-    public var thresholds: [LatencyThreshold]?
+    /// Limits on the run's latencies and figures, each judged on its own scenario's result; a run
+    /// that misses one fails (see ``RunThreshold``). ``SuiteRunner`` judges them, so every
+    /// scenario takes them.
+    public var thresholds: [RunThreshold]?
     /// Milliseconds the in-process mock waits before it answers a segments fetch (fleet), so that
     /// customer switches overlap fetches in flight; `nil` is the scenario's default.
     public var fetchDelayMs: Double?
@@ -87,7 +89,8 @@ public struct BenchOptions: Sendable, Codable, Hashable {
                 case .seed: "\(seed)"
                 case .devices: devices.map { "\($0)" }
                 case .stages: stages.map(\.description)
-                case .threshold: thresholds.map { $0.map(\.text).joined(separator: " ") }
+                // Each scenario's own, recorded as they are judged (``ScenarioResult/judge(_:)``).
+                case .threshold: nil
                 // A target answers as it does: the mock's delay plays no part there.
                 case .fetchDelayMs: target == nil ? fetchDelayMs.map { "\($0)" } : nil
                 case .spinWindowMs: spinWindowMs.map { "\($0)" }

@@ -7,9 +7,9 @@ public protocol Scenario: Sendable {
     var simulates: String { get }
     /// What it measures.
     var measures: String { get }
-    /// The options of ``BenchOptions`` its `run` reads (besides `quick`, which every scenario
-    /// accepts). The command line refuses any other option for this scenario, and the report
-    /// records only these.
+    /// The options of ``BenchOptions`` its `run` reads (besides `quick` and `thresholds`, which
+    /// every scenario accepts: ``SuiteRunner`` judges the thresholds). The command line refuses
+    /// any other option for this scenario, and the report records only these.
     var honouredOptions: Set<BenchOptionName> { get }
     /// The options its `run` reads against a ``BenchOptions/target``, where the server's own
     /// behaviour takes the place of what an option sets for the in-process mock (the faults'
@@ -49,10 +49,10 @@ extension Scenario {
     public var honouredOptionsAgainstTarget: Set<BenchOptionName> { honouredOptions }
 
     /// The options it honours with `options`: ``honouredOptionsAgainstTarget`` against a target,
-    /// else ``honouredOptions``.
+    /// else ``honouredOptions``, and `--threshold`, which every scenario takes.
     public func honouredOptions(with options: BenchOptions) -> Set<BenchOptionName> {
         // Against a target the traffic goes to it: --transport is refused whatever the scenario.
-        options.target == nil ? honouredOptions : honouredOptionsAgainstTarget.subtracting([.transport])
+        (options.target == nil ? honouredOptions : honouredOptionsAgainstTarget.subtracting([.transport])).union([.threshold])
     }
 
     /// Why this scenario cannot run with `options`, or `nil` when it can: a target given to a
@@ -74,8 +74,8 @@ extension Scenario {
     }
 
     /// The options in `given` that this scenario does not honour (against a target when
-    /// `againstTarget`).
+    /// `againstTarget`); never `--threshold`, which every scenario takes.
     public func unhonoured(_ given: Set<BenchOptionName>, againstTarget: Bool = false) -> Set<BenchOptionName> {
-        given.subtracting(againstTarget ? honouredOptionsAgainstTarget : honouredOptions)
+        given.subtracting(againstTarget ? honouredOptionsAgainstTarget : honouredOptions).subtracting([.threshold])
     }
 }

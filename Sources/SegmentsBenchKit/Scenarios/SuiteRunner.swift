@@ -24,9 +24,10 @@ public final class SuiteProgress: Sendable {
 
 /// Runs scenarios one after another and assembles the report.
 public enum SuiteRunner {
-    /// Runs `scenarios` with `options`. A scenario that throws is recorded with a note and a failing
-    /// `…scenarioFailed` figure instead of ending the run; so is one that cannot run against the
-    /// options' target (``Scenario/refusal(of:)``), without running it.
+    /// Runs `scenarios` with `options`, judging each result by the options' thresholds that belong
+    /// to it (``ScenarioResult/judge(_:)``). A scenario that throws is recorded with a note and a
+    /// failing `…scenarioFailed` figure instead of ending the run; so is one that cannot run
+    /// against the options' target (``Scenario/refusal(of:)``), without running it.
     /// `suite`, when given, follows the run (see ``SuiteProgress``).
     public static func run(
         _ scenarios: [any Scenario], options: BenchOptions, progress: Progress, command: String, suite: SuiteProgress? = nil
@@ -44,17 +45,20 @@ public enum SuiteRunner {
                 if let refusal = scenario.refusal(of: options) { throw ScenarioRefusal(reason: refusal) }
                 var result = try scenario.run(options, progress: scoped)
                 result.wallSeconds = Double(monotonicNanoseconds() - begin) / 1e9
+                result.judge(options.thresholds ?? [])
                 progress.metrics?.publish(result)
                 results.append(result)
                 scoped.say(String(format: "done in %.1f s", result.wallSeconds))
             } catch {
                 scoped.say("failed: \(error)")
-                results.append(ScenarioResult(
+                var failed = ScenarioResult(
                     scenario: scenario.name, summary: "\(scenario.simulates). Measures \(scenario.measures).",
                     configuration: options.configuration(honouring: scenario.honouredOptions),
                     figures: [Figure(name: "\(scenario.name).scenarioFailed", value: 1, unit: "count", gate: .zero,
                                      summary: "the scenario could not run: \(error)")],
-                    allocationsMeasured: false, notes: ["failed: \(error)"]))
+                    allocationsMeasured: false, notes: ["failed: \(error)"])
+                failed.judge(options.thresholds ?? [])
+                results.append(failed)
             }
         }
         return BenchReport(machine: machine, gitRevision: gitRevision(), startedAt: started, command: command, scenarios: results)

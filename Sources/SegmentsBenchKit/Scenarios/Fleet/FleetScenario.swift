@@ -10,18 +10,19 @@ public struct FleetScenario: Scenario {
     public init() {}
     public let name = "fleet"
     public let honouredOptions: Set<BenchOptionName> = [
-        .devices, .rate, .stages, .duration, .switchRate, .debounce, .transport, .seed, .threshold, .fetchDelayMs,
+        .devices, .rate, .stages, .duration, .switchRate, .debounce, .transport, .seed, .fetchDelayMs,
     ]
     public let needsMockIntrospection: String? = nil
     public let simulates =
         "--devices clients (own customer, cookie, 3 callbacks, debounce, first load) sharing a few engine threads; Poisson event arrivals at --rate or --stages across the fleet, customer switches at --switch-rate; the mock answers fetches after --fetch-delay-ms, so that switches overlap them"
     public let measures =
-        "lost events, stale and repeated deliveries, excess fetches, dropped arrivals (all must be 0); fetch, link and upload latency and server change → callback (not against --target: it needs the mock's scripted changes), from each operation's intended start; memory per device; --threshold verdicts"
+        "lost events, stale and repeated deliveries, excess fetches, dropped arrivals (all must be 0); fetch, link and upload latency and server change → callback (not against --target: it needs the mock's scripted changes), from each operation's intended start; memory per device"
 
     /// The categories every device listens to, one callback each.
     static let categories: [SegmentCategory] = [.discovery, .content, .merchandising]
 
-    /// The latencies a `--threshold` may name.
+    /// Its latencies' names, known before a run, so that a `--threshold` naming another is refused
+    /// before the run.
     public static let latencyMetrics = ["change-to-callback", "fetch", "link", "upload", "track", "switch", "first-load"]
 
     /// The latencies that need the mock (its scripted, stamped segment changes): not measured
@@ -61,7 +62,9 @@ public struct FleetScenario: Scenario {
 
         let target = options.target
         let fetchDelay = Duration.milliseconds(options.fetchDelayMs ?? Self.defaultFetchDelayMs)
-        if let target, let named = options.thresholds?.first(where: { Self.mockOnlyLatencyMetrics.contains($0.metric) }) {
+        if let target, let named = options.thresholds?.first(where: {
+            $0.scenario == name && $0.statistic != .value && Self.mockOnlyLatencyMetrics.contains($0.metric)
+        }) {
             throw FleetScenarioError.notMeasuredAgainstTarget(threshold: named.text, target: target.description)
         }
         let backend = try FleetBackend.make(options.transport, target: target, fetchDelay: fetchDelay)
@@ -209,8 +212,6 @@ public struct FleetScenario: Scenario {
                     + "(needs the mock's scripted segment changes) and lostEvents (the mock's count of stored events); "
                     + "eventsUnconfirmed counts the events whose upload the target did not acknowledge, as the client saw them.")
         }
-        let recorders = Dictionary(uniqueKeysWithValues: latencies.map { ($0.metric, $0.recorder) })
-        let verdicts = (options.thresholds ?? []).map { $0.evaluate(recorders[$0.metric]) }
         var memoryPerDevice: Double?
         if let residentBefore, let residentAfter {
             memoryPerDevice = (Double(residentAfter) - Double(residentBefore)) / Double(deviceCount)
@@ -261,8 +262,6 @@ public struct FleetScenario: Scenario {
                    summary: "largest delay of an arrival behind its intended start (the generators' own lag)"),
             Figure(name: "fleet.droppedArrivals", value: Double(outcome.dropped.reduce(0, +)), unit: "count", gate: .zero,
                    summary: "scheduled events and switches never issued: the generators were still behind \(ReportFormat.number(LoadGenerator.gracefulStopSeconds)) s after the schedule's end (k6's dropped iterations)"),
-            Figure(name: "fleet.thresholdsFailed", value: Double(verdicts.filter { !$0.passed }.count), unit: "count",
-                   summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"),
         ]
         if let memoryPerDevice {
             figures.append(Figure(name: "fleet.memoryPerDeviceBytes", value: memoryPerDevice, unit: "bytes",
@@ -283,22 +282,7 @@ public struct FleetScenario: Scenario {
                 $0.recorder.summary($0.metric, definition: $0.definition, corrected: !["fetch", "first-load"].contains($0.metric))
             },
             allocationsMeasured: false,
-            notes: notes + verdicts.map(\.description))
-    }
-}
-
-extension BenchReport {
-    /// The `--threshold` limits the report's scenarios missed (their `….thresholdsFailed` figures).
-    /// A value no count can be (negative, fractional, past 2⁵³, not a number) counts as `Int.max`:
-    /// such a report is broken, and ``GateCheck/harnessErrors(in:)`` says which figure.
-    public var thresholdsFailed: Int {
-        let counts = scenarios.flatMap { $0.figures.filter { $0.name.hasSuffix(GateCheck.thresholdsFailedSuffix) } }.map { figure in
-            GateCheck.isACount(figure.value) ? Int(figure.value) : Int.max
-        }
-        return counts.reduce(0) { total, count in
-            let (sum, overflow) = total.addingReportingOverflow(count)
-            return overflow ? .max : sum
-        }
+            notes: notes)
     }
 }
 

@@ -1,0 +1,330 @@
+import Foundation
+
+/// A pass/fail limit on one latency or figure of a run, k6-style: `p99(change-to-callback)<500ms`,
+/// `value(tracking-storm.eventsPerSecond)>=2000000`.
+///
+/// The form is `statistic(metric)`, then `<`, `<=`, `>` or `>=`, then the limit; spaces are ignored,
+/// as in `p99(fetch) < 5 ms`.
+/// - For a latency, the statistic is a percentile `pN` (0 < N < 100: `p50`, `p99`, `p99.9`), `max`
+///   or `mean` (also `avg`); the metric is the latency's file name in the report without `.hgrm`
+///   (`fleet.change-to-callback`, `pull.cache-hit`), and the limit a number with a unit (`ns`, `us`,
+///   `µs`, `ms`, `s`) under 60 s, where samples are clamped.
+/// - For a figure, the statistic is `value`, the metric the figure's name in the report, and the
+///   limit a number in the figure's unit (`2e6`, `-0.5`), or a duration for a figure in `ns`, `µs`,
+///   `ms` or `s`.
+///
+/// The metric may leave out its scenario's name when the run has one scenario
+/// (`p99(change-to-callback)` in `run fleet`). A metric the run did not measure, and a percentile
+/// with too few samples to hold it, fail the threshold: nothing was shown to meet it.
+public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
+    /// What is taken from the metric.
+    public enum Statistic: Sendable, Hashable {
+        /// A latency's value at this percentile (0 < p < 100).
+        case percentile(Double)
+        /// A latency's largest sample.
+        case max
+        /// A latency's mean.
+        case mean
+        /// A figure's value.
+        case value
+    }
+
+    /// How the measured value must compare with the limit.
+    public enum Comparison: String, Sendable, Hashable, CaseIterable {
+        case below = "<"
+        case atMost = "<="
+        case above = ">"
+        case atLeast = ">="
+
+        /// Whether `measured` meets the limit.
+        public func holds(_ measured: Double, limit: Double) -> Bool {
+            switch self {
+            case .below: measured < limit
+            case .atMost: measured <= limit
+            case .above: measured > limit
+            case .atLeast: measured >= limit
+            }
+        }
+    }
+
+    /// The limit as written.
+    public enum Limit: Sendable, Hashable {
+        /// A duration, in nanoseconds.
+        case nanoseconds(Double)
+        /// A number in the figure's own unit.
+        case number(Double)
+    }
+
+    /// The statistic.
+    public var statistic: Statistic
+    /// The scenario whose result it judges.
+    public var scenario: String
+    /// The metric's name within that scenario: a latency's file name without the scenario and
+    /// `.hgrm` (`change-to-callback`), or a figure's name without the scenario
+    /// (`producerSweep.producers1.eventsPerSecond`).
+    public var metric: String
+    /// How the value must compare with the limit.
+    public var comparison: Comparison
+    /// The limit.
+    public var limit: Limit
+    /// The text it was parsed from, without its spaces.
+    public var text: String
+
+    /// Parses `text` for a run of `scenarios` (their names, in run order). A metric that starts with
+    /// one of their names and a dot belongs to that scenario; any other belongs to the only
+    /// scenario of a one-scenario run.
+    /// - Throws: ``RunThresholdError`` saying what is wrong, quoting `text`.
+    public static func parse(_ text: String, scenarios: [String]) throws(RunThresholdError) -> RunThreshold {
+        // Errors quote the text as given; parsing reads it without its spaces, and the threshold
+        // keeps that compact text (one setting, however it was spaced). Spaces inside a number
+        // (`5 0ms`) are not dropped: that is no limit.
+        if text.contains(/[0-9.]\s+[0-9.]/) { throw .malformed(text) }
+        do throws(RunThresholdError) {
+            return try parseCompact(text.filter { !$0.isWhitespace }, scenarios: scenarios)
+        } catch {
+            throw error.quoting(text)
+        }
+    }
+
+    private static func parseCompact(_ text: String, scenarios: [String]) throws(RunThresholdError) -> RunThreshold {
+        guard let open = text.firstIndex(of: "("), let close = text.firstIndex(of: ")"), open < close else {
+            throw .malformed(text)
+        }
+        let statistic: Statistic
+        let statisticText = text[..<open]
+        switch statisticText {
+        case "max": statistic = .max
+        case "mean", "avg": statistic = .mean
+        case "value": statistic = .value
+        default:
+            guard statisticText.hasPrefix("p"), let percentile = Double(statisticText.dropFirst()),
+                percentile > 0, percentile < 100, statisticText.dropFirst().allSatisfy({ $0.isNumber || $0 == "." })
+            else { throw .badStatistic(text: text, statistic: String(statisticText)) }
+            statistic = .percentile(percentile)
+        }
+        let named = String(text[text.index(after: open)..<close])
+        guard !named.isEmpty else { throw .malformed(text) }
+        let scenario: String
+        let metric: String
+        if let owner = scenarios.first(where: { named.hasPrefix($0 + ".") && named.count > $0.count + 1 }) {
+            scenario = owner
+            metric = String(named.dropFirst(owner.count + 1))
+        } else if scenarios.count == 1 {
+            scenario = scenarios[0]
+            metric = named
+        } else {
+            throw .noScenario(text: text, metric: named, scenarios: scenarios)
+        }
+        var rest = text[text.index(after: close)...]
+        guard let comparison = Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
+            .first(where: { rest.hasPrefix($0.rawValue) })
+        else { throw .badComparison(text) }
+        rest = rest.dropFirst(comparison.rawValue.count)
+        let limit: Limit
+        if statistic == .value {
+            guard let parsed = parseDuration(rest).map(Limit.nanoseconds) ?? parseNumber(rest).map(Limit.number) else {
+                throw .badLimit(text: text, limit: String(rest), forFigure: true)
+            }
+            limit = parsed
+        } else {
+            guard let nanoseconds = parseDuration(rest) else { throw .badLimit(text: text, limit: String(rest), forFigure: false) }
+            // The recorder clamps samples at 60 s: a limit that a clamped sample could meet, or that
+            // only one could, would judge clamped values.
+            let usable: Bool
+            switch comparison {
+            case .below: usable = nanoseconds <= maximumLimitNanoseconds
+            case .atMost, .above, .atLeast: usable = nanoseconds < maximumLimitNanoseconds
+            }
+            guard usable else { throw .limitBeyondRange(text: text, limit: String(rest)) }
+            limit = .nanoseconds(nanoseconds)
+        }
+        return RunThreshold(statistic: statistic, scenario: scenario, metric: metric, comparison: comparison, limit: limit, text: text)
+    }
+
+    /// The largest latency limit: ``LatencyRecorder`` clamps every sample at 60 s.
+    public static let maximumLimitNanoseconds = 60_000_000_000.0
+
+    /// Nanoseconds from a non-negative number with a unit, or `nil`.
+    private static func parseDuration(_ text: Substring) -> Double? {
+        // Longest suffix first: `ms` before `s`.
+        for (suffix, scale) in durationUnits where text.hasSuffix(suffix) {
+            let number = text.dropLast(suffix.count)
+            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                let value = Double(number), value.isFinite
+            else { return nil }
+            return value * scale
+        }
+        return nil
+    }
+
+    /// The duration units, longest first, with their nanoseconds.
+    private static let durationUnits: [(unit: String, nanoseconds: Double)] = [
+        ("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9),
+    ]
+
+    /// A finite decimal number (`2e6`, `-0.5`), or `nil`: no `inf`, `nan` or hexadecimal.
+    private static func parseNumber(_ text: Substring) -> Double? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isNumber || "+-.eE".contains($0)) }),
+            let value = Double(text), value.isFinite
+        else { return nil }
+        return value
+    }
+
+    /// How many samples the latency statistic needs (a percentile's ``LatencySummary/minimumCount(forPercentile:)``).
+    public var samplesNeeded: UInt64 {
+        // As the report shows them: the median (and below) from one sample up.
+        if case .percentile(let percentile) = statistic, percentile > 50 { return LatencySummary.minimumCount(forPercentile: percentile) }
+        return 1
+    }
+
+    /// Judges `result`, the result of ``scenario``.
+    public func evaluate(_ result: ScenarioResult) -> Outcome {
+        if statistic == .value {
+            guard let figure = result.figure(scenario + "." + metric) else {
+                return failure("not measured: \(scenario) reported no figure \(scenario).\(metric)")
+            }
+            guard figure.value.isFinite else { return failure("not measured: \(figure.name) is not a number") }
+            let limitValue: Double
+            switch limit {
+            case .number(let number): limitValue = number
+            case .nanoseconds(let nanoseconds):
+                guard let scale = Self.durationUnits.first(where: { $0.unit == figure.unit })?.nanoseconds else {
+                    return failure("\(figure.name) is in \(figure.unit.isEmpty ? "no unit" : "'\(figure.unit)'"), not time: give its limit as a plain number")
+                }
+                limitValue = nanoseconds / scale
+            }
+            let shown = Self.significant(figure.value) + (figure.unit.isEmpty ? "" : " " + figure.unit)
+            return Outcome(threshold: self, passed: comparison.holds(figure.value, limit: limitValue), measured: "measured \(shown)")
+        }
+        let slugs = result.latencies.map { ReportFormat.slug($0.name) }
+        guard let index = slugs.firstIndex(of: metric) else {
+            let known = slugs.isEmpty ? "none" : slugs.joined(separator: ", ")
+            return failure("not measured: \(scenario) reported no latency \(metric) (its latencies: \(known))")
+        }
+        guard case .nanoseconds(let limitNanoseconds) = limit else {
+            return failure("a latency's limit is a duration, such as 500ms")
+        }
+        let histogram = result.latencies[index].histogram
+        guard histogram.totalCount > 0 else { return failure("no samples") }
+        guard histogram.totalCount >= samplesNeeded else {
+            return failure("too few samples: \(histogram.totalCount) of the \(samplesNeeded) it needs")
+        }
+        let value: Double
+        switch statistic {
+        case .percentile(let percentile): value = Double(histogram.valueAtPercentile(percentile))
+        // The largest sample itself (kept exactly), not the top of its bucket.
+        case .max: value = Double(histogram.maxRecorded)
+        case .mean, .value: value = histogram.mean
+        }
+        // Four significant digits, so that a value just past a round limit does not read as the limit.
+        return Outcome(
+            threshold: self, passed: comparison.holds(value, limit: limitNanoseconds),
+            measured: "measured \(ReportFormat.humanDuration(ns: value, digits: 4))")
+    }
+
+    private func failure(_ reason: String) -> Outcome { Outcome(threshold: self, passed: false, measured: reason) }
+
+    /// A figure's value next to a limit: whole numbers grouped, others to six significant digits.
+    private static func significant(_ value: Double) -> String {
+        value == value.rounded() || abs(value) >= 1000 ? ReportFormat.number(value) : String(format: "%.6g", value)
+    }
+
+    public var description: String { text }
+
+    /// A threshold's verdict in one run.
+    public struct Outcome: Sendable, Hashable, CustomStringConvertible {
+        /// The threshold judged.
+        public var threshold: RunThreshold
+        /// Whether the run met the threshold.
+        public var passed: Bool
+        /// What was measured (`measured 1.234 ms`), or why nothing could be (`no samples`).
+        public var measured: String
+
+        /// `threshold p99(fetch)<5ms: passed (measured 1.234 ms)`.
+        public var description: String { "threshold \(threshold.text): \(passed ? "passed" : "FAILED") (\(measured))" }
+    }
+}
+
+extension ScenarioResult {
+    /// Judges the thresholds of `thresholds` that belong to this scenario, in order: each verdict
+    /// becomes a note, and `<scenario>.thresholdsFailed` counts the missed ones (the gate fails a
+    /// report where it is not 0). Does nothing when none belongs to it.
+    public mutating func judge(_ thresholds: [RunThreshold]) {
+        let own = thresholds.filter { $0.scenario == scenario }
+        guard !own.isEmpty else { return }
+        let outcomes = own.map { $0.evaluate(self) }
+        configuration["threshold"] = own.map(\.text).joined(separator: " ")
+        figures.append(Figure(
+            name: scenario + GateCheck.thresholdsFailedSuffix, value: Double(outcomes.filter { !$0.passed }.count), unit: "count",
+            summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"))
+        notes += outcomes.map(\.description)
+    }
+}
+
+extension BenchReport {
+    /// The `--threshold` limits the report's scenarios missed (their `….thresholdsFailed` figures).
+    /// A value no count can be (negative, fractional, past 2⁵³, not a number) counts as `Int.max`:
+    /// such a report is broken, and ``GateCheck/harnessErrors(in:)`` says which figure.
+    public var thresholdsFailed: Int {
+        let counts = scenarios.flatMap { $0.figures.filter { $0.name.hasSuffix(GateCheck.thresholdsFailedSuffix) } }.map { figure in
+            GateCheck.isACount(figure.value) ? Int(figure.value) : Int.max
+        }
+        return counts.reduce(0) { total, count in
+            let (sum, overflow) = total.addingReportingOverflow(count)
+            return overflow ? .max : sum
+        }
+    }
+}
+
+/// Why ``RunThreshold/parse(_:scenarios:)`` refused a `--threshold` value.
+public enum RunThresholdError: Error, Equatable, CustomStringConvertible {
+    /// Not `statistic(metric)…`.
+    case malformed(String)
+    /// The statistic is not `pN`, `max`, `mean` or `value`.
+    case badStatistic(text: String, statistic: String)
+    /// The metric names none of the run's scenarios, and the run has more than one.
+    case noScenario(text: String, metric: String, scenarios: [String])
+    /// The metric is not one the scenario measures (where that is known before the run).
+    case unknownMetric(text: String, metric: String, known: [String])
+    /// No `<`, `<=`, `>` or `>=` after the metric.
+    case badComparison(String)
+    /// The limit is not a number with a unit (a latency), or a number (a figure).
+    case badLimit(text: String, limit: String, forFigure: Bool)
+    /// A latency limit that a sample clamped at 60 s could meet, or only one could.
+    case limitBeyondRange(text: String, limit: String)
+
+    /// The same error, quoting `text` (the threshold as the user wrote it).
+    func quoting(_ text: String) -> RunThresholdError {
+        switch self {
+        case .malformed: .malformed(text)
+        case .badStatistic(_, let statistic): .badStatistic(text: text, statistic: statistic)
+        case .noScenario(_, let metric, let scenarios): .noScenario(text: text, metric: metric, scenarios: scenarios)
+        case .unknownMetric(_, let metric, let known): .unknownMetric(text: text, metric: metric, known: known)
+        case .badComparison: .badComparison(text)
+        case .badLimit(_, let limit, let forFigure): .badLimit(text: text, limit: limit, forFigure: forFigure)
+        case .limitBeyondRange(_, let limit): .limitBeyondRange(text: text, limit: limit)
+        }
+    }
+
+    public var description: String {
+        let form = "expected statistic(metric) then <, <=, > or >= and a limit, such as p99(change-to-callback)<500ms or value(pull.requestsPerMiss)<1"
+        switch self {
+        case .malformed(let text):
+            return "--threshold '\(text)': \(form)"
+        case .badStatistic(let text, let statistic):
+            return "--threshold '\(text)': '\(statistic)' is not a statistic; use pN (0 < N < 100, such as p99 or p99.9), max or mean (avg) for a latency, value for a figure"
+        case .noScenario(let text, let metric, let scenarios):
+            return "--threshold '\(text)': '\(metric)' names none of the scenarios this command runs; begin it with one of them (\(scenarios.joined(separator: ", "))) and a dot, such as fleet.change-to-callback"
+        case .unknownMetric(let text, let metric, let known):
+            return "--threshold '\(text)': '\(metric)' is not a latency of this scenario; its latencies are \(known.joined(separator: ", "))"
+        case .badComparison(let text):
+            return "--threshold '\(text)': the limit must follow <, <=, > or >= (\(form))"
+        case .badLimit(let text, let limit, let forFigure):
+            return forFigure
+                ? "--threshold '\(text)': '\(limit)' is not a limit; use a number in the figure's unit (such as 2e6 or 0.5), or a duration (500ms) for a figure in time"
+                : "--threshold '\(text)': '\(limit)' is not a limit; use a number with ns, us, ms or s (such as 500ms)"
+        case .limitBeyondRange(let text, let limit):
+            return "--threshold '\(text)': '\(limit)' is at or beyond 60s, where latencies are clamped; use a limit under 60s (or <60s)"
+        }
+    }
+}

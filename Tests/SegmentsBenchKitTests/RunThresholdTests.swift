@@ -1,0 +1,236 @@
+import SegmentsBenchKit
+import XCTest
+
+/// A result of scenario `demo` with one latency, `fetch` (recorded from `recorder`), and `figures`.
+func thresholdResult(_ recorder: LatencyRecorder = LatencyRecorder(), figures: [Figure] = []) -> ScenarioResult {
+    ScenarioResult(
+        scenario: "demo", summary: "", configuration: [:], figures: figures,
+        latencies: [recorder.summary("fetch", definition: "a fetch")], allocationsMeasured: false)
+}
+
+/// `fetch` samples of `milliseconds` each.
+func fetchSamples(_ milliseconds: ClosedRange<Int>) -> LatencyRecorder {
+    var recorder = LatencyRecorder()
+    for value in milliseconds { recorder.record(UInt64(value) * 1_000_000) }
+    return recorder
+}
+
+final class RunThresholdTests: XCTestCase {
+    private func parse(_ text: String, scenarios: [String] = ["demo"]) throws -> RunThreshold {
+        try RunThreshold.parse(text, scenarios: scenarios)
+    }
+
+    func testAThresholdParsesStatisticMetricComparisonAndLimit() throws {
+        let p99 = try parse("p99(change-to-callback)<500ms")
+        XCTAssertEqual(p99.statistic, .percentile(99))
+        XCTAssertEqual(p99.scenario, "demo")
+        XCTAssertEqual(p99.metric, "change-to-callback")
+        XCTAssertEqual(p99.comparison, .below)
+        XCTAssertEqual(p99.limit, .nanoseconds(500_000_000))
+        let max = try parse("max(fetch)<=2s")
+        XCTAssertEqual(max.statistic, .max)
+        XCTAssertEqual(max.comparison, .atMost)
+        XCTAssertEqual(max.limit, .nanoseconds(2e9))
+        XCTAssertEqual(try parse("p99.9(fetch)<250us").statistic, .percentile(99.9))
+        XCTAssertEqual(try parse("mean(fetch)<7ns").limit, .nanoseconds(7))
+        XCTAssertEqual(try parse("p50(fetch)>1ms").comparison, .above)
+        XCTAssertEqual(try parse("p50(fetch)>=1ms").comparison, .atLeast)
+    }
+
+    func testAFiguresThresholdTakesANumberInItsUnitOrADuration() throws {
+        let rate = try parse("value(demo.producerSweep.producers1.eventsPerSecond)>=2e6")
+        XCTAssertEqual(rate.statistic, .value)
+        XCTAssertEqual(rate.scenario, "demo")
+        XCTAssertEqual(rate.metric, "producerSweep.producers1.eventsPerSecond")
+        XCTAssertEqual(rate.comparison, .atLeast)
+        XCTAssertEqual(rate.limit, .number(2e6))
+        XCTAssertEqual(try parse("value(change)>-0.5").limit, .number(-0.5))
+        XCTAssertEqual(try parse("value(firstCallbackP50Ns)<20us").limit, .nanoseconds(20_000))
+    }
+
+    /// Spaces, as k6 users write them, are ignored; the threshold keeps its text without them.
+    func testSpacesInAThresholdAreIgnored() throws {
+        let spaced = try parse(" p99 (fetch) <= 5 ms ")
+        XCTAssertEqual(spaced.statistic, .percentile(99))
+        XCTAssertEqual(spaced.metric, "fetch")
+        XCTAssertEqual(spaced.comparison, .atMost)
+        XCTAssertEqual(spaced.limit, .nanoseconds(5_000_000))
+        XCTAssertEqual(spaced.text, "p99(fetch)<=5ms", "one setting, however it was spaced")
+        XCTAssertEqual(try parse("avg(fetch) < 2s").statistic, .mean)
+    }
+
+    func testMalformedThresholdsAreRefusedWithTheReason() {
+        let cases: [(String, RunThresholdError)] = [
+            ("p99<5ms", .malformed("p99<5ms")),
+            ("p99()<5ms", .malformed("p99()<5ms")),
+            ("q99(fetch)<5ms", .badStatistic(text: "q99(fetch)<5ms", statistic: "q99")),
+            ("p100(fetch)<5ms", .badStatistic(text: "p100(fetch)<5ms", statistic: "p100")),
+            ("p99(fetch)=5ms", .badComparison("p99(fetch)=5ms")),
+            ("p99(fetch)!5ms", .badComparison("p99(fetch)!5ms")),
+            ("p99(fetch)<5", .badLimit(text: "p99(fetch)<5", limit: "5", forFigure: false)),
+            ("p99(fetch)<-5ms", .badLimit(text: "p99(fetch)<-5ms", limit: "-5ms", forFigure: false)),
+            ("value(rate)>fast", .badLimit(text: "value(rate)>fast", limit: "fast", forFigure: true)),
+            ("value(rate)>inf", .badLimit(text: "value(rate)>inf", limit: "inf", forFigure: true)),
+            ("value(rate)>nan", .badLimit(text: "value(rate)>nan", limit: "nan", forFigure: true)),
+            ("value(rate)>1e999", .badLimit(text: "value(rate)>1e999", limit: "1e999", forFigure: true)),
+            ("p99(fetch) = 5 ms", .badComparison("p99(fetch) = 5 ms")),
+            ("p99(fetch)<5 0ms", .malformed("p99(fetch)<5 0ms")),
+        ]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try parse(text), text) { error in
+                XCTAssertEqual(error as? RunThresholdError, expected, text)
+                XCTAssertTrue("\(error)".hasPrefix("--threshold '\(text)'"), "\(error)")
+            }
+        }
+    }
+
+    /// With several scenarios, the metric says whose it is; a bare name would be judged nowhere.
+    func testAMetricBelongsToTheScenarioItsNameBeginsWith() throws {
+        let suite = ["pull", "fleet"]
+        let qualified = try parse("p99(fleet.change-to-callback)<1s", scenarios: suite)
+        XCTAssertEqual(qualified.scenario, "fleet")
+        XCTAssertEqual(qualified.metric, "change-to-callback")
+        XCTAssertEqual(try parse("value(pull.requestsPerMiss)<1", scenarios: suite).scenario, "pull")
+        XCTAssertThrowsError(try parse("p99(change-to-callback)<1s", scenarios: suite)) { error in
+            XCTAssertEqual(
+                error as? RunThresholdError,
+                .noScenario(text: "p99(change-to-callback)<1s", metric: "change-to-callback", scenarios: suite))
+            XCTAssertTrue("\(error)".contains("pull, fleet"), "\(error)")
+        }
+        XCTAssertThrowsError(try parse("p99(fleet.)<1s", scenarios: suite), "a scenario's name alone is no metric")
+        let alone = try parse("p99(fleet.change-to-callback)<1s", scenarios: ["fleet"])
+        XCTAssertEqual(alone.metric, "change-to-callback", "a one-scenario run takes the scenario's name too")
+    }
+
+    func testALatencyThresholdComparesItsStatisticWithTheLimit() throws {
+        let result = thresholdResult(fetchSamples(1...100))
+        let p50 = try parse("p50(fetch)<60ms").evaluate(result)
+        XCTAssertTrue(p50.passed, p50.description)
+        XCTAssertTrue(p50.measured.hasPrefix("measured 50"), p50.measured)
+        XCTAssertFalse(try parse("max(fetch)<50ms").evaluate(result).passed)
+        XCTAssertTrue(try parse("max(fetch)<1s").evaluate(result).passed)
+        XCTAssertTrue(try parse("p99(fetch)<=100ms").evaluate(result).passed)
+        XCTAssertTrue(try parse("p50(fetch)>40ms").evaluate(result).passed)
+        XCTAssertFalse(try parse("p50(fetch)>60ms").evaluate(result).passed)
+        XCTAssertTrue(try parse("max(fetch)>=100ms").evaluate(result).passed)
+        XCTAssertFalse(try parse("max(fetch)>100ms").evaluate(result).passed)
+    }
+
+    /// The verdict line shows the measured value in a unit that keeps its digits: 600 ns is not
+    /// "0.001 ms", and a value just past a round limit does not read as the limit.
+    func testTheMeasuredValueIsShownInAUnitThatFitsIt() throws {
+        var fast = LatencyRecorder()
+        fast.record(600)
+        let quick = try parse("max(fetch)<1ms").evaluate(thresholdResult(fast))
+        XCTAssertTrue(quick.description.contains("measured 600 ns"), quick.description)
+        var slow = LatencyRecorder()
+        slow.record(1_234_000_000)
+        let outcome = try parse("max(fetch)<1s").evaluate(thresholdResult(slow))
+        XCTAssertTrue(outcome.description.contains("measured 1.234 s"), outcome.description)
+        var justOver = LatencyRecorder()
+        justOver.record(5_004_000)
+        let over = try parse("max(fetch)<5ms").evaluate(thresholdResult(justOver))
+        XCTAssertTrue(over.description.contains("FAILED (measured 5.004 ms)"), "a miss must not read as the limit: \(over.description)")
+    }
+
+    func testAMetricWithoutSamplesOrNotMeasuredFailsItsThreshold() throws {
+        let empty = try parse("p99(fetch)<1s").evaluate(thresholdResult())
+        XCTAssertFalse(empty.passed)
+        XCTAssertEqual(empty.description, "threshold p99(fetch)<1s: FAILED (no samples)")
+        let missing = try parse("p99(fetch-round-trip)<1s").evaluate(thresholdResult(fetchSamples(1...100)))
+        XCTAssertFalse(missing.passed)
+        XCTAssertTrue(missing.measured.contains("demo reported no latency fetch-round-trip (its latencies: fetch)"), missing.measured)
+    }
+
+    /// A latency is named as its `.hgrm` file is: `cache miss (HTTP)` is `cache-miss-http`.
+    func testALatencyIsNamedByItsReportFileName() throws {
+        var recorder = LatencyRecorder()
+        recorder.record(1_000)
+        let result = ScenarioResult(
+            scenario: "qualified", summary: "", configuration: [:],
+            latencies: [recorder.summary("cache miss (HTTP)", definition: "")], allocationsMeasured: false)
+        let outcome = try RunThreshold.parse("max(qualified.cache-miss-http)<1ms", scenarios: ["qualified"]).evaluate(result)
+        XCTAssertTrue(outcome.passed, outcome.description)
+    }
+
+    /// A p99.9 of 50 samples is their maximum under another name: the threshold is not measured
+    /// (and fails), as the report shows `—` for it.
+    func testAPercentileTheSamplesCannotHoldIsNotMeasured() throws {
+        let fifty = thresholdResult(fetchSamples(1...50))
+        let outcome = try parse("p99.9(fetch)<60ms").evaluate(fifty)
+        XCTAssertFalse(outcome.passed)
+        XCTAssertTrue(outcome.description.contains("too few samples: 50 of the 1000 it needs"), outcome.description)
+        XCTAssertTrue(try parse("p90(fetch)<60ms").evaluate(fifty).passed, "50 samples hold a p90")
+        XCTAssertTrue(try parse("p50(fetch)<60ms").evaluate(thresholdResult(fetchSamples(1...1))).passed,
+                      "the median holds from one sample up, as in the report")
+    }
+
+    /// `max(…)` judges the largest sample itself (kept exactly), not the top of its histogram bucket.
+    func testMaxIsTheLargestSampleNotItsBucketsTop() throws {
+        let outcome = try parse("max(fetch)<=100ms").evaluate(thresholdResult(fetchSamples(1...100)))
+        XCTAssertTrue(outcome.passed, outcome.description)
+        XCTAssertEqual(outcome.measured, "measured 100.0 ms")
+    }
+
+    /// The recorder clamps every sample at 60 s: no limit a clamped sample could meet is accepted,
+    /// so a run whose latencies were 5 minutes cannot pass.
+    func testALimitAClampedSampleCouldMeetIsRefused() throws {
+        var recorder = LatencyRecorder()
+        recorder.record(300_000_000_000)  // 5 minutes, from an arrival's intended start
+        for text in ["max(fetch)<120s", "max(fetch)<=60s", "max(fetch)<60s", "p99(fetch)<=60s", "max(fetch)<=60000ms",
+                     "max(fetch)>=60s", "max(fetch)>60s"] {
+            let outcome = try? parse(text).evaluate(thresholdResult(recorder))
+            XCTAssertNotEqual(outcome?.passed, true, "\(text): \(outcome.map(\.description) ?? "refused")")
+        }
+        XCTAssertThrowsError(try parse("max(fetch)>=60s"), "only a clamped sample could meet it")
+        XCTAssertNoThrow(try parse("max(fetch)>59s"))
+    }
+
+    func testAFiguresThresholdComparesItsValueInItsUnit() throws {
+        let result = thresholdResult(figures: [
+            Figure(name: "demo.eventsPerSecond", value: 2_500_000, unit: "ops/s", summary: ""),
+            Figure(name: "demo.firstCallbackP50Ns", value: 17_000, unit: "ns", summary: ""),
+            Figure(name: "demo.lagMs", value: 3, unit: "ms", summary: ""),
+            Figure(name: "demo.ratio", value: 2.3145, unit: "ratio", summary: ""),
+            Figure(name: "demo.broken", value: .nan, unit: "ratio", summary: ""),
+        ])
+        let rate = try parse("value(demo.eventsPerSecond)>=2e6").evaluate(result)
+        XCTAssertTrue(rate.passed, rate.description)
+        XCTAssertEqual(rate.measured, "measured 2,500,000 ops/s")
+        XCTAssertFalse(try parse("value(eventsPerSecond)>3e6").evaluate(result).passed)
+        XCTAssertTrue(try parse("value(firstCallbackP50Ns)<20us").evaluate(result).passed)
+        XCTAssertFalse(try parse("value(firstCallbackP50Ns)<17000").evaluate(result).passed, "17,000 ns is not under 17,000")
+        XCTAssertTrue(try parse("value(lagMs)<=3ms").evaluate(result).passed, "3 ms in a figure in ms")
+        XCTAssertFalse(try parse("value(lagMs)<2500us").evaluate(result).passed)
+        let ratio = try parse("value(ratio)<=2.3").evaluate(result)
+        XCTAssertFalse(ratio.passed)
+        XCTAssertEqual(ratio.measured, "measured 2.3145 ratio", "digits enough to tell it from the limit")
+        let wrongUnit = try parse("value(eventsPerSecond)>1ms").evaluate(result)
+        XCTAssertFalse(wrongUnit.passed)
+        XCTAssertTrue(wrongUnit.measured.contains("demo.eventsPerSecond is in 'ops/s', not time"), wrongUnit.measured)
+        let missing = try parse("value(nothing)<1").evaluate(result)
+        XCTAssertFalse(missing.passed)
+        XCTAssertTrue(missing.measured.contains("demo reported no figure demo.nothing"), missing.measured)
+        XCTAssertFalse(try parse("value(broken)<1").evaluate(result).passed, "NaN meets no limit")
+        XCTAssertFalse(try parse("value(broken)>=1").evaluate(result).passed, "NaN meets no limit")
+    }
+
+    /// Judging adds a note per threshold and a count of the missed ones, which the gate fails.
+    func testJudgingARecordsEachVerdictAndCountsTheMissedOnes() throws {
+        var result = thresholdResult(fetchSamples(1...100))
+        let thresholds = try ["p50(demo.fetch)<60ms", "max(demo.fetch)<1ms", "p99(other.fetch)<1ns"].map {
+            try RunThreshold.parse($0, scenarios: ["demo", "other"])
+        }
+        result.judge(thresholds)
+        XCTAssertEqual(result.figure("demo.thresholdsFailed")?.value, 1, "other's threshold is not demo's")
+        XCTAssertEqual(result.notes.count, 2)
+        XCTAssertTrue(result.notes[0].hasPrefix("threshold p50(demo.fetch)<60ms: passed"), result.notes[0])
+        XCTAssertTrue(result.notes[1].hasPrefix("threshold max(demo.fetch)<1ms: FAILED"), result.notes[1])
+        XCTAssertEqual(result.configuration["threshold"], "p50(demo.fetch)<60ms max(demo.fetch)<1ms")
+
+        var untouched = thresholdResult()
+        untouched.judge([thresholds[2]])
+        XCTAssertNil(untouched.figure("demo.thresholdsFailed"), "no threshold of its own: nothing to count")
+        XCTAssertTrue(untouched.notes.isEmpty)
+    }
+}

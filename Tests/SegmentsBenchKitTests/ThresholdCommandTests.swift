@@ -1,0 +1,132 @@
+import Foundation
+import SegmentsBenchCLI
+import SegmentsBenchKit
+import XCTest
+
+/// `--threshold` on every scenario: `run`, the suite and `ci` judge each limit on its own
+/// scenario's result, and a missed one fails the command with the regression status.
+final class ThresholdCommandTests: XCTestCase {
+    /// A scenario measuring `fetch` at 1 … 100 ms and `<name>.rate` at 500 ops/s; it honours no
+    /// option of its own.
+    private struct MeasuringScenario: Scenario {
+        var name: String
+        var fails = false
+        let simulates = "nothing"
+        let measures = "a fixed latency and rate"
+        let honouredOptions: Set<BenchOptionName> = []
+
+        func run(_ options: BenchOptions, progress: SegmentsBenchKit.Progress) throws -> ScenarioResult {
+            struct Broken: Error {}
+            if fails { throw Broken() }
+            return ScenarioResult(
+                scenario: name, summary: name, configuration: [:],
+                figures: [
+                    Figure(name: "\(name).count", value: 0, unit: "count", gate: .zero, summary: "zero"),
+                    Figure(name: "\(name).rate", value: 500, unit: "ops/s", summary: "a rate"),
+                ],
+                latencies: [fetchSamples(1...100).summary("fetch", definition: "a fetch")], allocationsMeasured: false)
+        }
+    }
+
+    private func registry(_ scenarios: MeasuringScenario...) throws -> ScenarioRegistry {
+        var registry = ScenarioRegistry(builtIns: false)
+        for scenario in scenarios { try registry.register(scenario) }
+        return registry
+    }
+
+    /// The exit status and message, or `nil` when the command succeeded.
+    private func failure(_ arguments: [String], registry: ScenarioRegistry) -> (status: Int32, message: String)? {
+        do {
+            try SegmentsBenchCLI.run(arguments, registry: registry)
+            return nil
+        } catch {
+            return (SegmentsBenchCLI.exitStatus(for: error), SegmentsBenchCLI.message(for: error))
+        }
+    }
+
+    private func scratch() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thresholds-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return directory.path
+    }
+
+    private func report(in directory: String) throws -> BenchReport {
+        try ReportWriter.makeJSONDecoder().decode(
+            BenchReport.self, from: Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent("report.json")))
+    }
+
+    /// A scenario that honours no option of its own takes `--threshold`; a met one passes, a missed
+    /// one exits 2 with the report written and its verdict in the notes.
+    func testRunJudgesAnyScenariosLatenciesAndFigures() throws {
+        let alpha = try registry(MeasuringScenario(name: "alpha"))
+        let met = scratch()
+        XCTAssertNil(failure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--threshold", "value(alpha.rate)>=500", "--out", met],
+                             registry: alpha).map { "\($0)" })
+        XCTAssertEqual(try report(in: met).scenarios.first?.figure("alpha.thresholdsFailed")?.value, 0)
+
+        let missed = scratch()
+        let refused = try XCTUnwrap(failure(
+            ["run", "alpha", "--threshold", "p50(alpha.fetch)<10ms", "--threshold", "value(rate)>1000", "--out", missed], registry: alpha))
+        XCTAssertEqual(refused.status, ExitStatus.regression.rawValue, refused.message)
+        let result = try XCTUnwrap(try report(in: missed).scenarios.first)
+        XCTAssertEqual(result.figure("alpha.thresholdsFailed")?.value, 2)
+        XCTAssertTrue(result.notes.contains { $0.hasPrefix("threshold p50(alpha.fetch)<10ms: FAILED (measured 50") }, "\(result.notes)")
+        XCTAssertTrue(result.notes.contains("threshold value(rate)>1000: FAILED (measured 500 ops/s)"), "\(result.notes)")
+    }
+
+    /// A name the run did not measure fails: a typo does not pass unnoticed.
+    func testALimitOnSomethingNotMeasuredFailsTheRun() throws {
+        let out = scratch()
+        let refused = try XCTUnwrap(failure(
+            ["run", "alpha", "--threshold", "p99(fetch-round-trip)<1s", "--out", out], registry: try registry(MeasuringScenario(name: "alpha"))))
+        XCTAssertEqual(refused.status, ExitStatus.regression.rawValue)
+        let notes = try XCTUnwrap(try report(in: out).scenarios.first).notes
+        XCTAssertTrue(notes.contains { $0.contains("not measured: alpha reported no latency fetch-round-trip (its latencies: fetch)") }, "\(notes)")
+    }
+
+    /// In the suite, each limit is judged on the scenario it names, and a name that says no
+    /// scenario is a usage error before anything runs.
+    func testTheSuiteJudgesEachLimitOnItsOwnScenario() throws {
+        let both = try registry(MeasuringScenario(name: "alpha"), MeasuringScenario(name: "beta"))
+        let bare = try XCTUnwrap(failure(["suite", "--threshold", "p99(fetch)<1s", "--out", scratch()], registry: both))
+        XCTAssertEqual(bare.status, 64, bare.message)
+        XCTAssertTrue(bare.message.contains("names none of the scenarios this command runs"), bare.message)
+
+        let out = scratch()
+        let refused = try XCTUnwrap(failure(["suite", "--threshold", "max(beta.fetch)<1ms", "--out", out], registry: both))
+        XCTAssertEqual(refused.status, ExitStatus.regression.rawValue, refused.message)
+        let scenarios = try report(in: out).scenarios
+        XCTAssertNil(scenarios[0].figure("alpha.thresholdsFailed"), "alpha has no limit of its own")
+        XCTAssertEqual(scenarios[1].figure("beta.thresholdsFailed")?.value, 1)
+    }
+
+    /// A scenario that could not run met none of its limits.
+    func testAScenarioThatFailedMissesItsLimits() throws {
+        var registry = ScenarioRegistry(builtIns: false)
+        try registry.register(MeasuringScenario(name: "alpha", fails: true))
+        let out = scratch()
+        _ = failure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--out", out], registry: registry)
+        XCTAssertEqual(try report(in: out).scenarios.first?.figure("alpha.thresholdsFailed")?.value, 1)
+    }
+
+    /// `ci --threshold`: a missed limit fails the gate (exit 2, a row naming it), however the
+    /// baseline's figures compare; a malformed one is a usage error before the suite runs.
+    func testCIFailsTheGateOnAMissedLimit() throws {
+        let alpha = try registry(MeasuringScenario(name: "alpha"))
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        XCTAssertNil(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1s", "--out", scratch()], registry: alpha)
+            .map { "\($0)" })
+
+        let out = scratch()
+        let refused = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1ms", "--out", out], registry: alpha))
+        XCTAssertEqual(refused.status, ExitStatus.regression.rawValue, refused.message)
+        let gate = try String(contentsOfFile: out + "/gate-summary.md", encoding: .utf8)
+        XCTAssertTrue(gate.contains("alpha.thresholdsFailed"), gate)
+        let verdict = try String(contentsOfFile: out + "/gate.json", encoding: .utf8)
+        XCTAssertTrue(verdict.contains("p99(alpha.fetch)<1ms: FAILED"), verdict)
+
+        let malformed = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1", "--out", scratch()], registry: alpha))
+        XCTAssertEqual(malformed.status, 64, malformed.message)
+    }
+}
