@@ -409,6 +409,10 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
     @Option(help: "Report to check: its report.json, or the report's directory.") var report: String = "Reports/latest/report.json"
     @Option(help: "Directory for the verdict files (default: the report's directory).") var out: String?
+    @Option(name: .customLong("threshold"), help: ArgumentHelp(
+        "A limit the report must also meet (repeatable), as `run --threshold` takes it, such as 'p99(fleet.change-to-callback)<500ms' on a merged report; the report file is not changed. A missed one fails the gate (exit 2).",
+        valueName: "limit"))
+    var thresholds: [String] = []
     @Flag(help: "Print the rows as JSON instead of the table.") var json = false
 
     func run() throws {
@@ -417,9 +421,20 @@ struct CheckCommand: ParsableCommand {
         let loaded: BenchReport?
         let check: GateCheck
         do {
-            let decoded = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
+            var decoded = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
+            // Named against the report's own scenarios: a malformed limit, or one naming none of
+            // them, is a usage error.
+            let names = decoded.scenarios.map(\.scenario)
+            let limits = try thresholds.map { text in
+                do throws(RunThresholdError) { return try RunThreshold.parse(text, scenarios: names) } catch {
+                    throw ValidationError(error.description)
+                }
+            }
+            for index in decoded.scenarios.indices { decoded.scenarios[index].judge(limits) }
             loaded = decoded
             check = judge(decoded, baselinePath: baseline)
+        } catch let error as ValidationError {
+            throw error
         } catch {
             loaded = nil
             check = GateCheck(unreadableReport: "\(reportURL.path): \(describe(error))")

@@ -233,4 +233,15 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertNil(untouched.figure("demo.thresholdsFailed"), "no threshold of its own: nothing to count")
         XCTAssertTrue(untouched.notes.isEmpty)
     }
+
+    /// A result judged again (`check --threshold` of a report whose run had limits) adds to its
+    /// count instead of reporting a second figure of the same name.
+    func testJudgingAgainAddsToTheCount() throws {
+        var result = thresholdResult(fetchSamples(1...100))
+        result.judge([try parse("max(fetch)<1ms")])
+        result.judge([try parse("p50(fetch)<1ms"), try parse("p50(fetch)<1s")])
+        XCTAssertEqual(result.figures.filter { $0.name == "demo.thresholdsFailed" }.map(\.value), [2])
+        XCTAssertEqual(result.notes.count, 3)
+        XCTAssertEqual(result.configuration["threshold"], "max(fetch)<1ms p50(fetch)<1ms p50(fetch)<1s")
+    }
 }

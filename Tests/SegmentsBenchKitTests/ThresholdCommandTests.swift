@@ -129,4 +129,28 @@ final class ThresholdCommandTests: XCTestCase {
         let malformed = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1", "--out", scratch()], registry: alpha))
         XCTAssertEqual(malformed.status, 64, malformed.message)
     }
+
+    /// `check --threshold` judges a report already written (a merged one, say) without changing it.
+    func testCheckJudgesAWrittenReportByLimitsGivenThen() throws {
+        let both = try registry(MeasuringScenario(name: "alpha"), MeasuringScenario(name: "beta"))
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: both).map { "\($0)" })
+        let run = scratch()
+        XCTAssertNil(failure(["suite", "--out", run], registry: both).map { "\($0)" })
+        let written = try Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))
+
+        XCTAssertNil(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "p99(beta.fetch)<1s"], registry: both)
+            .map { "\($0)" })
+        let missed = try XCTUnwrap(failure(
+            ["check", "--report", run, "--baseline", baseline, "--threshold", "max(beta.fetch)<1ms", "--threshold", "value(alpha.rate)>1"],
+            registry: both))
+        XCTAssertEqual(missed.status, ExitStatus.regression.rawValue, missed.message)
+        let verdict = try String(contentsOfFile: run + "/gate.json", encoding: .utf8)
+        XCTAssertTrue(verdict.contains("beta.thresholdsFailed") && verdict.contains("max(beta.fetch)<1ms: FAILED"), verdict)
+        XCTAssertFalse(verdict.contains("alpha.thresholdsFailed"), "alpha met its limit: \(verdict)")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: run + "/report.json")), written, "check changes no report")
+
+        let bare = try XCTUnwrap(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "max(fetch)<1ms"], registry: both))
+        XCTAssertEqual(bare.status, 64, bare.message)
+    }
 }

@@ -248,15 +248,22 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
 extension ScenarioResult {
     /// Judges the thresholds of `thresholds` that belong to this scenario, in order: each verdict
     /// becomes a note, and `<scenario>.thresholdsFailed` counts the missed ones (the gate fails a
-    /// report where it is not 0). Does nothing when none belongs to it.
+    /// report where it is not 0), added to the count already there when the result was judged
+    /// before (`check --threshold` of a report whose run had limits of its own). Does nothing when
+    /// none belongs to it.
     public mutating func judge(_ thresholds: [RunThreshold]) {
         let own = thresholds.filter { $0.scenario == scenario }
         guard !own.isEmpty else { return }
         let outcomes = own.map { $0.evaluate(self) }
-        configuration["threshold"] = own.map(\.text).joined(separator: " ")
-        figures.append(Figure(
-            name: scenario + GateCheck.thresholdsFailedSuffix, value: Double(outcomes.filter { !$0.passed }.count), unit: "count",
-            summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"))
+        let missed = Double(outcomes.filter { !$0.passed }.count)
+        let name = scenario + GateCheck.thresholdsFailedSuffix
+        if let index = figures.firstIndex(where: { $0.name == name }) {
+            figures[index].value += missed
+        } else {
+            figures.append(Figure(
+                name: name, value: missed, unit: "count", summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"))
+        }
+        configuration["threshold"] = ([configuration["threshold"]].compactMap { $0 } + own.map(\.text)).joined(separator: " ")
         notes += outcomes.map(\.description)
     }
 }
