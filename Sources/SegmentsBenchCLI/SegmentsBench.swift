@@ -423,10 +423,15 @@ struct CheckCommand: ParsableCommand {
         do {
             var decoded = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
             // Named against the report's own scenarios: a malformed limit, or one naming none of
-            // them, is a usage error.
+            // them, is a usage error, which leaves no verdict of an earlier check behind. A report
+            // without scenarios is the gate's harness error whatever the limits.
             let names = decoded.scenarios.map(\.scenario)
-            let limits = try thresholds.map { text in
-                do throws(RunThresholdError) { return try RunThreshold.parse(text, scenarios: names) } catch {
+            var limits: [RunThreshold] = []
+            for text in names.isEmpty ? [] : thresholds {
+                do throws(RunThresholdError) {
+                    limits.append(try RunThreshold.parse(text, scenarios: names, known: SegmentsBenchCLI.registry.names))
+                } catch {
+                    try? GateVerdictFiles(directory: directory).removeEarlierVerdict()
                     throw ValidationError(error.description)
                 }
             }

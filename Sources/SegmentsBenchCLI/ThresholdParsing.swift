@@ -10,7 +10,7 @@ func parseThresholds(_ texts: [String], for scenarios: [any Scenario], target: S
     var parsed: [RunThreshold] = []
     for text in texts {
         let threshold: RunThreshold
-        do throws(RunThresholdError) { threshold = try RunThreshold.parse(text, scenarios: scenarios.map(\.name)) } catch {
+        do throws(RunThresholdError) { threshold = try RunThreshold.parse(text, scenarios: scenarios.map(\.name), known: SegmentsBenchCLI.registry.names) } catch {
             throw ValidationError(error.description)
         }
         parsed.append(threshold)

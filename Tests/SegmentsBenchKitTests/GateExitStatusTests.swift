@@ -51,6 +51,29 @@ final class GateExitStatusTests: XCTestCase {
         XCTAssertEqual(passing.exitStatus, .pass, passing.renderTable())
     }
 
+    /// A count of missed limits that also carries a rule of its own, or has a baseline entry, still
+    /// fails the gate when it is not 0: a passing row of the same name does not hide the miss.
+    func testAMissedThresholdIsARegressionWhateverRuleTheFigureCarries() {
+        let gated = Figure(name: "fleet.thresholdsFailed", value: 3, unit: "count", gate: .atMost(5), summary: "")
+        let withRule = GateCheck(report: report([gated], scenario: "fleet"), baseline: Baseline(from: report([], scenario: "fleet")))
+        XCTAssertEqual(withRule.exitStatus, .regression, withRule.renderTable())
+        let baselined = Baseline(from: report([Figure(name: "fleet.thresholdsFailed", value: 3, unit: "count", gate: .atMost(5), summary: "")],
+                                              scenario: "fleet"))
+        let plain = Figure(name: "fleet.thresholdsFailed", value: 3, unit: "count", summary: "")
+        let againstBaseline = GateCheck(report: report([plain], scenario: "fleet"), baseline: baselined)
+        XCTAssertEqual(againstBaseline.exitStatus, .regression, againstBaseline.renderTable())
+    }
+
+    /// A merged report's notes name their host first (`vm (m1): threshold …`); the gate's row still
+    /// says which limits were missed.
+    func testAMergedReportsMissedLimitsAreNamedInTheRow() {
+        let missed = Figure(name: "fleet.thresholdsFailed", value: 1, unit: "count", summary: "")
+        let notes = ["vm (m1): threshold p99(track)<1ms: FAILED (measured 344.5 ms)", "vm (m2): threshold p99(track)<1ms: passed (measured 0.5 ms)"]
+        let check = GateCheck(report: report([missed], scenario: "fleet", notes: notes), baseline: Baseline(from: report([], scenario: "fleet")))
+        let row = check.rows.first { $0.name == "fleet.thresholdsFailed" }
+        XCTAssertEqual(row?.rule, "the run's --threshold limits: vm (m1): threshold p99(track)<1ms: FAILED (measured 344.5 ms)")
+    }
+
     func testAnUnchangedRunExitsZero() {
         let check = check { _ in }
         XCTAssertEqual(check.exitStatus, .pass)

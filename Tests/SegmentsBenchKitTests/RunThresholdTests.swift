@@ -26,13 +26,13 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertEqual(p99.scenario, "demo")
         XCTAssertEqual(p99.metric, "change-to-callback")
         XCTAssertEqual(p99.comparison, .below)
-        XCTAssertEqual(p99.limit, .nanoseconds(500_000_000))
+        XCTAssertEqual(p99.limit.nanoseconds, 500_000_000)
         let max = try parse("max(fetch)<=2s")
         XCTAssertEqual(max.statistic, .max)
         XCTAssertEqual(max.comparison, .atMost)
-        XCTAssertEqual(max.limit, .nanoseconds(2e9))
+        XCTAssertEqual(max.limit.nanoseconds, 2e9)
         XCTAssertEqual(try parse("p99.9(fetch)<250us").statistic, .percentile(99.9))
-        XCTAssertEqual(try parse("mean(fetch)<7ns").limit, .nanoseconds(7))
+        XCTAssertEqual(try parse("mean(fetch)<7ns").limit.nanoseconds, 7)
         XCTAssertEqual(try parse("p50(fetch)>1ms").comparison, .above)
         XCTAssertEqual(try parse("p50(fetch)>=1ms").comparison, .atLeast)
     }
@@ -45,7 +45,7 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertEqual(rate.comparison, .atLeast)
         XCTAssertEqual(rate.limit, .number(2e6))
         XCTAssertEqual(try parse("value(change)>-0.5").limit, .number(-0.5))
-        XCTAssertEqual(try parse("value(firstCallbackP50Ns)<20us").limit, .nanoseconds(20_000))
+        XCTAssertEqual(try parse("value(firstCallbackP50Ns)<20us").limit.nanoseconds, 20_000)
     }
 
     /// Spaces, as k6 users write them, are ignored; the threshold keeps its text without them.
@@ -54,7 +54,7 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertEqual(spaced.statistic, .percentile(99))
         XCTAssertEqual(spaced.metric, "fetch")
         XCTAssertEqual(spaced.comparison, .atMost)
-        XCTAssertEqual(spaced.limit, .nanoseconds(5_000_000))
+        XCTAssertEqual(spaced.limit.nanoseconds, 5_000_000)
         XCTAssertEqual(spaced.text, "p99(fetch)<=5ms", "one setting, however it was spaced")
         XCTAssertEqual(try parse("avg(fetch) < 2s").statistic, .mean)
     }
@@ -74,6 +74,11 @@ final class RunThresholdTests: XCTestCase {
             ("value(rate)>nan", .badLimit(text: "value(rate)>nan", limit: "nan", forFigure: true)),
             ("value(rate)>1e999", .badLimit(text: "value(rate)>1e999", limit: "1e999", forFigure: true)),
             ("p99(fetch) = 5 ms", .badComparison("p99(fetch) = 5 ms")),
+            ("p99.(fetch)<5ms", .badStatistic(text: "p99.(fetch)<5ms", statistic: "p99.")),
+            ("p.5(fetch)<5ms", .badStatistic(text: "p.5(fetch)<5ms", statistic: "p.5")),
+            ("p99(cache hit)<5ms", .malformed("p99(cache hit)<5ms")),
+            ("p99(fetch)<.ms", .badLimit(text: "p99(fetch)<.ms", limit: ".ms", forFigure: false)),
+            ("value(thresholdsFailed)<1", .countOfLimits("value(thresholdsFailed)<1")),
             ("p99(fetch)<5 0ms", .malformed("p99(fetch)<5 0ms")),
         ]
         for (text, expected) in cases {
@@ -243,5 +248,49 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertEqual(result.figures.filter { $0.name == "demo.thresholdsFailed" }.map(\.value), [2])
         XCTAssertEqual(result.notes.count, 3)
         XCTAssertEqual(result.configuration["threshold"], "max(fetch)<1ms p50(fetch)<1ms p50(fetch)<1s")
+    }
+
+    /// A decimal limit is the number written, not a product of binary fractions: `<8.3ms` does not
+    /// pass a sample of exactly 8.3 ms (8.3 × 10⁶ is 8,300,000.000000001 in binary), and a figure of
+    /// 4,100,000 ns meets `<=4.1ms`.
+    func testADecimalLimitAtTheMeasuredValueJudgesItExactly() throws {
+        var exact = LatencyRecorder()
+        exact.record(8_300_000)
+        let result = thresholdResult(exact, figures: [
+            Figure(name: "demo.inNs", value: 4_100_000, unit: "ns", summary: ""),
+            Figure(name: "demo.inUs", value: 4_100, unit: "µs", summary: ""),
+            Figure(name: "demo.inS", value: 0.0041, unit: "s", summary: ""),
+            Figure(name: "demo.stampNs", value: 8_200, unit: "ns", summary: ""),
+        ])
+        XCTAssertFalse(try parse("max(fetch)<8.3ms").evaluate(result).passed, "8.3 ms is not under 8.3 ms")
+        XCTAssertTrue(try parse("max(fetch)>=8.3ms").evaluate(result).passed, "8.3 ms is at least 8.3 ms")
+        XCTAssertTrue(try parse("max(fetch)<=8.3ms").evaluate(result).passed)
+        for text in ["value(inNs)<=4.1ms", "value(inUs)<=4.1ms", "value(inS)<=4.1ms", "value(inNs)>=4.1ms", "value(inS)>=4.1ms",
+                     "value(stampNs)>=8.2us", "value(stampNs)<=8.2us"] {
+            let outcome = try parse(text).evaluate(result)
+            XCTAssertTrue(outcome.passed, outcome.description)
+        }
+        XCTAssertEqual(try parse("p99(fetch)<8.3ms").limit.nanoseconds, 8_300_000)
+    }
+
+    /// A count that is no count (a hand-made or corrupt report) is left as it is, so that the gate
+    /// still calls it a harness error; a missed limit does not turn -1 into a passing 0.
+    func testJudgingLeavesACountThatIsNoCountAlone() throws {
+        var result = thresholdResult(fetchSamples(1...100), figures: [
+            Figure(name: "demo.thresholdsFailed", value: -1, unit: "count", summary: ""),
+        ])
+        result.judge([try parse("max(fetch)<1ms")])
+        XCTAssertEqual(result.figure("demo.thresholdsFailed")?.value, -1)
+    }
+
+    /// In a one-scenario run, a metric that names another scenario of the registry is refused
+    /// before the run, not judged "not measured" after it; of two scenario names that both begin
+    /// the metric, the longer owns it.
+    func testAMetricNamingAnotherScenarioIsRefusedAndTheLongestNameOwnsIt() throws {
+        XCTAssertThrowsError(try RunThreshold.parse("p99(fleet.change-to-callback)<5ms", scenarios: ["pull"], known: ["pull", "fleet"])) { error in
+            XCTAssertEqual(error as? RunThresholdError, .notRun(text: "p99(fleet.change-to-callback)<5ms", scenario: "fleet", running: "pull"))
+        }
+        XCTAssertEqual(try RunThreshold.parse("value(pull.x.rate)>5", scenarios: ["pull", "pull.x"]).scenario, "pull.x")
+        XCTAssertEqual(try RunThreshold.parse("p99(fetch)<5ms", scenarios: ["pull"], known: ["pull", "fleet"]).metric, "fetch")
     }
 }

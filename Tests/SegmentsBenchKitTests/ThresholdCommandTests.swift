@@ -153,4 +153,34 @@ final class ThresholdCommandTests: XCTestCase {
         let bare = try XCTUnwrap(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "max(fetch)<1ms"], registry: both))
         XCTAssertEqual(bare.status, 64, bare.message)
     }
+
+    /// `check` refusing a limit (exit 64) leaves no verdict of an earlier check behind for a CI job
+    /// to read as a pass.
+    func testACheckRefusingALimitLeavesNoEarlierVerdict() throws {
+        let alpha = try registry(MeasuringScenario(name: "alpha"))
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        let run = scratch()
+        XCTAssertNil(failure(["run", "alpha", "--out", run], registry: alpha).map { "\($0)" })
+        XCTAssertNil(failure(["check", "--report", run, "--baseline", baseline], registry: alpha).map { "\($0)" })
+        let refused = try XCTUnwrap(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "p99(fetch)<5"], registry: alpha))
+        XCTAssertEqual(refused.status, 64, refused.message)
+        for file in ["gate.json", "gate-junit.xml", "gate-summary.md"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: run + "/" + file), "\(file) of the earlier check is still there")
+        }
+    }
+
+    /// Limits judge a run; they do not shape it, so a baseline taken without them reports no
+    /// configuration drift for them.
+    func testALimitIsNoConfigurationDrift() throws {
+        let alpha = try registry(MeasuringScenario(name: "alpha"))
+        let baseline = scratch() + "/baseline.json"
+        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        let out = scratch()
+        XCTAssertNil(failure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--out", out], registry: alpha).map { "\($0)" })
+        let report = try report(in: out)
+        XCTAssertEqual(report.scenarios.first?.configuration["threshold"], "p99(fetch)<1s", "the report records the limits")
+        let drift = GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baseline))).warnings
+        XCTAssertFalse(drift.contains { $0.contains("threshold") }, "\(drift)")
+    }
 }

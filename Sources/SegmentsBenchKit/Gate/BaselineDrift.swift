@@ -26,7 +26,8 @@ enum BaselineDrift {
         if let configurations = baseline.configuration {
             for scenario in report.scenarios {
                 guard let old = configurations[scenario.scenario] else { continue }
-                let keys = Set(old.keys).union(scenario.configuration.keys).sorted()
+                // The run's own limits judge it; they do not shape what it measures.
+                let keys = Set(old.keys).union(scenario.configuration.keys).subtracting(["threshold"]).sorted()
                 let changes = keys.compactMap { key -> String? in
                     let before = old[key], after = scenario.configuration[key]
                     guard before != after else { return nil }

@@ -175,12 +175,16 @@ public struct GateCheck: Sendable {
         // The run's own --threshold limits: a report that missed one is a regression here as in
         // `run`, whatever the baseline (a merged report's count is its hosts' sum, so any host's
         // miss counts: a merged percentile is never above the worst host's).
-        for figure in report.figures
-        where figure.name.hasSuffix(Self.thresholdsFailedSuffix) && figure.value > 0 && !rows.contains(where: { $0.name == figure.name }) {
-            // The limits missed, with what was measured, as the run's notes give them.
+        // A row the figure has already (a rule of its own, a baseline entry) that passed would hide
+        // the miss, so it gives way; one that failed already says so.
+        for figure in report.figures where figure.name.hasSuffix(Self.thresholdsFailedSuffix) && figure.value > 0 {
+            rows.removeAll { $0.name == figure.name && [.pass, .improved, .skipped].contains($0.verdict) }
+            guard !rows.contains(where: { $0.name == figure.name }) else { continue }
+            // The limits missed, with what was measured, as the run's notes give them (a merged
+            // report's name their host first).
             let scenario = String(figure.name.prefix { $0 != "." })
             let missed = report.scenarios.first { $0.scenario == scenario }?.notes
-                .filter { $0.hasPrefix("threshold ") && $0.contains(": FAILED") } ?? []
+                .filter { $0.contains("threshold ") && $0.contains(": FAILED") } ?? []
             rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: 0,
                             rule: "the run's --threshold limits" + (missed.isEmpty ? "" : ": " + missed.joined(separator: "; ")),
                             verdict: .regressed))

@@ -49,10 +49,22 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
 
     /// The limit as written.
     public enum Limit: Sendable, Hashable {
-        /// A duration, in nanoseconds.
-        case nanoseconds(Double)
+        /// A duration: `mantissa` (decimal digits with at most one point) times 10^`exponent`
+        /// nanoseconds, kept as written so that it converts to any unit without rounding twice.
+        case duration(mantissa: String, exponent: Int)
         /// A number in the figure's own unit.
         case number(Double)
+
+        /// The duration in the unit of 10^`exponent` nanoseconds (0: ns, 3: µs, 6: ms, 9: s), or
+        /// `nil` for a number. Read as one decimal, so that `8.3ms` is exactly the double nearest
+        /// 8,300,000 ns (8.3 × 10⁶ in binary is 8,300,000.000000001).
+        public func duration(inUnitOf exponent: Int) -> Double? {
+            guard case .duration(let mantissa, let own) = self else { return nil }
+            return Double("\(mantissa)e\(own - exponent)")
+        }
+
+        /// The duration in nanoseconds, or `nil` for a number.
+        public var nanoseconds: Double? { duration(inUnitOf: 0) }
     }
 
     /// The statistic.
@@ -71,22 +83,23 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
     public var text: String
 
     /// Parses `text` for a run of `scenarios` (their names, in run order). A metric that starts with
-    /// one of their names and a dot belongs to that scenario; any other belongs to the only
-    /// scenario of a one-scenario run.
+    /// one of their names and a dot belongs to that scenario (the longest such name); any other
+    /// belongs to the only scenario of a one-scenario run, unless it starts with the name of
+    /// another scenario of `known` (the registry's) and a dot.
     /// - Throws: ``RunThresholdError`` saying what is wrong, quoting `text`.
-    public static func parse(_ text: String, scenarios: [String]) throws(RunThresholdError) -> RunThreshold {
+    public static func parse(_ text: String, scenarios: [String], known: [String] = []) throws(RunThresholdError) -> RunThreshold {
         // Errors quote the text as given; parsing reads it without its spaces, and the threshold
         // keeps that compact text (one setting, however it was spaced). Spaces inside a number
-        // (`5 0ms`) are not dropped: that is no limit.
-        if text.contains(/[0-9.]\s+[0-9.]/) { throw .malformed(text) }
+        // (`5 0ms`) or a metric (`cache hit`, whose file name is `cache-hit`) are not dropped.
+        if text.contains(/[0-9.]\s+[0-9.]/) || text.contains(/\([^)]*[^\s(]\s+[^\s)][^)]*\)/) { throw .malformed(text) }
         do throws(RunThresholdError) {
-            return try parseCompact(text.filter { !$0.isWhitespace }, scenarios: scenarios)
+            return try parseCompact(text.filter { !$0.isWhitespace }, scenarios: scenarios, known: known)
         } catch {
             throw error.quoting(text)
         }
     }
 
-    private static func parseCompact(_ text: String, scenarios: [String]) throws(RunThresholdError) -> RunThreshold {
+    private static func parseCompact(_ text: String, scenarios: [String], known: [String]) throws(RunThresholdError) -> RunThreshold {
         guard let open = text.firstIndex(of: "("), let close = text.firstIndex(of: ")"), open < close else {
             throw .malformed(text)
         }
@@ -97,8 +110,8 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         case "mean", "avg": statistic = .mean
         case "value": statistic = .value
         default:
-            guard statisticText.hasPrefix("p"), let percentile = Double(statisticText.dropFirst()),
-                percentile > 0, percentile < 100, statisticText.dropFirst().allSatisfy({ $0.isNumber || $0 == "." })
+            guard statisticText.wholeMatch(of: /p[0-9]+(\.[0-9]+)?/) != nil, let percentile = Double(statisticText.dropFirst()),
+                percentile > 0, percentile < 100
             else { throw .badStatistic(text: text, statistic: String(statisticText)) }
             statistic = .percentile(percentile)
         }
@@ -106,15 +119,21 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         guard !named.isEmpty else { throw .malformed(text) }
         let scenario: String
         let metric: String
-        if let owner = scenarios.first(where: { named.hasPrefix($0 + ".") && named.count > $0.count + 1 }) {
+        func prefixes(_ name: String) -> Bool { named.hasPrefix(name + ".") && named.count > name.count + 1 }
+        if let owner = scenarios.filter(prefixes).max(by: { $0.count < $1.count }) {
             scenario = owner
             metric = String(named.dropFirst(owner.count + 1))
         } else if scenarios.count == 1 {
+            if let other = known.filter(prefixes).max(by: { $0.count < $1.count }) {
+                throw .notRun(text: text, scenario: other, running: scenarios[0])
+            }
             scenario = scenarios[0]
             metric = named
         } else {
             throw .noScenario(text: text, metric: named, scenarios: scenarios)
         }
+        // The count of missed limits is made by judging them.
+        if statistic == .value && metric == String(GateCheck.thresholdsFailedSuffix.dropFirst()) { throw .countOfLimits(text) }
         var rest = text[text.index(after: close)...]
         guard let comparison = Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
             .first(where: { rest.hasPrefix($0.rawValue) })
@@ -122,12 +141,14 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         rest = rest.dropFirst(comparison.rawValue.count)
         let limit: Limit
         if statistic == .value {
-            guard let parsed = parseDuration(rest).map(Limit.nanoseconds) ?? parseNumber(rest).map(Limit.number) else {
+            guard let parsed = parseDuration(rest) ?? parseNumber(rest).map(Limit.number) else {
                 throw .badLimit(text: text, limit: String(rest), forFigure: true)
             }
             limit = parsed
         } else {
-            guard let nanoseconds = parseDuration(rest) else { throw .badLimit(text: text, limit: String(rest), forFigure: false) }
+            guard let duration = parseDuration(rest), let nanoseconds = duration.nanoseconds else {
+                throw .badLimit(text: text, limit: String(rest), forFigure: false)
+            }
             // The recorder clamps samples at 60 s: a limit that a clamped sample could meet, or that
             // only one could, would judge clamped values.
             let usable: Bool
@@ -136,7 +157,7 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
             case .atMost, .above, .atLeast: usable = nanoseconds < maximumLimitNanoseconds
             }
             guard usable else { throw .limitBeyondRange(text: text, limit: String(rest)) }
-            limit = .nanoseconds(nanoseconds)
+            limit = duration
         }
         return RunThreshold(statistic: statistic, scenario: scenario, metric: metric, comparison: comparison, limit: limit, text: text)
     }
@@ -144,23 +165,21 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
     /// The largest latency limit: ``LatencyRecorder`` clamps every sample at 60 s.
     public static let maximumLimitNanoseconds = 60_000_000_000.0
 
-    /// Nanoseconds from a non-negative number with a unit, or `nil`.
-    private static func parseDuration(_ text: Substring) -> Double? {
+    /// A duration from a non-negative decimal with a unit, or `nil`.
+    private static func parseDuration(_ text: Substring) -> Limit? {
         // Longest suffix first: `ms` before `s`.
-        for (suffix, scale) in durationUnits where text.hasSuffix(suffix) {
+        for (suffix, exponent) in durationUnits where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
-            guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+            guard number.wholeMatch(of: /[0-9]*\.?[0-9]*/) != nil, number.contains(where: \.isNumber),
                 let value = Double(number), value.isFinite
             else { return nil }
-            return value * scale
+            return .duration(mantissa: String(number), exponent: exponent)
         }
         return nil
     }
 
-    /// The duration units, longest first, with their nanoseconds.
-    private static let durationUnits: [(unit: String, nanoseconds: Double)] = [
-        ("ns", 1.0), ("us", 1e3), ("µs", 1e3), ("ms", 1e6), ("s", 1e9),
-    ]
+    /// The duration units, longest first, with the power of ten of nanoseconds each is.
+    private static let durationUnits: [(unit: String, exponent: Int)] = [("ns", 0), ("us", 3), ("µs", 3), ("ms", 6), ("s", 9)]
 
     /// A finite decimal number (`2e6`, `-0.5`), or `nil`: no `inf`, `nan` or hexadecimal.
     private static func parseNumber(_ text: Substring) -> Double? {
@@ -187,11 +206,13 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
             let limitValue: Double
             switch limit {
             case .number(let number): limitValue = number
-            case .nanoseconds(let nanoseconds):
-                guard let scale = Self.durationUnits.first(where: { $0.unit == figure.unit })?.nanoseconds else {
+            case .duration:
+                guard let exponent = Self.durationUnits.first(where: { $0.unit == figure.unit })?.exponent,
+                    let converted = limit.duration(inUnitOf: exponent)
+                else {
                     return failure("\(figure.name) is in \(figure.unit.isEmpty ? "no unit" : "'\(figure.unit)'"), not time: give its limit as a plain number")
                 }
-                limitValue = nanoseconds / scale
+                limitValue = converted
             }
             let shown = Self.significant(figure.value) + (figure.unit.isEmpty ? "" : " " + figure.unit)
             return Outcome(threshold: self, passed: comparison.holds(figure.value, limit: limitValue), measured: "measured \(shown)")
@@ -201,9 +222,7 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
             let known = slugs.isEmpty ? "none" : slugs.joined(separator: ", ")
             return failure("not measured: \(scenario) reported no latency \(metric) (its latencies: \(known))")
         }
-        guard case .nanoseconds(let limitNanoseconds) = limit else {
-            return failure("a latency's limit is a duration, such as 500ms")
-        }
+        guard let limitNanoseconds = limit.nanoseconds else { return failure("a latency's limit is a duration, such as 500ms") }
         let histogram = result.latencies[index].histogram
         guard histogram.totalCount > 0 else { return failure("no samples") }
         guard histogram.totalCount >= samplesNeeded else {
@@ -249,8 +268,8 @@ extension ScenarioResult {
     /// Judges the thresholds of `thresholds` that belong to this scenario, in order: each verdict
     /// becomes a note, and `<scenario>.thresholdsFailed` counts the missed ones (the gate fails a
     /// report where it is not 0), added to the count already there when the result was judged
-    /// before (`check --threshold` of a report whose run had limits of its own). Does nothing when
-    /// none belongs to it.
+    /// before (`check --threshold` of a report whose run had limits of its own) unless that is no
+    /// count (``GateCheck/harnessErrors(in:)`` refuses it). Does nothing when none belongs to it.
     public mutating func judge(_ thresholds: [RunThreshold]) {
         let own = thresholds.filter { $0.scenario == scenario }
         guard !own.isEmpty else { return }
@@ -258,7 +277,8 @@ extension ScenarioResult {
         let missed = Double(outcomes.filter { !$0.passed }.count)
         let name = scenario + GateCheck.thresholdsFailedSuffix
         if let index = figures.firstIndex(where: { $0.name == name }) {
-            figures[index].value += missed
+            // A value no count can be stays as it is, for the gate to refuse.
+            if GateCheck.isACount(figures[index].value) { figures[index].value += missed }
         } else {
             figures.append(Figure(
                 name: name, value: missed, unit: "count", summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"))
@@ -291,6 +311,10 @@ public enum RunThresholdError: Error, Equatable, CustomStringConvertible {
     case badStatistic(text: String, statistic: String)
     /// The metric names none of the run's scenarios, and the run has more than one.
     case noScenario(text: String, metric: String, scenarios: [String])
+    /// The metric names a scenario other than the one this run runs.
+    case notRun(text: String, scenario: String, running: String)
+    /// A limit on `thresholdsFailed`, the count of missed limits itself.
+    case countOfLimits(String)
     /// The metric is not one the scenario measures (where that is known before the run).
     case unknownMetric(text: String, metric: String, known: [String])
     /// No `<`, `<=`, `>` or `>=` after the metric.
@@ -306,6 +330,8 @@ public enum RunThresholdError: Error, Equatable, CustomStringConvertible {
         case .malformed: .malformed(text)
         case .badStatistic(_, let statistic): .badStatistic(text: text, statistic: statistic)
         case .noScenario(_, let metric, let scenarios): .noScenario(text: text, metric: metric, scenarios: scenarios)
+        case .notRun(_, let scenario, let running): .notRun(text: text, scenario: scenario, running: running)
+        case .countOfLimits: .countOfLimits(text)
         case .unknownMetric(_, let metric, let known): .unknownMetric(text: text, metric: metric, known: known)
         case .badComparison: .badComparison(text)
         case .badLimit(_, let limit, let forFigure): .badLimit(text: text, limit: limit, forFigure: forFigure)
@@ -322,6 +348,10 @@ public enum RunThresholdError: Error, Equatable, CustomStringConvertible {
             return "--threshold '\(text)': '\(statistic)' is not a statistic; use pN (0 < N < 100, such as p99 or p99.9), max or mean (avg) for a latency, value for a figure"
         case .noScenario(let text, let metric, let scenarios):
             return "--threshold '\(text)': '\(metric)' names none of the scenarios this command runs; begin it with one of them (\(scenarios.joined(separator: ", "))) and a dot, such as fleet.change-to-callback"
+        case .notRun(let text, let scenario, let running):
+            return "--threshold '\(text)' names scenario \(scenario), and this command runs \(running) alone"
+        case .countOfLimits(let text):
+            return "--threshold '\(text)': thresholdsFailed counts the limits missed; it cannot be one of them"
         case .unknownMetric(let text, let metric, let known):
             return "--threshold '\(text)': '\(metric)' is not a latency of this scenario; its latencies are \(known.joined(separator: ", "))"
         case .badComparison(let text):
