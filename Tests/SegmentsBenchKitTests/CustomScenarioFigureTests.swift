@@ -51,8 +51,13 @@ final class CustomScenarioFigureTests: XCTestCase {
              "figure my-scenario.thresholdsFailed is 1e+19: a count of missed limits is a whole number, 0 or more"),
         ]
         // Read by `baseline update` after those checks, and by `check`: no trap on any value.
-        for value in [1e19, -1e19, .nan, .infinity] {
-            _ = report([("my-scenario", [Figure(name: "my-scenario.thresholdsFailed", value: value, unit: "count", summary: "")])]).thresholdsFailed
+        // A value no count can be counts as every limit missed, so `run` does not exit 0 on it, and
+        // another scenario's misses do not wrap the sum around.
+        for value in [1e19, -1e19, -1, 0.5, .nan, .infinity] {
+            let broken = Figure(name: "my-scenario.thresholdsFailed", value: value, unit: "count", summary: "")
+            XCTAssertEqual(report([("my-scenario", [broken])]).thresholdsFailed, Int.max, "\(value)")
+            let other = Figure(name: "other.thresholdsFailed", value: 1, unit: "count", summary: "")
+            XCTAssertEqual(report([("my-scenario", [broken]), ("other", [other])]).thresholdsFailed, Int.max, "\(value) and 1")
         }
         for (figure, message) in rules {
             let errors = GateCheck.harnessErrors(in: report([("my-scenario", [figure])]))

@@ -67,6 +67,13 @@ final class FleetScenarioTests: XCTestCase {
         }
     }
 
+    /// Fleet's latency names are checked before the run; a limit on one of its figures is not a
+    /// latency and is judged after it.
+    func testALimitOnAFleetFigureIsJudgedNotRefused() throws {
+        let arguments = ["run", "fleet", "--devices", "5", "--duration", "0.5", "--threshold", "value(fleet.lostEvents)<=0", "--out", scratch()]
+        XCTAssertNoThrow(try SegmentsBenchCLI.run(arguments, registry: ScenarioRegistry()))
+    }
+
     func testAMissedThresholdExitsWithTheRegressionStatus() throws {
         let arguments = ["run", "fleet", "--devices", "5", "--duration", "0.5", "--threshold", "max(fetch)<1ns", "--out", scratch()]
         XCTAssertThrowsError(try SegmentsBenchCLI.run(arguments, registry: ScenarioRegistry())) { error in

@@ -166,6 +166,11 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertFalse(outcome.passed)
         XCTAssertTrue(outcome.description.contains("too few samples: 50 of the 1000 it needs"), outcome.description)
         XCTAssertTrue(try parse("p90(fetch)<60ms").evaluate(fifty).passed, "50 samples hold a p90")
+        let p99 = try parse("p99(fetch)<60ms").evaluate(fifty)
+        XCTAssertFalse(p99.passed)
+        XCTAssertEqual(p99.measured, "too few samples: 50 of the 100 it needs")
+        XCTAssertEqual(try parse("p90(fetch)<60ms").evaluate(thresholdResult(fetchSamples(1...5))).measured,
+                       "too few samples: 5 of the 10 it needs")
         XCTAssertTrue(try parse("p50(fetch)<60ms").evaluate(thresholdResult(fetchSamples(1...1))).passed,
                       "the median holds from one sample up, as in the report")
     }
@@ -189,6 +194,8 @@ final class RunThresholdTests: XCTestCase {
         }
         XCTAssertThrowsError(try parse("max(fetch)>=60s"), "only a clamped sample could meet it")
         XCTAssertNoThrow(try parse("max(fetch)>59s"))
+        XCTAssertNoThrow(try parse("max(fetch)<60s"), "no clamped sample is under 60 s, as the refusal's hint says")
+        XCTAssertNoThrow(try parse("max(fetch)<60000ms"))
     }
 
     func testAFiguresThresholdComparesItsValueInItsUnit() throws {
@@ -198,6 +205,7 @@ final class RunThresholdTests: XCTestCase {
             Figure(name: "demo.lagMs", value: 3, unit: "ms", summary: ""),
             Figure(name: "demo.ratio", value: 2.3145, unit: "ratio", summary: ""),
             Figure(name: "demo.broken", value: .nan, unit: "ratio", summary: ""),
+            Figure(name: "demo.endless", value: .infinity, unit: "ratio", summary: ""),
         ])
         let rate = try parse("value(demo.eventsPerSecond)>=2e6").evaluate(result)
         XCTAssertTrue(rate.passed, rate.description)
@@ -216,8 +224,9 @@ final class RunThresholdTests: XCTestCase {
         let missing = try parse("value(nothing)<1").evaluate(result)
         XCTAssertFalse(missing.passed)
         XCTAssertTrue(missing.measured.contains("demo reported no figure demo.nothing"), missing.measured)
-        XCTAssertFalse(try parse("value(broken)<1").evaluate(result).passed, "NaN meets no limit")
+        XCTAssertEqual(try parse("value(broken)<1").evaluate(result).measured, "not measured: demo.broken is not a number")
         XCTAssertFalse(try parse("value(broken)>=1").evaluate(result).passed, "NaN meets no limit")
+        XCTAssertFalse(try parse("value(endless)>1").evaluate(result).passed, "an infinite figure was not measured")
     }
 
     /// Judging adds a note per threshold and a count of the missed ones, which the gate fails.
@@ -292,5 +301,17 @@ final class RunThresholdTests: XCTestCase {
         }
         XCTAssertEqual(try RunThreshold.parse("value(pull.x.rate)>5", scenarios: ["pull", "pull.x"]).scenario, "pull.x")
         XCTAssertEqual(try RunThreshold.parse("p99(fetch)<5ms", scenarios: ["pull"], known: ["pull", "fleet"]).metric, "fetch")
+    }
+
+    /// `mean` is the samples' mean, not their median: one slow sample in a hundred moves it.
+    func testMeanIsTheMeanOfTheSamples() throws {
+        var skewed = fetchSamples(1...99)
+        skewed.record(10_000_000_000)
+        let result = thresholdResult(skewed)
+        let mean = try parse("mean(fetch)<100ms").evaluate(result)
+        XCTAssertFalse(mean.passed, mean.description)
+        XCTAssertTrue(mean.measured.hasPrefix("measured 149"), mean.measured)
+        XCTAssertTrue(try parse("p50(fetch)<100ms").evaluate(result).passed)
+        XCTAssertEqual(try parse("avg(fetch)<100ms").statistic, .mean)
     }
 }
