@@ -34,16 +34,6 @@ final class ThresholdCommandTests: XCTestCase {
         return registry
     }
 
-    /// The exit status and message, or `nil` when the command succeeded.
-    private func failure(_ arguments: [String], registry: ScenarioRegistry) -> (status: Int32, message: String)? {
-        do {
-            try SegmentsBenchCLI.run(arguments, registry: registry)
-            return nil
-        } catch {
-            return (SegmentsBenchCLI.exitStatus(for: error), SegmentsBenchCLI.message(for: error))
-        }
-    }
-
     private func scratch() -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("thresholds-\(UUID().uuidString)")
         addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
@@ -60,12 +50,12 @@ final class ThresholdCommandTests: XCTestCase {
     func testRunJudgesAnyScenariosLatenciesAndFigures() throws {
         let alpha = try registry(MeasuringScenario(name: "alpha"))
         let met = scratch()
-        XCTAssertNil(failure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--threshold", "value(alpha.rate)>=500", "--out", met],
+        XCTAssertNil(commandFailure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--threshold", "value(alpha.rate)>=500", "--out", met],
                              registry: alpha).map { "\($0)" })
         XCTAssertEqual(try report(in: met).scenarios.first?.figure("alpha.thresholdsFailed")?.value, 0)
 
         let missed = scratch()
-        let refused = try XCTUnwrap(failure(
+        let refused = try XCTUnwrap(commandFailure(
             ["run", "alpha", "--threshold", "p50(alpha.fetch)<10ms", "--threshold", "value(rate)>1000", "--out", missed], registry: alpha))
         XCTAssertEqual(refused.status, ExitStatus.regression.rawValue, refused.message)
         let result = try XCTUnwrap(try report(in: missed).scenarios.first)
@@ -77,7 +67,7 @@ final class ThresholdCommandTests: XCTestCase {
     /// A name the run did not measure fails: a typo does not pass unnoticed.
     func testALimitOnSomethingNotMeasuredFailsTheRun() throws {
         let out = scratch()
-        let refused = try XCTUnwrap(failure(
+        let refused = try XCTUnwrap(commandFailure(
             ["run", "alpha", "--threshold", "p99(fetch-round-trip)<1s", "--out", out], registry: try registry(MeasuringScenario(name: "alpha"))))
         XCTAssertEqual(refused.status, ExitStatus.regression.rawValue)
         let notes = try XCTUnwrap(try report(in: out).scenarios.first).notes
@@ -88,12 +78,12 @@ final class ThresholdCommandTests: XCTestCase {
     /// scenario is a usage error before anything runs.
     func testTheSuiteJudgesEachLimitOnItsOwnScenario() throws {
         let both = try registry(MeasuringScenario(name: "alpha"), MeasuringScenario(name: "beta"))
-        let bare = try XCTUnwrap(failure(["suite", "--threshold", "p99(fetch)<1s", "--out", scratch()], registry: both))
+        let bare = try XCTUnwrap(commandFailure(["suite", "--threshold", "p99(fetch)<1s", "--out", scratch()], registry: both))
         XCTAssertEqual(bare.status, 64, bare.message)
         XCTAssertTrue(bare.message.contains("names none of the scenarios this command runs"), bare.message)
 
         let out = scratch()
-        let refused = try XCTUnwrap(failure(["suite", "--threshold", "max(beta.fetch)<1ms", "--out", out], registry: both))
+        let refused = try XCTUnwrap(commandFailure(["suite", "--threshold", "max(beta.fetch)<1ms", "--out", out], registry: both))
         XCTAssertEqual(refused.status, ExitStatus.regression.rawValue, refused.message)
         let scenarios = try report(in: out).scenarios
         XCTAssertNil(scenarios[0].figure("alpha.thresholdsFailed"), "alpha has no limit of its own")
@@ -105,7 +95,7 @@ final class ThresholdCommandTests: XCTestCase {
         var registry = ScenarioRegistry(builtIns: false)
         try registry.register(MeasuringScenario(name: "alpha", fails: true))
         let out = scratch()
-        _ = failure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--out", out], registry: registry)
+        _ = commandFailure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--out", out], registry: registry)
         XCTAssertEqual(try report(in: out).scenarios.first?.figure("alpha.thresholdsFailed")?.value, 1)
     }
 
@@ -114,19 +104,19 @@ final class ThresholdCommandTests: XCTestCase {
     func testCIFailsTheGateOnAMissedLimit() throws {
         let alpha = try registry(MeasuringScenario(name: "alpha"))
         let baseline = scratch() + "/baseline.json"
-        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
-        XCTAssertNil(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1s", "--out", scratch()], registry: alpha)
+        XCTAssertNil(commandFailure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        XCTAssertNil(commandFailure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1s", "--out", scratch()], registry: alpha)
             .map { "\($0)" })
 
         let out = scratch()
-        let refused = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1ms", "--out", out], registry: alpha))
+        let refused = try XCTUnwrap(commandFailure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1ms", "--out", out], registry: alpha))
         XCTAssertEqual(refused.status, ExitStatus.regression.rawValue, refused.message)
         let gate = try String(contentsOfFile: out + "/gate-summary.md", encoding: .utf8)
         XCTAssertTrue(gate.contains("alpha.thresholdsFailed"), gate)
         let verdict = try String(contentsOfFile: out + "/gate.json", encoding: .utf8)
         XCTAssertTrue(verdict.contains("p99(alpha.fetch)<1ms: FAILED"), verdict)
 
-        let malformed = try XCTUnwrap(failure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1", "--out", scratch()], registry: alpha))
+        let malformed = try XCTUnwrap(commandFailure(["ci", "--baseline", baseline, "--threshold", "p99(alpha.fetch)<1", "--out", scratch()], registry: alpha))
         XCTAssertEqual(malformed.status, 64, malformed.message)
     }
 
@@ -134,14 +124,14 @@ final class ThresholdCommandTests: XCTestCase {
     func testCheckJudgesAWrittenReportByLimitsGivenThen() throws {
         let both = try registry(MeasuringScenario(name: "alpha"), MeasuringScenario(name: "beta"))
         let baseline = scratch() + "/baseline.json"
-        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: both).map { "\($0)" })
+        XCTAssertNil(commandFailure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: both).map { "\($0)" })
         let run = scratch()
-        XCTAssertNil(failure(["suite", "--out", run], registry: both).map { "\($0)" })
+        XCTAssertNil(commandFailure(["suite", "--out", run], registry: both).map { "\($0)" })
         let written = try Data(contentsOf: URL(fileURLWithPath: run + "/report.json"))
 
-        XCTAssertNil(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "p99(beta.fetch)<1s"], registry: both)
+        XCTAssertNil(commandFailure(["check", "--report", run, "--baseline", baseline, "--threshold", "p99(beta.fetch)<1s"], registry: both)
             .map { "\($0)" })
-        let missed = try XCTUnwrap(failure(
+        let missed = try XCTUnwrap(commandFailure(
             ["check", "--report", run, "--baseline", baseline, "--threshold", "max(beta.fetch)<1ms", "--threshold", "value(alpha.rate)>1"],
             registry: both))
         XCTAssertEqual(missed.status, ExitStatus.regression.rawValue, missed.message)
@@ -150,7 +140,7 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertFalse(verdict.contains("alpha.thresholdsFailed"), "alpha met its limit: \(verdict)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: run + "/report.json")), written, "check changes no report")
 
-        let bare = try XCTUnwrap(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "max(fetch)<1ms"], registry: both))
+        let bare = try XCTUnwrap(commandFailure(["check", "--report", run, "--baseline", baseline, "--threshold", "max(fetch)<1ms"], registry: both))
         XCTAssertEqual(bare.status, 64, bare.message)
     }
 
@@ -159,11 +149,11 @@ final class ThresholdCommandTests: XCTestCase {
     func testACheckRefusingALimitLeavesNoEarlierVerdict() throws {
         let alpha = try registry(MeasuringScenario(name: "alpha"))
         let baseline = scratch() + "/baseline.json"
-        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        XCTAssertNil(commandFailure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
         let run = scratch()
-        XCTAssertNil(failure(["run", "alpha", "--out", run], registry: alpha).map { "\($0)" })
-        XCTAssertNil(failure(["check", "--report", run, "--baseline", baseline], registry: alpha).map { "\($0)" })
-        let refused = try XCTUnwrap(failure(["check", "--report", run, "--baseline", baseline, "--threshold", "p99(fetch)<5"], registry: alpha))
+        XCTAssertNil(commandFailure(["run", "alpha", "--out", run], registry: alpha).map { "\($0)" })
+        XCTAssertNil(commandFailure(["check", "--report", run, "--baseline", baseline], registry: alpha).map { "\($0)" })
+        let refused = try XCTUnwrap(commandFailure(["check", "--report", run, "--baseline", baseline, "--threshold", "p99(fetch)<5"], registry: alpha))
         XCTAssertEqual(refused.status, 64, refused.message)
         for file in ["gate.json", "gate-junit.xml", "gate-summary.md"] {
             XCTAssertFalse(FileManager.default.fileExists(atPath: run + "/" + file), "\(file) of the earlier check is still there")
@@ -175,9 +165,9 @@ final class ThresholdCommandTests: XCTestCase {
     func testALimitIsNoConfigurationDrift() throws {
         let alpha = try registry(MeasuringScenario(name: "alpha"))
         let baseline = scratch() + "/baseline.json"
-        XCTAssertNil(failure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
+        XCTAssertNil(commandFailure(["baseline", "update", "--out", scratch(), "--to", baseline], registry: alpha).map { "\($0)" })
         let out = scratch()
-        XCTAssertNil(failure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--out", out], registry: alpha).map { "\($0)" })
+        XCTAssertNil(commandFailure(["run", "alpha", "--threshold", "p99(fetch)<1s", "--out", out], registry: alpha).map { "\($0)" })
         let report = try report(in: out)
         XCTAssertEqual(report.scenarios.first?.configuration["threshold"], "p99(fetch)<1s", "the report records the limits")
         let drift = GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baseline))).warnings
