@@ -32,7 +32,7 @@ struct LoadOptions: ParsableArguments {
     @Option(help: "Target rate over time instead of --rate and --duration: duration:target pairs, ramping linearly (10s:2000,30s:2000,10s:0).")
     var stages: String?
     @Option(name: .customLong("threshold"), help: ArgumentHelp(
-        "A limit the run must meet (repeatable), k6-style: a latency's 'p99(fleet.change-to-callback)<500ms' (pN, max, mean; under 60 s) or a figure's 'value(pull.requestsPerMiss)<1' (<, <=, >, >=). The name is the .hgrm file's or the figure's in the report; a one-scenario run may leave out the scenario. A missed limit exits 2, as does one not measured or a percentile with too few samples (1,000 for p99.9).",
+        "A limit the run must meet (repeatable), k6-style: a latency's 'p99(fleet.change-to-callback)<500ms' (pN, med, min, max, mean; under 60 s) or a figure's 'value(pull.requestsPerMiss)<1' (<, <=, >, >=). The name is the .hgrm file's or the figure's in the report; a one-scenario run may leave out the scenario. A missed limit exits 2, as does one not measured or a percentile with too few samples (1,000 for p99.9).",
         valueName: "limit"))
     var thresholds: [String] = []
     @Option(name: .customLong("fetch-delay-ms"), parsing: .unconditional, help: "Milliseconds the in-process mock waits before answering a segments fetch (fleet, default 20; fanout-sweep's sparse checks, default 1).")
@@ -407,44 +407,70 @@ struct CheckCommand: ParsableCommand {
         abstract: "Compare a report with a baseline; write gate.json, gate-junit.xml and gate-summary.md next to the report.",
         discussion: ExitStatus.helpText)
     @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
+    @Flag(help: "Compare with no baseline: judge only the report's own rules (correctness counters, bounds) and --threshold limits, as for a merged report of runs against a --target.")
+    var noBaseline = false
     @Option(help: "Report to check: its report.json, or the report's directory.") var report: String = "Reports/latest/report.json"
     @Option(help: "Directory for the verdict files (default: the report's directory).") var out: String?
     @Option(name: .customLong("threshold"), help: ArgumentHelp(
-        "A limit the report must also meet (repeatable), as `run --threshold` takes it, such as 'p99(fleet.change-to-callback)<500ms' on a merged report; the report file is not changed. A missed one fails the gate (exit 2).",
+        "A limit the report must also meet (repeatable), as `run --threshold` takes it, such as 'p99(fleet.change-to-callback)<500ms' on a merged report; the report file is not changed. A missed one fails the gate (exit 2); one naming a scenario the report lacks is a harness error (70).",
         valueName: "limit"))
     var thresholds: [String] = []
     @Flag(help: "Print the rows as JSON instead of the table.") var json = false
+
+    /// The path the verdict records for the baseline.
+    private var baselinePath: String { noBaseline ? "none" : baseline }
+
+    func validate() throws {
+        if noBaseline && baseline != "Reports/baseline.json" {
+            throw ValidationError("--no-baseline compares with no baseline; give --baseline or --no-baseline, not both")
+        }
+    }
 
     func run() throws {
         let reportURL = ReportLocation.reportJSON(at: report)
         let directory = try out.map(reportDirectory) ?? reportURL.deletingLastPathComponent()
         let loaded: BenchReport?
-        let check: GateCheck
+        var check: GateCheck
         do {
             var decoded = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
-            // Named against the report's own scenarios: a malformed limit, or one naming none of
-            // them, is a usage error, which leaves no verdict of an earlier check behind. A report
-            // without scenarios is the gate's harness error whatever the limits.
-            let names = decoded.scenarios.map(\.scenario)
-            var limits: [RunThreshold] = []
-            for text in names.isEmpty ? [] : thresholds {
-                do throws(RunThresholdError) {
-                    limits.append(try RunThreshold.parse(text, scenarios: names, known: SegmentsBenchCLI.registry.names))
-                } catch {
-                    try? GateVerdictFiles(directory: directory).removeEarlierVerdict()
-                    throw ValidationError(error.description)
-                }
-            }
+            let (limits, absent) = try parseLimits(for: decoded, directory: directory)
             for index in decoded.scenarios.indices { decoded.scenarios[index].judge(limits) }
             loaded = decoded
-            check = judge(decoded, baselinePath: baseline)
+            check = noBaseline ? GateCheck(judgingOnItsOwn: decoded) : judge(decoded, baselinePath: baseline)
+            check.harnessErrors += absent
         } catch let error as ValidationError {
             throw error
         } catch {
             loaded = nil
             check = GateCheck(unreadableReport: "\(reportURL.path): \(describe(error))")
         }
-        try conclude(check, report: loaded, baselinePath: baseline, directory: directory, printing: json ? .rows : .table)
+        try conclude(check, report: loaded, baselinePath: baselinePath, directory: directory, printing: json ? .rows : .table)
+    }
+
+    /// The `--threshold` limits, named against the report's scenarios, and a harness error for each
+    /// that names a scenario of the registry the report does not hold (an interrupted run, a
+    /// report of other scenarios): nothing was shown to meet it. A report without scenarios is the
+    /// gate's harness error whatever the limits.
+    /// - Throws: a usage error for a malformed limit or one naming no scenario at all, having
+    ///   removed the verdict of an earlier check, which a CI job would otherwise read.
+    private func parseLimits(for report: BenchReport, directory: URL) throws -> (limits: [RunThreshold], absent: [String]) {
+        let names = report.scenarios.map(\.scenario)
+        let known = SegmentsBenchCLI.registry.names
+        var limits: [RunThreshold] = []
+        var absent: [String] = []
+        for text in names.isEmpty ? [] : thresholds {
+            do throws(RunThresholdError) {
+                limits.append(try RunThreshold.parse(text, scenarios: names, known: known))
+            } catch {
+                if let missing = try? RunThreshold.parse(text, scenarios: known), !names.contains(missing.scenario) {
+                    absent.append("--threshold '\(text)' names scenario \(missing.scenario), which the report does not hold: nothing was shown to meet it")
+                    continue
+                }
+                try? GateVerdictFiles(directory: directory).removeEarlierVerdict()
+                throw ValidationError(error.description)
+            }
+        }
+        return (limits, absent)
     }
 }
 

@@ -62,6 +62,9 @@ final class GateExitStatusTests: XCTestCase {
         let plain = Figure(name: "fleet.thresholdsFailed", value: 3, unit: "count", summary: "")
         let againstBaseline = GateCheck(report: report([plain], scenario: "fleet"), baseline: baselined)
         XCTAssertEqual(againstBaseline.exitStatus, .regression, againstBaseline.renderTable())
+        let compared = Figure(name: "fleet.thresholdsFailed", value: 3, unit: "count", gate: .lowerIsBetter(relative: 1, absolute: 5), summary: "")
+        let new = GateCheck(report: report([compared], scenario: "fleet"), baseline: Baseline(from: report([], scenario: "fleet")))
+        XCTAssertEqual(new.exitStatus, .regression, "a row the baseline could not compare does not hide it either: \(new.renderTable())")
     }
 
     /// A merged report's notes name their host first (`vm (m1): threshold …`); the gate's row still

@@ -37,6 +37,10 @@ final class ReportMergeTests: XCTestCase {
         XCTAssertEqual(ReportMerge.configurationDifferences([(host: "a", report: quick), (host: "b", report: full)]),
                        ["storm.quick: a=true; b=—"])
         XCTAssertEqual(ReportMerge.configurationDifferences([(host: "a", report: full), (host: "b", report: full)]), [])
+        // Each host's --threshold limits judged that host; they did not change its load.
+        var limited = full
+        limited.scenarios[0].configuration["threshold"] = "p99(storm.x)<1ms"
+        XCTAssertEqual(ReportMerge.configurationDifferences([(host: "a", report: limited), (host: "b", report: full)]), [])
     }
 
     /// Writes `report` with the real writer and reads it back, as `merge` reads reports.

@@ -314,4 +314,28 @@ final class RunThresholdTests: XCTestCase {
         XCTAssertTrue(try parse("p50(fetch)<100ms").evaluate(result).passed)
         XCTAssertEqual(try parse("avg(fetch)<100ms").statistic, .mean)
     }
+
+    /// `min` is the smallest sample, `med` the median, as k6 names them.
+    func testMinAndMedAreTheSmallestSampleAndTheMedian() throws {
+        let result = thresholdResult(fetchSamples(3...100))
+        let min = try parse("min(fetch)>=3ms").evaluate(result)
+        XCTAssertTrue(min.passed, min.description)
+        XCTAssertEqual(min.measured, "measured 3.000 ms")
+        XCTAssertFalse(try parse("min(fetch)>3ms").evaluate(result).passed)
+        XCTAssertEqual(try parse("med(fetch)<1s").statistic, .percentile(50))
+    }
+
+    /// Two latencies whose names give one file name are refused, not judged by whichever came first.
+    func testTwoLatenciesNamedAlikeAreNotJudged() throws {
+        var fast = LatencyRecorder()
+        fast.record(1_000)
+        var slow = LatencyRecorder()
+        slow.record(9_000_000_000)
+        let result = ScenarioResult(
+            scenario: "demo", summary: "", configuration: [:],
+            latencies: [fast.summary("cache hit", definition: ""), slow.summary("cache-hit", definition: "")], allocationsMeasured: false)
+        let outcome = try parse("max(cache-hit)<1ms").evaluate(result)
+        XCTAssertFalse(outcome.passed)
+        XCTAssertEqual(outcome.measured, "not measured: demo reported more than one latency named cache-hit")
+    }
 }

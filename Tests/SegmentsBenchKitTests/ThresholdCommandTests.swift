@@ -6,11 +6,12 @@ import XCTest
 /// `--threshold` on every scenario: `run`, the suite and `ci` judge each limit on its own
 /// scenario's result, and a missed one fails the command with the regression status.
 final class ThresholdCommandTests: XCTestCase {
-    /// A scenario measuring `fetch` at 1 … 100 ms and `<name>.rate` at 500 ops/s; it honours no
-    /// option of its own.
+    /// A scenario measuring `fetch` at 1 … 100 ms and `<name>.rate` at 500 ops/s, with a count that
+    /// must be 0 and a ratio compared with a baseline; it honours no option of its own.
     private struct MeasuringScenario: Scenario {
         var name: String
         var fails = false
+        var count = 0.0
         let simulates = "nothing"
         let measures = "a fixed latency and rate"
         let honouredOptions: Set<BenchOptionName> = []
@@ -21,7 +22,8 @@ final class ThresholdCommandTests: XCTestCase {
             return ScenarioResult(
                 scenario: name, summary: name, configuration: [:],
                 figures: [
-                    Figure(name: "\(name).count", value: 0, unit: "count", gate: .zero, summary: "zero"),
+                    Figure(name: "\(name).count", value: count, unit: "count", gate: .zero, summary: "zero"),
+                    Figure(name: "\(name).rateRatio", value: 1, unit: "ratio", gate: .lowerIsBetter(relative: 0.1, absolute: 0), summary: "baseline only"),
                     Figure(name: "\(name).rate", value: 500, unit: "ops/s", summary: "a rate"),
                 ],
                 latencies: [fetchSamples(1...100).summary("fetch", definition: "a fetch")], allocationsMeasured: false)
@@ -80,7 +82,7 @@ final class ThresholdCommandTests: XCTestCase {
         let both = try registry(MeasuringScenario(name: "alpha"), MeasuringScenario(name: "beta"))
         let bare = try XCTUnwrap(commandFailure(["suite", "--threshold", "p99(fetch)<1s", "--out", scratch()], registry: both))
         XCTAssertEqual(bare.status, 64, bare.message)
-        XCTAssertTrue(bare.message.contains("names none of the scenarios this command runs"), bare.message)
+        XCTAssertTrue(bare.message.contains("names none of the scenarios here (alpha, beta)"), bare.message)
 
         let out = scratch()
         let refused = try XCTUnwrap(commandFailure(["suite", "--threshold", "max(beta.fetch)<1ms", "--out", out], registry: both))
@@ -172,5 +174,35 @@ final class ThresholdCommandTests: XCTestCase {
         XCTAssertEqual(report.scenarios.first?.configuration["threshold"], "p99(fetch)<1s", "the report records the limits")
         let drift = GateCheck(report: report, baseline: try Baseline.load(from: URL(fileURLWithPath: baseline))).warnings
         XCTAssertFalse(drift.contains { $0.contains("threshold") }, "\(drift)")
+    }
+
+    /// `check --no-baseline` judges a report on its own rules and limits (a merged report of runs
+    /// against a target has no baseline to compare with); `check` of a limit on a scenario the
+    /// report lacks is a harness error, not a usage error that hides the gate's own verdict.
+    func testCheckWithoutABaselineJudgesTheReportsOwnRulesAndLimits() throws {
+        let both = try registry(MeasuringScenario(name: "alpha"), MeasuringScenario(name: "beta"))
+        let run = scratch()
+        XCTAssertNil(commandFailure(["run", "alpha", "--out", run], registry: both).map { "\($0)" })
+        XCTAssertNil(commandFailure(["check", "--report", run, "--no-baseline", "--threshold", "p99(fetch)<1s"], registry: both).map { "\($0)" })
+        let verdict = try String(contentsOfFile: run + "/gate.json", encoding: .utf8)
+        XCTAssertTrue(verdict.contains("alpha.count"), "the report's own rule is judged: \(verdict)")
+
+        let missed = try XCTUnwrap(commandFailure(["check", "--report", run, "--no-baseline", "--threshold", "p99(fetch)<1ms"], registry: both))
+        XCTAssertEqual(missed.status, ExitStatus.regression.rawValue, missed.message)
+
+        let absent = try XCTUnwrap(commandFailure(["check", "--report", run, "--no-baseline", "--threshold", "p99(beta.fetch)<1s"], registry: both))
+        XCTAssertEqual(absent.status, ExitStatus.harnessError.rawValue, absent.message)
+        let written = try String(contentsOfFile: run + "/gate.json", encoding: .utf8)
+        XCTAssertTrue(written.contains("names scenario beta, which the report does not hold"), written)
+
+        let both2 = try XCTUnwrap(commandFailure(["check", "--report", run, "--no-baseline", "--baseline", "b.json"], registry: both))
+        XCTAssertEqual(both2.status, 64, both2.message)
+
+        var broken = ScenarioRegistry(builtIns: false)
+        try broken.register(MeasuringScenario(name: "alpha", count: 2))
+        let violated = scratch()
+        _ = commandFailure(["run", "alpha", "--out", violated], registry: broken)
+        XCTAssertEqual(commandFailure(["check", "--report", violated, "--no-baseline"], registry: broken)?.status, ExitStatus.violation.rawValue,
+                       "a broken correctness rule needs no baseline to fail")
     }
 }

@@ -27,7 +27,7 @@ enum BaselineDrift {
             for scenario in report.scenarios {
                 guard let old = configurations[scenario.scenario] else { continue }
                 // The run's own limits judge it; they do not shape what it measures.
-                let keys = Set(old.keys).union(scenario.configuration.keys).subtracting(["threshold"]).sorted()
+                let keys = Set(old.keys).union(scenario.configuration.keys).subtracting([BenchOptionName.threshold.rawValue]).sorted()
                 let changes = keys.compactMap { key -> String? in
                     let before = old[key], after = scenario.configuration[key]
                     guard before != after else { return nil }

@@ -64,7 +64,8 @@ public enum ExitStatus: Int32, Sendable, Codable, CaseIterable {
 
     /// The exit codes and their precedence in a few lines, for the `check` and `ci` help text.
     public static let helpText = """
-        Exit status: 0 pass; 2 a regression (a lowerIsBetter/higherIsBetter figure beyond its limit); \
+        Exit status: 0 pass; 2 a regression (a lowerIsBetter/higherIsBetter figure beyond its limit, or a \
+        missed --threshold); \
         3 a correctness rule violated (mustEqual/atMost: stale deliveries, lost events …); 64 usage error; \
         70 harness error (baseline missing or unreadable, a baseline figure not measured now unless a \
         broken rule kept it from being measured, in ci a \

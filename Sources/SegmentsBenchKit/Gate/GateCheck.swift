@@ -88,7 +88,7 @@ public struct GateCheck: Sendable {
     /// configuration or tool version; figures not measured or whose scenario did not run; in
     /// `check`, figures the baseline has no value for.
     public var warnings: [String]
-    /// The baseline's origin; `nil` when it could not be read.
+    /// The baseline's origin; `nil` when it could not be read, or none was used (``init(judgingOnItsOwn:)``).
     public var baseline: BaselineInfo?
 
     /// The gate's verdict: every row's and the harness's, combined by ``ExitStatus/combined(_:)``.
@@ -178,7 +178,7 @@ public struct GateCheck: Sendable {
         // A row the figure has already (a rule of its own, a baseline entry) that passed would hide
         // the miss, so it gives way; one that failed already says so.
         for figure in report.figures where figure.name.hasSuffix(Self.thresholdsFailedSuffix) && figure.value > 0 {
-            rows.removeAll { $0.name == figure.name && [.pass, .improved, .skipped].contains($0.verdict) }
+            rows.removeAll { $0.name == figure.name && [.pass, .improved, .skipped, .new].contains($0.verdict) }
             guard !rows.contains(where: { $0.name == figure.name }) else { continue }
             // The limits missed, with what was measured, as the run's notes give them (a merged
             // report's name their host first).
@@ -226,6 +226,23 @@ public struct GateCheck: Sendable {
         self.baseline = BaselineInfo(
             gitRevision: baseline.gitRevision, createdAt: baseline.createdAt, command: baseline.command,
             toolVersion: baseline.toolVersion, machine: baseline.machine)
+    }
+
+    /// Judges `report` with no baseline (`check --no-baseline`): the rules its figures carry that
+    /// need none (correctness counts and bounds, a NaN), its `--threshold` counts and its harness
+    /// errors. A figure compared only with a baseline gets no row; a warning says how many.
+    public init(judgingOnItsOwn report: BenchReport) {
+        var empty = report
+        empty.scenarios = []
+        self.init(report: report, baseline: Baseline(from: empty))
+        let baselineOnly = rows.filter { $0.verdict == .new }.map(\.name)
+        rows.removeAll { $0.verdict == .new }
+        // Without a baseline there is none to drift from or to write: only the run's own warnings.
+        warnings = warnings.filter { !$0.contains("gated against the baseline") }
+        baseline = nil
+        if !baselineOnly.isEmpty {
+            warnings.append("no baseline: \(baselineOnly.count) figure\(baselineOnly.count == 1 ? " is" : "s are") only compared with one and \(baselineOnly.count == 1 ? "was" : "were") not checked: \(Self.list(baselineOnly))")
+        }
     }
 
     /// The verdict when the baseline could not be read (missing file, not JSON, not a baseline):
@@ -375,7 +392,9 @@ public struct GateCheck: Sendable {
             // Nothing was compared (the baseline or the report could not be read): the harness
             // errors below say why.
         } else if shown.isEmpty {
-            lines.append("All \(checkedCount) gated figures checked are within their tolerance of the baseline.")
+            lines.append(baseline == nil
+                ? "All \(checkedCount) gated figures checked meet their own rules."
+                : "All \(checkedCount) gated figures checked are within their tolerance of the baseline.")
         } else {
             let header = ["figure", "baseline", "now", "change", "limit", "rule", "verdict"]
             var table: [[String]] = [header]

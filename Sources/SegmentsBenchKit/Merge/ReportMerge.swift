@@ -42,7 +42,7 @@ public enum ReportMerge {
 
     /// The options the hosts ran a scenario with differently (`scenario.option: host=value; …`),
     /// such as one host's `--quick` against another's full run: their sums and worst cases then
-    /// mix different loads. `merge` warns of them; `check` does too, against the baseline.
+    /// mix different loads. Their `--threshold` limits are not among them. `merge` warns of them; `check` does too, against the baseline.
     public static func configurationDifferences(_ inputs: [Input]) -> [String] {
         var differences: [String] = []
         let scenarios = inputs.flatMap { $0.report.scenarios.map(\.scenario) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
@@ -51,7 +51,9 @@ public enum ReportMerge {
                 input.report.scenarios.first { $0.scenario == scenario }.map { (host: input.host, configuration: $0.configuration) }
             }
             guard parts.count > 1 else { continue }
-            for key in Set(parts.flatMap { $0.configuration.keys }).sorted() where Set(parts.map { $0.configuration[key] }).count > 1 {
+            // The hosts' own limits judged each host; they did not shape its load.
+            let keys = Set(parts.flatMap { $0.configuration.keys }).subtracting([BenchOptionName.threshold.rawValue]).sorted()
+            for key in keys where Set(parts.map { $0.configuration[key] }).count > 1 {
                 differences.append("\(scenario).\(key): " + parts.map { "\($0.host)=\($0.configuration[key] ?? "—")" }.joined(separator: "; "))
             }
         }

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The form is `statistic(metric)`, then `<`, `<=`, `>` or `>=`, then the limit; spaces are ignored,
 /// as in `p99(fetch) < 5 ms`.
-/// - For a latency, the statistic is a percentile `pN` (0 < N < 100: `p50`, `p99`, `p99.9`), `max`
-///   or `mean` (also `avg`); the metric is the latency's file name in the report without `.hgrm`
+/// - For a latency, the statistic is a percentile `pN` (0 < N < 100: `p50`, `p99`, `p99.9`; `med`
+///   is `p50`), `min`, `max` or `mean` (also `avg`); the metric is the latency's file name in the report without `.hgrm`
 ///   (`fleet.change-to-callback`, `pull.cache-hit`), and the limit a number with a unit (`ns`, `us`,
 ///   `µs`, `ms`, `s`) under 60 s, where samples are clamped.
 /// - For a figure, the statistic is `value`, the metric the figure's name in the report, and the
@@ -25,6 +25,8 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         case max
         /// A latency's mean.
         case mean
+        /// A latency's smallest sample.
+        case min
         /// A figure's value.
         case value
     }
@@ -107,6 +109,8 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         let statisticText = text[..<open]
         switch statisticText {
         case "max": statistic = .max
+        case "min": statistic = .min
+        case "med": statistic = .percentile(50)
         case "mean", "avg": statistic = .mean
         case "value": statistic = .value
         default:
@@ -222,6 +226,10 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
             let known = slugs.isEmpty ? "none" : slugs.joined(separator: ", ")
             return failure("not measured: \(scenario) reported no latency \(metric) (its latencies: \(known))")
         }
+        // Two latencies whose names read alike would be judged by whichever came first.
+        guard slugs.filter({ $0 == metric }).count == 1 else {
+            return failure("not measured: \(scenario) reported more than one latency named \(metric)")
+        }
         guard let limitNanoseconds = limit.nanoseconds else { return failure("a latency's limit is a duration, such as 500ms") }
         let histogram = result.latencies[index].histogram
         guard histogram.totalCount > 0 else { return failure("no samples") }
@@ -233,7 +241,9 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         case .percentile(let percentile): value = Double(histogram.valueAtPercentile(percentile))
         // The largest sample itself (kept exactly), not the top of its bucket.
         case .max: value = Double(histogram.maxRecorded)
-        case .mean, .value: value = histogram.mean
+        case .min: value = Double(histogram.min)
+        case .mean: value = histogram.mean
+        case .value: return failure("a figure's value is judged by value(…), not on a latency")
         }
         // Four significant digits, so that a value just past a round limit does not read as the limit.
         return Outcome(
@@ -261,107 +271,5 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
 
         /// `threshold p99(fetch)<5ms: passed (measured 1.234 ms)`.
         public var description: String { "threshold \(threshold.text): \(passed ? "passed" : "FAILED") (\(measured))" }
-    }
-}
-
-extension ScenarioResult {
-    /// Judges the thresholds of `thresholds` that belong to this scenario, in order: each verdict
-    /// becomes a note, and `<scenario>.thresholdsFailed` counts the missed ones (the gate fails a
-    /// report where it is not 0), added to the count already there when the result was judged
-    /// before (`check --threshold` of a report whose run had limits of its own) unless that is no
-    /// count (``GateCheck/harnessErrors(in:)`` refuses it). Does nothing when none belongs to it.
-    public mutating func judge(_ thresholds: [RunThreshold]) {
-        let own = thresholds.filter { $0.scenario == scenario }
-        guard !own.isEmpty else { return }
-        let outcomes = own.map { $0.evaluate(self) }
-        let missed = Double(outcomes.filter { !$0.passed }.count)
-        let name = scenario + GateCheck.thresholdsFailedSuffix
-        if let index = figures.firstIndex(where: { $0.name == name }) {
-            // A value no count can be stays as it is, for the gate to refuse.
-            if GateCheck.isACount(figures[index].value) { figures[index].value += missed }
-        } else {
-            figures.append(Figure(
-                name: name, value: missed, unit: "count", summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"))
-        }
-        configuration["threshold"] = ([configuration["threshold"]].compactMap { $0 } + own.map(\.text)).joined(separator: " ")
-        notes += outcomes.map(\.description)
-    }
-}
-
-extension BenchReport {
-    /// The `--threshold` limits the report's scenarios missed (their `….thresholdsFailed` figures).
-    /// A value no count can be (negative, fractional, past 2⁵³, not a number) counts as `Int.max`:
-    /// such a report is broken, and ``GateCheck/harnessErrors(in:)`` says which figure.
-    public var thresholdsFailed: Int {
-        let counts = scenarios.flatMap { $0.figures.filter { $0.name.hasSuffix(GateCheck.thresholdsFailedSuffix) } }.map { figure in
-            GateCheck.isACount(figure.value) ? Int(figure.value) : Int.max
-        }
-        return counts.reduce(0) { total, count in
-            let (sum, overflow) = total.addingReportingOverflow(count)
-            return overflow ? .max : sum
-        }
-    }
-}
-
-/// Why ``RunThreshold/parse(_:scenarios:)`` refused a `--threshold` value.
-public enum RunThresholdError: Error, Equatable, CustomStringConvertible {
-    /// Not `statistic(metric)…`.
-    case malformed(String)
-    /// The statistic is not `pN`, `max`, `mean` or `value`.
-    case badStatistic(text: String, statistic: String)
-    /// The metric names none of the run's scenarios, and the run has more than one.
-    case noScenario(text: String, metric: String, scenarios: [String])
-    /// The metric names a scenario other than the one this run runs.
-    case notRun(text: String, scenario: String, running: String)
-    /// A limit on `thresholdsFailed`, the count of missed limits itself.
-    case countOfLimits(String)
-    /// The metric is not one the scenario measures (where that is known before the run).
-    case unknownMetric(text: String, metric: String, known: [String])
-    /// No `<`, `<=`, `>` or `>=` after the metric.
-    case badComparison(String)
-    /// The limit is not a number with a unit (a latency), or a number (a figure).
-    case badLimit(text: String, limit: String, forFigure: Bool)
-    /// A latency limit that a sample clamped at 60 s could meet, or only one could.
-    case limitBeyondRange(text: String, limit: String)
-
-    /// The same error, quoting `text` (the threshold as the user wrote it).
-    func quoting(_ text: String) -> RunThresholdError {
-        switch self {
-        case .malformed: .malformed(text)
-        case .badStatistic(_, let statistic): .badStatistic(text: text, statistic: statistic)
-        case .noScenario(_, let metric, let scenarios): .noScenario(text: text, metric: metric, scenarios: scenarios)
-        case .notRun(_, let scenario, let running): .notRun(text: text, scenario: scenario, running: running)
-        case .countOfLimits: .countOfLimits(text)
-        case .unknownMetric(_, let metric, let known): .unknownMetric(text: text, metric: metric, known: known)
-        case .badComparison: .badComparison(text)
-        case .badLimit(_, let limit, let forFigure): .badLimit(text: text, limit: limit, forFigure: forFigure)
-        case .limitBeyondRange(_, let limit): .limitBeyondRange(text: text, limit: limit)
-        }
-    }
-
-    public var description: String {
-        let form = "expected statistic(metric) then <, <=, > or >= and a limit, such as p99(change-to-callback)<500ms or value(pull.requestsPerMiss)<1"
-        switch self {
-        case .malformed(let text):
-            return "--threshold '\(text)': \(form)"
-        case .badStatistic(let text, let statistic):
-            return "--threshold '\(text)': '\(statistic)' is not a statistic; use pN (0 < N < 100, such as p99 or p99.9), max or mean (avg) for a latency, value for a figure"
-        case .noScenario(let text, let metric, let scenarios):
-            return "--threshold '\(text)': '\(metric)' names none of the scenarios this command runs; begin it with one of them (\(scenarios.joined(separator: ", "))) and a dot, such as fleet.change-to-callback"
-        case .notRun(let text, let scenario, let running):
-            return "--threshold '\(text)' names scenario \(scenario), and this command runs \(running) alone"
-        case .countOfLimits(let text):
-            return "--threshold '\(text)': thresholdsFailed counts the limits missed; it cannot be one of them"
-        case .unknownMetric(let text, let metric, let known):
-            return "--threshold '\(text)': '\(metric)' is not a latency of this scenario; its latencies are \(known.joined(separator: ", "))"
-        case .badComparison(let text):
-            return "--threshold '\(text)': the limit must follow <, <=, > or >= (\(form))"
-        case .badLimit(let text, let limit, let forFigure):
-            return forFigure
-                ? "--threshold '\(text)': '\(limit)' is not a limit; use a number in the figure's unit (such as 2e6 or 0.5), or a duration (500ms) for a figure in time"
-                : "--threshold '\(text)': '\(limit)' is not a limit; use a number with ns, us, ms or s (such as 500ms)"
-        case .limitBeyondRange(let text, let limit):
-            return "--threshold '\(text)': '\(limit)' is at or beyond 60s, where latencies are clamped; use a limit under 60s (or <60s)"
-        }
     }
 }
