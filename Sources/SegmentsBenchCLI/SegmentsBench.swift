@@ -119,7 +119,9 @@ struct LoadOptions: ParsableArguments {
         }
     }
 
-    func benchOptions() throws -> BenchOptions {
+    /// The options without the `--threshold` limits, which need the scenarios that run
+    /// (``benchOptions(for:)``): for choosing those scenarios, not for running them.
+    fileprivate func benchOptionsWithoutThresholds() throws -> BenchOptions {
         var options = BenchOptions()
         options.target = try benchTarget()
         options.callbacks = callbacks
@@ -139,9 +141,9 @@ struct LoadOptions: ParsableArguments {
         return options
     }
 
-    /// ``benchOptions()`` with the `--threshold` limits, parsed for a run of `scenarios`.
+    /// The options, with the `--threshold` limits parsed for a run of `scenarios`.
     func benchOptions(for scenarios: [any Scenario]) throws -> BenchOptions {
-        var options = try benchOptions()
+        var options = try benchOptionsWithoutThresholds()
         let parsed = try parseThresholds(thresholds, for: scenarios, target: target)
         options.thresholds = parsed.isEmpty ? nil : parsed
         return options
@@ -342,10 +344,9 @@ struct SuiteCommand: ParsableCommand {
     @OptionGroup var metrics: MetricsOptions
 
     func run() throws {
-        var options = try load.benchOptions()
-        let scenarios = try runnableSuite(options: options, skippingMissingTools: true)
+        let scenarios = try runnableSuite(options: load.benchOptionsWithoutThresholds(), skippingMissingTools: true)
         try load.check(forSuite: scenarios)
-        options = try load.benchOptions(for: scenarios)
+        let options = try load.benchOptions(for: scenarios)
         _ = try metrics.serving { try runAndReport(scenarios, options: options, output: output, metrics: $0) }
     }
 }
