@@ -144,8 +144,7 @@ struct LoadOptions: ParsableArguments {
     /// The options, with the `--threshold` limits parsed for a run of `scenarios`.
     func benchOptions(for scenarios: [any Scenario]) throws -> BenchOptions {
         var options = try benchOptionsWithoutThresholds()
-        let parsed = try parseThresholds(thresholds, for: scenarios, target: target)
-        options.thresholds = parsed.isEmpty ? nil : parsed
+        options.thresholds = try parseThresholds(thresholds, for: scenarios, target: target)
         return options
     }
 
@@ -407,7 +406,7 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Compare a report with a baseline; write gate.json, gate-junit.xml and gate-summary.md next to the report.",
         discussion: ExitStatus.helpText)
-    @Option(help: "Baseline file.") var baseline: String = "Reports/baseline.json"
+    @Option(help: "Baseline file.") var baseline: String = Self.defaultBaseline
     @Flag(help: "Compare with no baseline: judge only the report's own rules (correctness counters, bounds) and --threshold limits, as for a merged report of runs against a --target.")
     var noBaseline = false
     @Option(help: "Report to check: its report.json, or the report's directory.") var report: String = "Reports/latest/report.json"
@@ -418,11 +417,13 @@ struct CheckCommand: ParsableCommand {
     var thresholds: [String] = []
     @Flag(help: "Print the rows as JSON instead of the table.") var json = false
 
+    private static let defaultBaseline = "Reports/baseline.json"
+
     /// The path the verdict records for the baseline.
     private var baselinePath: String { noBaseline ? "none" : baseline }
 
     func validate() throws {
-        if noBaseline && baseline != "Reports/baseline.json" {
+        if noBaseline && baseline != Self.defaultBaseline {
             throw ValidationError("--no-baseline compares with no baseline; give --baseline or --no-baseline, not both")
         }
     }
@@ -680,8 +681,7 @@ struct CICommand: ParsableCommand {
         }
         // A usage error leaves no verdict at all.
         let suite = try runnableSuite(options: options)
-        let parsed = try parseThresholds(thresholds, for: suite, target: nil)
-        options.thresholds = parsed.isEmpty ? nil : parsed
+        options.thresholds = try parseThresholds(thresholds, for: suite, target: nil)
         // Read first: a baseline that cannot be read fails the gate whatever the suite measures,
         // so the suite does not run for nothing.
         do {

@@ -1,16 +1,19 @@
 import ArgumentParser
 import SegmentsBenchKit
 
-/// Parses the `--threshold` values for a run of `scenarios` (against `target`, when given).
+/// Parses the `--threshold` values for a run of `scenarios` (against `target`, when given): `nil`
+/// for none, as ``BenchOptions/thresholds`` takes it.
 /// - Throws: a usage error for a malformed value, one that names none of the scenarios when
 ///   several run, and one that names a latency `fleet` does not measure (at all, or against a
 ///   target); other scenarios' latencies are known only once they ran, where a name they lack
 ///   fails its threshold.
-func parseThresholds(_ texts: [String], for scenarios: [any Scenario], target: String?) throws -> [RunThreshold] {
+func parseThresholds(_ texts: [String], for scenarios: [any Scenario], target: String?) throws -> [RunThreshold]? {
     var parsed: [RunThreshold] = []
     for text in texts {
         let threshold: RunThreshold
-        do throws(RunThresholdError) { threshold = try RunThreshold.parse(text, scenarios: scenarios.map(\.name), known: SegmentsBenchCLI.registry.names) } catch {
+        do throws(RunThresholdError) {
+            threshold = try RunThreshold.parse(text, scenarios: scenarios.map(\.name), known: SegmentsBenchCLI.registry.names)
+        } catch {
             throw ValidationError(error.description)
         }
         parsed.append(threshold)
@@ -25,5 +28,5 @@ func parseThresholds(_ texts: [String], for scenarios: [any Scenario], target: S
             throw ValidationError(FleetScenarioError.notMeasuredAgainstTarget(threshold: text, target: target).description)
         }
     }
-    return parsed
+    return parsed.isEmpty ? nil : parsed
 }

@@ -132,6 +132,21 @@ public struct GateCheck: Sendable {
     /// harness error: a gate does not pass on figures nobody compared. Otherwise (`check` of a
     /// run of some scenarios) both are warnings, as are figures this run could not measure.
     public init(report: BenchReport, baseline: Baseline, everyScenarioMustRun: Bool = false) {
+        self.init(report: report, comparingWith: baseline, everyScenarioMustRun: everyScenarioMustRun)
+    }
+
+    /// Judges `report` with no baseline (`check --no-baseline`): the rules its figures carry that
+    /// need none (correctness counts and bounds, a NaN), its `--threshold` counts and its harness
+    /// errors. A figure compared only with a baseline gets no row; a warning says how many.
+    public init(judgingOnItsOwn report: BenchReport) {
+        self.init(report: report, comparingWith: nil, everyScenarioMustRun: false)
+    }
+
+    /// The gate of both: with `baseline` `nil`, the figures only a baseline could judge are left
+    /// out, and there is no drift to warn of.
+    private init(report: BenchReport, comparingWith baseline: Baseline?, everyScenarioMustRun: Bool) {
+        let baselineFigures = baseline?.figures ?? [:]
+        var baselineOnly: [String] = []
         var rows: [Row] = []
         var unitChanges: [String] = []
         let current = Dictionary(report.figures.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
@@ -142,7 +157,7 @@ public struct GateCheck: Sendable {
                 && !scenario.figures.contains { $0.name.hasSuffix(Self.scenarioFailedSuffix) && $0.value != 0 }
         }.map(\.scenario))
         var scenariosNotRun: [String] = []
-        for (name, entry) in baseline.figures.sorted(by: { $0.key < $1.key }) {
+        for (name, entry) in baselineFigures.sorted(by: { $0.key < $1.key }) {
             guard let figure = current[name] else {
                 let scenario = String(name.prefix { $0 != "." })
                 let isAllocation = Self.needsJemalloc(name: name, unit: entry.unit)
@@ -164,9 +179,11 @@ public struct GateCheck: Sendable {
             }
             rows.append(Self.judge(name: name, unit: entry.unit, baseline: entry.value, current: figure.value, rule: entry.gate))
         }
-        for figure in report.figures where figure.gate != nil && baseline.figures[figure.name] == nil {
+        for figure in report.figures where figure.gate != nil && baselineFigures[figure.name] == nil {
             if let rule = figure.gate, rule.ignoresBaseline || !figure.value.isFinite {
                 rows.append(Self.judge(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, rule: rule))
+            } else if baseline == nil {
+                baselineOnly.append(figure.name)
             } else {
                 rows.append(Row(name: figure.name, unit: figure.unit, baseline: nil, current: figure.value, limit: nil,
                                 rule: Self.describe(figure.gate!), verdict: .new))
@@ -207,7 +224,7 @@ public struct GateCheck: Sendable {
         harnessErrors = Self.harnessErrors(in: report) + unitChanges
             + scenariosNotRun.map { "scenario \($0) of the baseline did not run: its gated figures were not measured" }
             + (everyScenarioMustRun ? uncomparedLines : [])
-        var warnings = BaselineDrift.warnings(report: report, baseline: baseline)
+        var warnings = baseline.map { BaselineDrift.warnings(report: report, baseline: $0) } ?? []
         if !everyScenarioMustRun { warnings += uncomparedLines }
         let skipped = rows.filter { $0.verdict == .skipped }.map(\.name)
         if !skipped.isEmpty {
@@ -222,26 +239,12 @@ public struct GateCheck: Sendable {
             let scenarios = notRun.map { String($0.name.prefix { $0 != "." }) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             warnings.append("\(notRun.count) baseline figures belong to scenarios that were not part of this run and were not checked: \(scenarios.joined(separator: ", "))")
         }
-        self.warnings = warnings
-        self.baseline = BaselineInfo(
-            gitRevision: baseline.gitRevision, createdAt: baseline.createdAt, command: baseline.command,
-            toolVersion: baseline.toolVersion, machine: baseline.machine)
-    }
-
-    /// Judges `report` with no baseline (`check --no-baseline`): the rules its figures carry that
-    /// need none (correctness counts and bounds, a NaN), its `--threshold` counts and its harness
-    /// errors. A figure compared only with a baseline gets no row; a warning says how many.
-    public init(judgingOnItsOwn report: BenchReport) {
-        var empty = report
-        empty.scenarios = []
-        self.init(report: report, baseline: Baseline(from: empty))
-        let baselineOnly = rows.filter { $0.verdict == .new }.map(\.name)
-        rows.removeAll { $0.verdict == .new }
-        // Without a baseline there is none to drift from or to write: only the run's own warnings.
-        warnings = warnings.filter { !$0.contains("gated against the baseline") }
-        baseline = nil
         if !baselineOnly.isEmpty {
             warnings.append("no baseline: \(baselineOnly.count) figure\(baselineOnly.count == 1 ? " is" : "s are") only compared with one and \(baselineOnly.count == 1 ? "was" : "were") not checked: \(Self.list(baselineOnly))")
+        }
+        self.warnings = warnings
+        self.baseline = baseline.map {
+            BaselineInfo(gitRevision: $0.gitRevision, createdAt: $0.createdAt, command: $0.command, toolVersion: $0.toolVersion, machine: $0.machine)
         }
     }
 

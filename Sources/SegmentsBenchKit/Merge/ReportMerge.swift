@@ -42,7 +42,8 @@ public enum ReportMerge {
 
     /// The options the hosts ran a scenario with differently (`scenario.option: host=value; …`),
     /// such as one host's `--quick` against another's full run: their sums and worst cases then
-    /// mix different loads. Their `--threshold` limits are not among them. `merge` warns of them; `check` does too, against the baseline.
+    /// mix different loads. Their `--threshold` limits are not among them. `merge` warns of them;
+    /// `check` does too, against the baseline.
     public static func configurationDifferences(_ inputs: [Input]) -> [String] {
         var differences: [String] = []
         let scenarios = inputs.flatMap { $0.report.scenarios.map(\.scenario) }.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }

@@ -31,12 +31,13 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         case value
     }
 
-    /// How the measured value must compare with the limit.
+    /// How the measured value must compare with the limit. Declared two-character operators first,
+    /// the order in which a limit's text is matched (`<=` before `<`).
     public enum Comparison: String, Sendable, Hashable, CaseIterable {
-        case below = "<"
         case atMost = "<="
-        case above = ">"
         case atLeast = ">="
+        case below = "<"
+        case above = ">"
 
         /// Whether `measured` meets the limit.
         public func holds(_ measured: Double, limit: Double) -> Bool {
@@ -139,9 +140,7 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
         // The count of missed limits is made by judging them.
         if statistic == .value && metric == String(GateCheck.thresholdsFailedSuffix.dropFirst()) { throw .countOfLimits(text) }
         var rest = text[text.index(after: close)...]
-        guard let comparison = Comparison.allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count })
-            .first(where: { rest.hasPrefix($0.rawValue) })
-        else { throw .badComparison(text) }
+        guard let comparison = Comparison.allCases.first(where: { rest.hasPrefix($0.rawValue) }) else { throw .badComparison(text) }
         rest = rest.dropFirst(comparison.rawValue.count)
         let limit: Limit
         if statistic == .value {
@@ -222,14 +221,13 @@ public struct RunThreshold: Sendable, Hashable, CustomStringConvertible {
             return Outcome(threshold: self, passed: comparison.holds(figure.value, limit: limitValue), measured: "measured \(shown)")
         }
         let slugs = result.latencies.map { ReportFormat.slug($0.name) }
-        guard let index = slugs.firstIndex(of: metric) else {
+        let named = result.latencies.indices.filter { slugs[$0] == metric }
+        guard let index = named.first else {
             let known = slugs.isEmpty ? "none" : slugs.joined(separator: ", ")
             return failure("not measured: \(scenario) reported no latency \(metric) (its latencies: \(known))")
         }
         // Two latencies whose names read alike would be judged by whichever came first.
-        guard slugs.filter({ $0 == metric }).count == 1 else {
-            return failure("not measured: \(scenario) reported more than one latency named \(metric)")
-        }
+        guard named.count == 1 else { return failure("not measured: \(scenario) reported more than one latency named \(metric)") }
         guard let limitNanoseconds = limit.nanoseconds else { return failure("a latency's limit is a duration, such as 500ms") }
         let histogram = result.latencies[index].histogram
         guard histogram.totalCount > 0 else { return failure("no samples") }

@@ -17,7 +17,8 @@ extension ScenarioResult {
             figures.append(Figure(
                 name: name, value: missed, unit: "count", summary: "--threshold limits the run missed (a missed one makes `run` exit 2)"))
         }
-        configuration[BenchOptionName.threshold.rawValue] = ([configuration[BenchOptionName.threshold.rawValue]].compactMap { $0 } + own.map(\.text)).joined(separator: " ")
+        let key = BenchOptionName.threshold.rawValue
+        configuration[key] = ([configuration[key]].compactMap { $0 } + own.map(\.text)).joined(separator: " ")
         notes += outcomes.map(\.description)
     }
 }
