@@ -11,7 +11,7 @@ struct SegmentsBench: ParsableCommand {
         version: ToolVersion.current,
         subcommands: [SuiteCommand.self, ListCommand.self, RunCommand.self, CheckCommand.self, BaselineCommand.self,
                       CICommand.self, ServeCommand.self, CompareCommand.self, CalibrateCommand.self, CostRegionCommand.self,
-                      MergeCommand.self, CrashChildCommand.self],
+                      MergeCommand.self, ExportCommand.self, CrashChildCommand.self],
         defaultSubcommand: SuiteCommand.self)
 }
 
