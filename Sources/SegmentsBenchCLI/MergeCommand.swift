@@ -58,7 +58,7 @@ struct MergeCommand: ParsableCommand {
     static func load(_ path: String) throws -> BenchReport {
         let url = ReportLocation.reportJSON(at: path)
         do {
-            return try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
+            return try ReportLocation.report(at: url)
         } catch {
             throw MergeError.unreadable(path: url.path, reason: describe(error))
         }

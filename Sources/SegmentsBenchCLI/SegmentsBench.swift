@@ -434,7 +434,7 @@ struct CheckCommand: ParsableCommand {
         let loaded: BenchReport?
         var check: GateCheck
         do {
-            var decoded = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
+            var decoded = try ReportLocation.report(at: reportURL)
             let (limits, absent) = try parseLimits(for: decoded, directory: directory)
             for index in decoded.scenarios.indices { decoded.scenarios[index].judge(limits) }
             loaded = decoded
@@ -496,6 +496,9 @@ func describe(_ error: any Error) -> String {
         if let underlying = error.underlying as? POSIXError { return String(cString: strerror(underlying.code.rawValue)) }
         return error.localizedDescription
     }
+    if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }
+    let bridged = error as NSError
+    if bridged.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(bridged.code))) }
     return String(describing: error)
 }
 
@@ -586,7 +589,7 @@ struct BaselineCommand: ParsableCommand {
                     }
                 }
                 do {
-                    report = try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
+                    report = try ReportLocation.report(at: url)
                 } catch {
                     throw BaselineRefusal("\(url.path) cannot be read as a report: \(describe(error))")
                 }

@@ -35,6 +35,22 @@ final class ExportCommandTests: XCTestCase {
         XCTAssertTrue(try String(contentsOf: out, encoding: .utf8).hasPrefix("segments_bench_figure,scenario=pull,figure=pull.requestsPerMiss"))
     }
 
+    /// `--out` writes into what it names, as a shell's `>` does: through a link to its target, into a
+    /// file keeping its permissions. Written atomically, the link (and, run as root, `/dev/null`)
+    /// was replaced by a plain file.
+    func testOutWritesThroughALinkAndKeepsAFilesPermissions() throws {
+        let target = directory.appendingPathComponent("target.csv")
+        try Data("old".utf8).write(to: target)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target.path)
+        let link = directory.appendingPathComponent("link.csv")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        XCTAssertNil(commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", link.path], registry: ScenarioRegistry()))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link.path), target.path, "the link is still a link")
+        XCTAssertTrue(try String(contentsOf: target, encoding: .utf8).hasPrefix("started_at,"), "written through to the target")
+        let permissions = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? Int
+        XCTAssertEqual(permissions, 0o600)
+    }
+
     func testAReportThatCannotBeReadIsAHarnessError() {
         let out = directory.appendingPathComponent("out.csv")
         let failure = commandFailure(
@@ -54,7 +70,33 @@ final class ExportCommandTests: XCTestCase {
         let nowhere = directory.appendingPathComponent("no/such/dir/out.csv").path
         failure = commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", nowhere], registry: ScenarioRegistry())
         XCTAssertEqual(failure?.status, 64)
-        XCTAssertTrue(failure?.message.contains("cannot be written") ?? false, failure?.message ?? "")
+        XCTAssertTrue(failure?.message.contains("does not exist") ?? false, failure?.message ?? "")
+    }
+
+    func testAnOutThatCannotBeOpenedIsAHarnessError() {
+        // A directory: its parent exists, so the command line is fine; the write is not.
+        let failure = commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", directory.path], registry: ScenarioRegistry())
+        XCTAssertEqual(failure?.status, 70)
+    }
+
+    func testAnInterruptedRunIsRefusedUnlessAllowed() throws {
+        var report = try ReportLocation.report(at: reportJSON)
+        report.interrupted = "SIGINT during pull"
+        try ReportWriter(directory: directory).write(report)
+        let out = directory.appendingPathComponent("out.csv").path
+        XCTAssertEqual(commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", out], registry: ScenarioRegistry())?.status, 70)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        XCTAssertNil(commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", out, "--allow-interrupted"], registry: ScenarioRegistry()))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out))
+    }
+
+    func testScenarioChoosesWhatIsExportedAndNamesOnesTheReportLacks() throws {
+        let out = directory.appendingPathComponent("out.csv")
+        XCTAssertNil(commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", out.path, "--scenario", "pull"], registry: ScenarioRegistry()))
+        XCTAssertEqual(try String(contentsOf: out, encoding: .utf8).split(separator: "\n").count, 2)
+        let failure = commandFailure(["export", "--report", directory.path, "--format", "csv", "--out", out.path, "--scenario", "fleet"], registry: ScenarioRegistry())
+        XCTAssertEqual(failure?.status, 64)
+        XCTAssertTrue(failure?.message.contains("--scenario fleet is not in the report (its scenarios: pull)") ?? false, failure?.message ?? "")
     }
 
     func testAnUnknownOrMissingFormatIsAUsageErrorNamingTheFormats() {

@@ -106,6 +106,17 @@ final class RunMetricsTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("segments_bench_latency_seconds_count{") && $0.hasSuffix(" 10") })
     }
 
+    /// A quote or backslash followed by a combining mark is one `Character` but still the scalar a
+    /// reader ends the value at: it is escaped all the same.
+    func testALabelValuesQuoteBeforeACombiningMarkIsEscaped() {
+        let metrics = RunMetrics(labels: labels)
+        var recorder = LatencyRecorder()
+        recorder.record(1_000)
+        metrics.publish(LiveSample(latencies: ["a\"\u{301}b\\\u{301}": LatencyBuckets.fold(recorder.histogram)]), scenario: "s")
+        let count = metrics.exposition().split(separator: "\n").first { $0.hasPrefix("segments_bench_latency_seconds_count{") }
+        XCTAssertEqual(count.map(String.init), #"segments_bench_latency_seconds_count{host="h1",scenario="s",run_id="r1",latency="a\"\#u{301}b\\\#u{301}"} 1"#)
+    }
+
     /// A finished scenario's report histograms are published under their names.
     func testAResultPublishesItsLatencies() {
         let metrics = metricsWithAFinishedScenario()

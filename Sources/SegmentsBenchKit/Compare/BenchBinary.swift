@@ -53,7 +53,7 @@ public struct BenchBinary: Sendable, Hashable {
         _ = try execute(arguments, output: directory.appendingPathComponent("run"), children: children)
         let reportURL = reportDirectory.appendingPathComponent(ReportLayout.reportJSON)
         do {
-            return try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: reportURL))
+            return try ReportLocation.report(at: reportURL)
         } catch {
             throw CompareError.outputUnreadable(path: reportURL.path, reason: "\(error)")
         }

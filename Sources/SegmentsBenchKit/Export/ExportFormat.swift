@@ -14,21 +14,22 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     /// github-action-benchmark's `customBiggerIsBetter` JSON: every figure for which higher is better.
     case jsonBiggerIsBetter = "json-bigger-is-better"
 
-    /// `report` in this format, with a line for each value the format cannot hold.
-    /// - Throws: an `EncodingError` should a JSON format fail to encode (it holds only finite
-    ///   numbers and strings).
+    /// `report` in this format, with a line for each value the document does not hold.
+    /// - Throws: ``ExportError/nothingToWrite(_:)`` when the report holds nothing this format
+    ///   writes (a reader would take an empty document for a broken run).
     public func render(_ report: BenchReport) throws -> ExportedReport {
         let values = ExportedValues(report)
-        var leftOut = values.leftOut
+        guard !values.isEmpty else { throw ExportError.nothingToWrite("the report holds no figure and no latency") }
+        var notes = values.notes
         let text: String
         switch self {
-        case .influx: text = InfluxLineProtocol.render(values, leftOut: &leftOut)
-        case .prometheus: text = PrometheusReportText.render(values)
-        case .csv: text = ExportCSV.render(values)
-        case .jsonSmallerIsBetter: text = try BenchmarkActionJSON.render(values, better: .lowerIsBetter, leftOut: &leftOut)
-        case .jsonBiggerIsBetter: text = try BenchmarkActionJSON.render(values, better: .higherIsBetter, leftOut: &leftOut)
+        case .influx: text = InfluxLineProtocol.render(values, notes: &notes)
+        case .prometheus: text = PrometheusReportText.render(values, notes: &notes)
+        case .csv: text = ReportCSV.render(values)
+        case .jsonSmallerIsBetter: text = try BenchmarkActionJSON.render(values, direction: .lowerIsBetter, notes: &notes)
+        case .jsonBiggerIsBetter: text = try BenchmarkActionJSON.render(values, direction: .higherIsBetter, notes: &notes)
         }
-        return ExportedReport(text: text, leftOut: leftOut)
+        return ExportedReport(text: text, notes: notes)
     }
 }
 
@@ -36,7 +37,20 @@ public enum ExportFormat: String, CaseIterable, Sendable {
 public struct ExportedReport: Sendable {
     /// The document.
     public var text: String
-    /// What the document does not hold, and why, a line each: a value the format cannot write (not
-    /// a number, infinite), or a second figure or latency under a name already written.
-    public var leftOut: [String]
+    /// What the document does not hold or holds changed, and why, a line each: a value the format
+    /// cannot write, a second figure or latency under a name already written, a name the format
+    /// cannot carry as it is, a figure that says no better direction (the JSON formats).
+    public var notes: [String]
+}
+
+/// Why a report cannot be exported.
+public enum ExportError: Error, CustomStringConvertible, Equatable {
+    /// The document would hold no value; the reason says which.
+    case nothingToWrite(String)
+
+    public var description: String {
+        switch self {
+        case .nothingToWrite(let reason): "nothing to export: \(reason)"
+        }
+    }
 }

@@ -11,7 +11,8 @@ struct ExportedValues {
         var cpuModel: String
         /// `startedAt` as the report has it (ISO 8601).
         var startedAt: String
-        /// The start in nanoseconds since 1970, `nil` when `startedAt` does not read as a date.
+        /// The start in nanoseconds since 1970, `nil` when `startedAt` does not read as an ISO 8601
+        /// time (with or without fractions of a second).
         var startNanoseconds: Int64?
     }
 
@@ -23,7 +24,20 @@ struct ExportedValues {
         var value: Double
         var unit: String
         /// Which way is better, `nil` when the figure does not say.
-        var better: WallClockFigure.Direction?
+        var direction: WallClockFigure.Direction?
+    }
+
+    /// A statistic's value: a recorded value in whole nanoseconds, or the mean.
+    enum Amount {
+        case whole(UInt64)
+        case fraction(Double)
+
+        var double: Double {
+            switch self {
+            case .whole(let value): Double(value)
+            case .fraction(let value): value
+            }
+        }
     }
 
     /// One statistic of a latency, in nanoseconds.
@@ -32,9 +46,7 @@ struct ExportedValues {
         var label: String
         /// The quantile a percentile stands for (`0.99`), `nil` for the others.
         var quantile: String?
-        var nanoseconds: Double
-        /// `false` for the mean, the only statistic that is not a recorded value.
-        var isWhole: Bool
+        var nanoseconds: Amount
     }
 
     /// One latency: its samples and statistics.
@@ -43,7 +55,8 @@ struct ExportedValues {
         /// The latency's name as its `.hgrm` file has it (``ReportFormat/slug(_:)``).
         var name: String
         var count: UInt64
-        /// The sum of the samples in nanoseconds.
+        /// The mean times the count, in nanoseconds: the sum of the samples as the histogram holds
+        /// them (each to three significant digits).
         var sumNanoseconds: Double
         /// In order: min, the percentiles the count supports, max, mean; none without samples.
         var statistics: [Statistic]
@@ -52,14 +65,14 @@ struct ExportedValues {
     var run: Run
     var figures: [FigureValue] = []
     var latencies: [LatencyValue] = []
-    /// A line for each figure or latency left out because its name was already taken.
-    var leftOut: [String] = []
+    /// A line for each value left out: a figure or latency under a name already taken, or a
+    /// latency's minimum that its recorded histogram cannot give.
+    var notes: [String] = []
 
     init(_ report: BenchReport) {
-        let start = ISO8601DateFormatter().date(from: report.startedAt).map { Int64(($0.timeIntervalSince1970 * 1e9).rounded()) }
         run = Run(
             host: report.machine.hostname, gitRevision: report.gitRevision, toolVersion: report.toolVersion,
-            cpuModel: report.machine.cpuModel, startedAt: report.startedAt, startNanoseconds: start)
+            cpuModel: report.machine.cpuModel, startedAt: report.startedAt, startNanoseconds: Self.nanoseconds(at: report.startedAt))
         // Each format keys a value by its names; a second value under the same names would be
         // refused by some readers and silently replace the first in others.
         var figureNames: Set<[String]> = []
@@ -67,27 +80,30 @@ struct ExportedValues {
         for result in report.scenarios {
             for figure in result.figures {
                 guard figureNames.insert([result.scenario, figure.name]).inserted else {
-                    leftOut.append("\(result.scenario): a second figure named \(figure.name)")
+                    notes.append("left out a second figure named \(figure.name) in \(result.scenario)")
                     continue
                 }
                 figures.append(FigureValue(
                     scenario: result.scenario, name: figure.name, value: figure.value, unit: figure.unit,
-                    better: Self.better(figure)))
+                    direction: Self.direction(of: figure)))
             }
             for latency in result.latencies {
                 let name = ReportFormat.slug(latency.name)
                 guard latencyNames.insert([result.scenario, name]).inserted else {
-                    leftOut.append("\(result.scenario): a second latency named \(name) (\(latency.name))")
+                    notes.append("left out a second latency named \(name) (\(latency.name)) in \(result.scenario)")
                     continue
                 }
-                latencies.append(Self.latencyValue(latency, scenario: result.scenario, name: name))
+                latencies.append(latencyValue(latency, scenario: result.scenario, name: name))
             }
         }
     }
 
-    /// Which way `figure` is better: a time's or a rate's way, its stated direction, or its gate
-    /// rule's (a bound, and a count that must be zero, are better lower).
-    static func better(_ figure: Figure) -> WallClockFigure.Direction? {
+    /// `true` when there is no figure and no latency to write.
+    var isEmpty: Bool { figures.isEmpty && latencies.isEmpty }
+
+    /// Which way `figure` is better: its stated direction, else its unit's (a time lower, a rate
+    /// higher), else its gate rule's (a bound, and a count that must be zero, are better lower).
+    static func direction(of figure: Figure) -> WallClockFigure.Direction? {
         if let direction = WallClockFigure.direction(of: figure) { return direction }
         switch figure.gate {
         case .lowerIsBetter, .atMost: return .lowerIsBetter
@@ -97,16 +113,38 @@ struct ExportedValues {
         }
     }
 
-    private static func latencyValue(_ latency: LatencySummary, scenario: String, name: String) -> LatencyValue {
+    /// `text` as nanoseconds since 1970, read as ISO 8601 with or without fractions of a second.
+    static func nanoseconds(at text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        var date = formatter.date(from: text)
+        if date == nil {
+            formatter.formatOptions.insert(.withFractionalSeconds)
+            date = formatter.date(from: text)
+        }
+        // Past about 2262 (or before 1677) nanoseconds leave Int64, and line protocol's time with it.
+        guard let seconds = date?.timeIntervalSince1970, abs(seconds) < 9e9 else { return nil }
+        // Whole seconds apart from the fraction, which a Date holds to about a microsecond here: a
+        // product of the two in one Double would lose the last digits of the nanoseconds.
+        let whole = seconds.rounded(.down)
+        return Int64(whole) * 1_000_000_000 + Int64(((seconds - whole) * 1e6).rounded()) * 1_000
+    }
+
+    private mutating func latencyValue(_ latency: LatencySummary, scenario: String, name: String) -> LatencyValue {
         var statistics: [Statistic] = []
         if latency.count > 0 {
-            statistics.append(Statistic(label: "min", quantile: nil, nanoseconds: Double(latency.histogram.min), isWhole: true))
+            // The minimum is the one statistic read from the recorded histogram rather than the
+            // summary; a histogram missing or short of the count (an older file) cannot give it.
+            if latency.histogram.totalCount == latency.count {
+                statistics.append(Statistic(label: "min", quantile: nil, nanoseconds: .whole(latency.histogram.min)))
+            } else {
+                notes.append("left out \(scenario).\(name) min: the report's recorded histogram holds \(latency.histogram.totalCount) of its \(latency.count) samples")
+            }
             let quantiles = ["p50": "0.5", "p90": "0.9", "p99": "0.99", "p99.9": "0.999", "p99.99": "0.9999"]
             for (label, value, _) in latency.percentiles {
                 guard let value else { continue }
-                statistics.append(Statistic(label: label, quantile: quantiles[label], nanoseconds: Double(value), isWhole: true))
+                statistics.append(Statistic(label: label, quantile: quantiles[label], nanoseconds: .whole(value)))
             }
-            statistics.append(Statistic(label: "mean", quantile: nil, nanoseconds: latency.mean, isWhole: false))
+            statistics.append(Statistic(label: "mean", quantile: nil, nanoseconds: .fraction(latency.mean)))
         }
         return LatencyValue(
             scenario: scenario, name: name, count: latency.count, sumNanoseconds: latency.mean * Double(latency.count),

@@ -4,16 +4,26 @@
 ///     segments_bench_latency,scenario=pull,latency=cache-hit,host=ci count=1200i,min_ns=310i,p50_ns=2353i,…,mean_ns=2410.5,git_revision="abc" 1764460800000000000
 ///
 /// Every point is stamped with the run's start, so points of one run share a time and a later
-/// run's points follow them. A percentile the count does not support is not written.
+/// run's points follow them; a start that is not a time leaves the stamp to the server. A
+/// percentile the count does not support is not written. `value` and `mean_ns` are always floats,
+/// the other statistics integers, so points of every run agree on each field's type.
 enum InfluxLineProtocol {
-    static func render(_ values: ExportedValues, leftOut: inout [String]) -> String {
+    static func render(_ values: ExportedValues, notes: inout [String]) -> String {
         var text = ""
+        var changed: [String: String] = [:]
         let stamp = values.run.startNanoseconds.map { " \($0)" } ?? ""
-        let revision = "git_revision=" + stringField(values.run.gitRevision)
+        if values.run.startNanoseconds == nil {
+            notes.append("left out the timestamps: the report's start '\(values.run.startedAt)' is not an ISO 8601 time, so the server stamps the points")
+        }
+        let revision = "git_revision=" + quotedStringField(values.run.gitRevision, changed: &changed)
+        func tag(_ key: String, _ value: String) -> String {
+            // An empty tag value is not allowed; a point without the tag is.
+            value.isEmpty ? "" : ",\(key)=\(escapedTagValue(value, changed: &changed))"
+        }
         let host = tag("host", values.run.host)
         for figure in values.figures {
             guard figure.value.isFinite else {
-                leftOut.append("\(figure.name): its value is \(figure.value), which line protocol cannot write")
+                notes.append("left out \(figure.name): its value is \(figure.value), which line protocol cannot write")
                 continue
             }
             let tags = tag("scenario", figure.scenario) + tag("figure", figure.name) + tag("unit", figure.unit) + host
@@ -23,53 +33,82 @@ enum InfluxLineProtocol {
             let tags = tag("scenario", latency.scenario) + tag("latency", latency.name) + host
             var fields = ["count=\(latency.count)i"]
             for statistic in latency.statistics {
-                guard statistic.nanoseconds.isFinite else {
-                    leftOut.append("\(latency.scenario).\(latency.name) \(statistic.label): \(statistic.nanoseconds), which line protocol cannot write")
-                    continue
-                }
                 let key = statistic.label.replacingOccurrences(of: ".", with: "_") + "_ns"
-                fields.append(key + "=" + (statistic.isWhole ? "\(UInt64(statistic.nanoseconds))i" : "\(statistic.nanoseconds)"))
+                switch statistic.nanoseconds {
+                case .whole(let value) where value <= UInt64(Int64.max):
+                    fields.append("\(key)=\(value)i")
+                case .fraction(let value) where value.isFinite:
+                    fields.append("\(key)=\(value)")
+                default:
+                    notes.append("left out \(latency.scenario).\(latency.name) \(statistic.label): \(statistic.nanoseconds.double) ns, which line protocol cannot write")
+                }
             }
             fields.append(revision)
             text += "segments_bench_latency\(tags) \(fields.joined(separator: ","))\(stamp)\n"
         }
+        for (original, written) in changed.sorted(by: { $0.key < $1.key }) {
+            notes.append("wrote '\(original)' as '\(written)': line protocol cannot carry a line break, or a backslash before a separator or at the end")
+        }
         return text
     }
 
-    /// `,key=value`, escaped; nothing for an empty value, which line protocol does not allow.
-    private static func tag(_ key: String, _ value: String) -> String {
-        value.isEmpty ? "" : ",\(key)=\(escapedTagValue(value))"
-    }
-
-    /// A tag value with its commas, equals signs and spaces escaped. Line breaks and other control
-    /// characters, which end a line there, become spaces; a backslash becomes `/`, since one before
-    /// a separator would escape it and a reader unescapes only those three.
-    static func escapedTagValue(_ value: String) -> String {
+    /// A tag value with its commas, equals signs and spaces escaped. A control character (a line
+    /// break ends the point) becomes an escaped space, and a backslash that a reader would take for
+    /// an escape (before a separator, or last) becomes `/`; such values are recorded in `changed`.
+    static func escapedTagValue(_ value: String, changed: inout [String: String]) -> String {
+        let scalars = Array(value.unicodeScalars)
         var escaped = ""
-        for character in value {
-            switch character {
-            case ",", "=", " ": escaped += "\\\(character)"
-            case "\\": escaped += "/"
-            default: escaped += character.isControl ? "\\ " : String(character)
+        var altered = false
+        for (index, scalar) in scalars.enumerated() {
+            switch scalar {
+            case ",", "=", " ":
+                escaped += "\\"
+                escaped.unicodeScalars.append(scalar)
+            case "\\":
+                let next = index + 1 < scalars.count ? scalars[index + 1] : nil
+                if let next, ![",", "=", " "].contains(next), !isControl(next) {
+                    escaped += "\\"
+                } else {
+                    escaped += "/"
+                    altered = true
+                }
+            default:
+                if isControl(scalar) {
+                    escaped += "\\ "
+                    altered = true
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
             }
         }
+        if altered { changed[value] = escaped }
         return escaped
     }
 
-    /// A string field's value: quoted, its quotes and backslashes escaped, control characters as spaces.
-    static func stringField(_ value: String) -> String {
-        var escaped = "\""
-        for character in value {
-            switch character {
-            case "\"", "\\": escaped += "\\\(character)"
-            default: escaped += character.isControl ? " " : String(character)
+    /// A string field's value: quoted, its quotes and backslashes escaped; a control character, which
+    /// line protocol does not carry, becomes a space and the value is recorded in `changed`.
+    static func quotedStringField(_ value: String, changed: inout [String: String]) -> String {
+        var escaped = ""
+        var altered = false
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"", "\\":
+                escaped += "\\"
+                escaped.unicodeScalars.append(scalar)
+            default:
+                if isControl(scalar) {
+                    escaped += " "
+                    altered = true
+                } else {
+                    escaped.unicodeScalars.append(scalar)
+                }
             }
         }
-        return escaped + "\""
+        if altered { changed[value] = escaped }
+        return "\"" + escaped + "\""
     }
-}
 
-extension Character {
-    /// A control character (a line break, a tab, …), which the text formats cannot carry as is.
-    var isControl: Bool { unicodeScalars.contains { $0.properties.generalCategory == .control } }
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}"
+    }
 }

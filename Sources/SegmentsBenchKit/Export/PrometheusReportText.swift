@@ -10,7 +10,7 @@
 /// The names differ from the live metrics' (`segments_bench_latency_seconds`, a histogram), so a
 /// Prometheus that scrapes both keeps them apart.
 enum PrometheusReportText {
-    static func render(_ values: ExportedValues) -> String {
+    static func render(_ values: ExportedValues, notes: inout [String]) -> String {
         var text = ""
         family(
             "segments_bench_report_figure", type: "gauge",
@@ -26,7 +26,7 @@ enum PrometheusReportText {
             let labels = [("scenario", value.scenario), ("latency", value.name)]
             for statistic in value.statistics {
                 guard let quantile = statistic.quantile else { continue }
-                sample(latency, labels + [("quantile", quantile)], statistic.nanoseconds / 1e9, into: &text)
+                sample(latency, labels + [("quantile", quantile)], statistic.nanoseconds.double / 1e9, into: &text)
             }
             sample(latency + "_sum", labels, value.sumNanoseconds / 1e9, into: &text)
             sample(latency + "_count", labels, Double(value.count), into: &text)
@@ -38,7 +38,7 @@ enum PrometheusReportText {
             guard let max = value.statistics.first(where: { $0.label == "max" }) else { continue }
             sample(
                 "segments_bench_report_latency_max_seconds", [("scenario", value.scenario), ("latency", value.name)],
-                max.nanoseconds / 1e9, into: &text)
+                max.nanoseconds.double / 1e9, into: &text)
         }
         family("segments_bench_report_info", type: "gauge", help: "The run a segments-bench report comes from.", into: &text)
         let run = values.run
@@ -51,6 +51,8 @@ enum PrometheusReportText {
                 "segments_bench_report_start_time_seconds", type: "gauge",
                 help: "When the run of a segments-bench report began, in seconds since 1970.", into: &text)
             sample("segments_bench_report_start_time_seconds", [], Double(start) / 1e9, into: &text)
+        } else {
+            notes.append("left out segments_bench_report_start_time_seconds: the report's start '\(run.startedAt)' is not an ISO 8601 time")
         }
         return text
     }
@@ -61,28 +63,7 @@ enum PrometheusReportText {
 
     /// One sample line, its labels in the order given.
     private static func sample(_ name: String, _ labels: [(String, String)], _ value: Double, into text: inout String) {
-        let pairs = labels.map { "\($0.0)=\"\(escapedLabelValue($0.1))\"" }
-        text += name + (pairs.isEmpty ? "" : "{\(pairs.joined(separator: ","))}") + " " + number(value) + "\n"
-    }
-
-    /// A label value with its backslashes, quotes and line feeds escaped, as the format requires.
-    static func escapedLabelValue(_ value: String) -> String {
-        var escaped = ""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
-    }
-
-    /// A sample value as the format spells it: `NaN`, `+Inf`, `-Inf`, or the shortest decimal.
-    static func number(_ value: Double) -> String {
-        if value.isNaN { return "NaN" }
-        if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
-        return "\(value)"
+        let pairs = labels.map { "\($0.0)=\"\(PrometheusText.escapedLabelValue($0.1))\"" }
+        text += name + (pairs.isEmpty ? "" : "{\(pairs.joined(separator: ","))}") + " " + PrometheusText.number(value) + "\n"
     }
 }

@@ -170,7 +170,7 @@ public final class RunMetrics: Sendable {
             for name in latencies.keys.sorted() {
                 guard let folded = latencies[name] else { continue }
                 let common = (labels.pairs(scenario: scenario) + [("latency", name)])
-                    .map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
+                    .map { "\($0.0)=\"\(PrometheusText.escapedLabelValue($0.1))\"" }.joined(separator: ",")
                 var cumulative: UInt64 = 0
                 for (index, count) in folded.counts.enumerated() {
                     cumulative += count
@@ -202,10 +202,4 @@ public final class RunMetrics: Sendable {
 
     /// Nanoseconds as seconds, in the shortest text that reads back as the same number.
     static func seconds(_ nanoseconds: UInt64) -> String { "\(Double(nanoseconds) / 1e9)" }
-
-    /// A label value escaped for the exposition format (backslash, quote, newline).
-    static func escape(_ value: String) -> String {
-        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-    }
 }

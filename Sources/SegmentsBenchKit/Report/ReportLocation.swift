@@ -14,4 +14,11 @@ public enum ReportLocation {
         }
         return URL(fileURLWithPath: path)
     }
+
+    /// The report in the file `url` names.
+    /// - Throws: the file's read error, or a `DecodingError` for a file that is not a report this
+    ///   version reads.
+    public static func report(at url: URL) throws -> BenchReport {
+        try ReportWriter.makeJSONDecoder().decode(BenchReport.self, from: Data(contentsOf: url))
+    }
 }

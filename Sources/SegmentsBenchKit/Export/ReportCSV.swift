@@ -9,7 +9,7 @@
 /// Each row carries its run, so the files of many runs concatenate (less their headers) into one
 /// table. `better` is `lower`, `higher` or empty where the figure does not say; values that are not
 /// numbers are written `nan`, `inf` and `-inf`.
-enum ExportCSV {
+enum ReportCSV {
     static let header = "started_at,git_revision,host,scenario,kind,name,statistic,value,unit,better"
 
     static func render(_ values: ExportedValues) -> String {
@@ -17,7 +17,7 @@ enum ExportCSV {
         let run = [values.run.startedAt, values.run.gitRevision, values.run.host]
         func row(_ fields: [String]) { text += (run + fields).map(field).joined(separator: ",") + "\n" }
         for figure in values.figures {
-            row([figure.scenario, "figure", figure.name, "value", number(figure.value), figure.unit, better(figure.better)])
+            row([figure.scenario, "figure", figure.name, "value", number(figure.value), figure.unit, better(figure.direction)])
         }
         for latency in values.latencies {
             row([latency.scenario, "latency", latency.name, "count", "\(latency.count)", "count", ""])
@@ -28,10 +28,24 @@ enum ExportCSV {
         return text
     }
 
-    /// `value` quoted when it holds a comma, a quote or a line break, its quotes doubled.
+    /// `value` quoted when it holds a comma, a quote or a line break, its quotes doubled; scalar
+    /// by scalar, since a quote followed by a combining mark is one `Character` but still a quote.
     static func field(_ value: String) -> String {
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return value }
-        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard value.unicodeScalars.contains(where: { ",\"\r\n".unicodeScalars.contains($0) }) else { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" { quoted += "\"" }
+            quoted.unicodeScalars.append(scalar)
+        }
+        return quoted + "\""
+    }
+
+    /// A statistic: a recorded value as the integer it is, the mean as ``number(_:)-(Double)`` writes it.
+    static func number(_ amount: ExportedValues.Amount) -> String {
+        switch amount {
+        case .whole(let value): "\(value)"
+        case .fraction(let value): number(value)
+        }
     }
 
     /// Whole numbers without a fraction, others in their shortest form, `nan`, `inf`, `-inf`.
