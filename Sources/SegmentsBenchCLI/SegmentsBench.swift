@@ -494,11 +494,13 @@ func describe(_ error: any Error) -> String {
         // The underlying POSIX error says what went wrong ("Not a directory"); Foundation's own
         // text for some codes is empty.
         if let underlying = error.underlying as? POSIXError { return String(cString: strerror(underlying.code.rawValue)) }
+        // A failed write on Linux carries its cause as an NSError of the POSIX domain.
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
         return error.localizedDescription
     }
     if let error = error as? POSIXError { return String(cString: strerror(error.code.rawValue)) }
-    let bridged = error as NSError
-    if bridged.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(bridged.code))) }
     return String(describing: error)
 }
 

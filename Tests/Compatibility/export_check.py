@@ -186,7 +186,8 @@ class Report:
         self.run = f"git {self.git} on {self.host}, started {self.started_at}"
         self.figures = []  # (scenario, figure dict with a float value)
         self.latencies = []  # (scenario, slug, latency dict, [(csv statistic, influx field, quantile, value)])
-        self.notes = []  # what every format's standard error says
+        self.notes = []  # what every format's standard error says (ExportedValues.duplicateNotes)
+        self.minimum_notes = []  # what the formats that write latency statistics say besides
         figure_names, latency_names = set(), set()
         for scenario in raw["scenarios"]:
             name = scenario["scenario"]
@@ -216,7 +217,7 @@ class Report:
                 if held == count:
                     result.append((label, field, quantile, min(bucket["value"] for bucket in recorded)))
                 else:
-                    self.notes.append(f"left out {scenario}.{latency_slug} min: the report's recorded histogram "
+                    self.minimum_notes.append(f"left out {scenario}.{latency_slug} min: the report's recorded histogram "
                                       f"holds {held} of its {count} samples")
             elif key in MINIMUM_COUNT:
                 if key in latency and count >= MINIMUM_COUNT[key]:
@@ -287,39 +288,50 @@ def influx_expectations(report):
     """What the line-protocol file holds: {(scenario, figure, unit, host) tags as stored: value},
     {(scenario, latency, host): (name, {field: value})}, the stored git revision, and the notes
     (the file's own ahead of those every format shares)."""
-    notes = list(report.notes)
-    rewritten = {}
+    notes = list(report.notes) + list(report.minimum_notes)
+    rewritten_tags, rewritten_fields = {}, {}
 
     def tag(value):  # the stored tag value, None where the tag is left out (an empty value)
         if not value:
             return None
         written, stored, changed = influx_tag(value)
         if changed:
-            rewritten[value] = written
+            rewritten_tags[value] = stored
         return stored
 
     written, git, changed = influx_string(report.git)
     if changed:
-        rewritten[report.git] = written
+        rewritten_fields[report.git] = git
     host = tag(report.host)
     figures = {}
     for scenario, figure in report.figures:
         if not math.isfinite(figure["value"]):
             notes.append(f"left out {figure['name']}: its value is {swift_double(figure['value'])}, which line protocol cannot write")
             continue
-        figures[(tag(scenario), tag(figure["name"]), tag(figure["unit"]), host)] = figure["value"]
+        key = (tag(scenario), tag(figure["name"]), tag(figure["unit"]), host)
+        if key in figures:  # two names rewritten into one series: the first is kept
+            notes.append(f"left out {figure['name']} in {scenario}: once rewritten, its series is another value's")
+            continue
+        figures[key] = figure["value"]
     latencies = {}
     for scenario, latency_slug, latency, stats in report.latencies:
+        key = (tag(scenario), tag(latency_slug), host)
+        if key in latencies:
+            notes.append(f"left out latency {latency_slug} in {scenario}: once rewritten, its series is another value's")
+            continue
         fields = {"count": latency["count"]}
         for label, field, _, value in stats:
             if isinstance(value, int) and value > INT64_MAX or not math.isfinite(value):
                 notes.append(f"left out {scenario}.{latency_slug} {label}: {float(value)!r} ns, which line protocol cannot write")
             else:
                 fields[field] = value
-        latencies[(tag(scenario), tag(latency_slug), host)] = (latency["name"], fields)
-    for original in sorted(rewritten):
-        notes.append(f"wrote '{original}' as '{rewritten[original]}': line protocol cannot carry a line break, "
-                     "or a backslash before a separator or at the end")
+        latencies[key] = (latency["name"], fields)
+    for original in sorted(rewritten_tags):
+        notes.append(f"wrote the tag '{original}' as '{rewritten_tags[original]}': line protocol cannot carry a control "
+                     "character, or a backslash before a separator or at the end")
+    for original in sorted(rewritten_fields):
+        notes.append(f"wrote the field '{original}' as '{rewritten_fields[original]}': line protocol cannot carry a "
+                     "control character")
     return figures, latencies, git, notes
 
 
@@ -435,7 +447,7 @@ def check_prometheus(report, prometheus_file, url, instance, stderr_file=None):
     import requests
     from prometheus_client.parser import text_string_to_metric_families
 
-    check_notes("prometheus", stderr_file, report.notes)
+    check_notes("prometheus", stderr_file, report.notes + report.minimum_notes)
     with open(prometheus_file, "rb") as handle:
         body = handle.read()
     group = f"/metrics/job/{JOB}/instance/{instance}"
@@ -489,7 +501,7 @@ def check_prometheus(report, prometheus_file, url, instance, stderr_file=None):
     series += len(got)
 
     # The summary: quantiles where the report has the percentile, _sum = mean × count, _count.
-    expected, max_expected = {}, {}
+    expected, max_expected, min_expected = {}, {}, {}
     for scenario, latency_slug, latency, stats in report.latencies:
         for _, _, quantile, value in stats:
             if quantile is not None:
@@ -498,6 +510,9 @@ def check_prometheus(report, prometheus_file, url, instance, stderr_file=None):
         expected[(scenario, latency_slug, "_count")] = latency["count"]
         if latency["count"] > 0:
             max_expected[(scenario, latency_slug)] = latency["max"] / 1e9
+        for label, _, _, value in stats:
+            if label == "min":
+                min_expected[(scenario, latency_slug)] = value / 1e9
     got = {}
     summary = PREFIX + "latency_seconds"
     for name, labels, value in samples(summary, "summary"):
@@ -518,14 +533,15 @@ def check_prometheus(report, prometheus_file, url, instance, stderr_file=None):
     compare_series("latency summary", expected, got, relative=1e-9)
     series += len({key[:2] for key in got})
 
-    got = {}
-    for name, labels, value in samples(PREFIX + "latency_max_seconds", "gauge"):
-        key = (labels.pop("scenario", ""), labels.pop("latency", ""))
-        if labels:
-            fail(f"latency max {key}: unexpected labels {labels}")
-        got[key] = value
-    compare_series("latency max", max_expected, got, relative=1e-9)
-    series += len(got)
+    for which, wanted_extremes in (("min", min_expected), ("max", max_expected)):
+        got = {}
+        for name, labels, value in samples(PREFIX + f"latency_{which}_seconds", "gauge"):
+            key = (labels.pop("scenario", ""), labels.pop("latency", ""))
+            if labels:
+                fail(f"latency {which} {key}: unexpected labels {labels}")
+            got[key] = value
+        compare_series(f"latency {which}", wanted_extremes, got, relative=1e-9)
+        series += len(got)
 
     info = samples(PREFIX + "info", "gauge")
     wanted = {"git_revision": report.git, "tool_version": report.tool_version, "host": report.host, "cpu_model": report.cpu_model}
@@ -551,8 +567,8 @@ def check_prometheus(report, prometheus_file, url, instance, stderr_file=None):
     for name in sorted(families):
         fail(f"unexpected metric {name} ({families[name][0]})")
     return finish(f"pushgateway: {series} series read back ({sum(1 for _ in report.figures)} figures, "
-                  f"{len(report.latencies)} latency summaries, {len(max_expected)} maxima, info, start time), all equal"
-                  + (f"; {len(report.notes)} notes as expected" if stderr_file else ""))
+                  f"{len(report.latencies)} latency summaries, {len(min_expected)} minima, {len(max_expected)} maxima, info, start time), "
+                  "all equal" + (f"; {len(report.notes) + len(report.minimum_notes)} notes as expected" if stderr_file else ""))
 
 
 def compare_series(what, expected, got, relative):
@@ -584,7 +600,7 @@ def benchmark_json_expectations(report, direction):
     """The entries of the JSON file for `direction` ("lower" or "higher") in the export's order (every
     latency statistic for lower, then the figures better that way), {name: (unit, value, extra)}, the
     first entry under a name kept; and the file's notes after those every format shares."""
-    entries, notes = {}, list(report.notes)
+    entries, notes = {}, list(report.notes) + (list(report.minimum_notes) if direction == "lower" else [])
 
     def add(name, unit, value, extra):
         if not math.isfinite(value):
@@ -610,7 +626,7 @@ def benchmark_json_expectations(report, direction):
 
 
 def check_files(report, csv_file, smaller_file, bigger_file, csv_stderr=None, smaller_stderr=None, bigger_stderr=None):
-    check_notes("csv", csv_stderr, report.notes)
+    check_notes("csv", csv_stderr, report.notes + report.minimum_notes)
     with open(csv_file, encoding="utf-8", newline="") as handle:
         rows = list(csv.reader(handle, strict=True))
     if not rows or rows[0] != HEADER:
@@ -668,7 +684,7 @@ def check_files(report, csv_file, smaller_file, bigger_file, csv_stderr=None, sm
         notes += len(wanted_notes) if stderr_file else 0
         sizes.append(check_benchmark_json(path, wanted))
     if csv_stderr:
-        notes += len(report.notes)
+        notes += len(report.notes) + len(report.minimum_notes)
     return finish(f"files: csv {len(rows) - 1} rows, json {sizes[0]} smaller-is-better + {sizes[1]} bigger-is-better "
                   "entries, all equal" + (f"; {notes} notes as expected" if csv_stderr or smaller_stderr or bigger_stderr else ""))
 
@@ -733,7 +749,8 @@ def craft(raw):
     scenario, a figure named as a JSON latency entry, a latency without samples, one whose recorded
     buckets fall short of its count, one of 10 samples whose file still has a p99, a start with a
     fraction of a second. One figure name holds a backslash before a comma and one a tab, which
-    line protocol rewrites (to `/` and an escaped space) with a note; nothing ends in a backslash."""
+    line protocol rewrites (to `/` and an escaped space) with a note, the tab's into the name of a
+    third figure, which line protocol leaves out with a note; nothing ends in a backslash."""
     scenarios = raw.get("scenarios", [])
 
     def latency_size(scenario):
@@ -772,6 +789,8 @@ def craft(raw):
         {"name": f"{a}.{real_slug} p50", "value": 1.0, "unit": "ns", "summary": "named as a JSON latency entry"},
         {"name": f"{a}.back\\,slash", "value": 3.0, "unit": "count", "summary": "crafted"},
         {"name": f"{a}.tab\there", "value": 4.0, "unit": "count", "summary": "crafted"},
+        # Rewritten, the tab's name is this one's: line protocol keeps the first and notes the second.
+        {"name": f"{a}.tab here", "value": 5.0, "unit": "count", "summary": "crafted"},
         {"name": f"{a}.no unit", "value": 7.0, "unit": "", "summary": "crafted"},
     ]
     latencies_a = [real, dict(real, name=real["name"].upper() + "!"), short, empty]

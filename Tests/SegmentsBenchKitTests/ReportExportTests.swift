@@ -90,9 +90,47 @@ final class ReportExportTests: XCTestCase {
         let exported = try render(.influx, report(figures: [odd], host: "my host\n2"))
         XCTAssertTrue(exported.text.hasPrefix(#"segments_bench_figure,scenario=pull,figure=pull.x/,unit=ratio,host=my\ host\ 2 "#), exported.text)
         XCTAssertEqual(exported.notes, [
-            #"wrote 'my host"# + "\n" + #"2' as 'my\ host\ 2': line protocol cannot carry a line break, or a backslash before a separator or at the end"#,
-            #"wrote 'pull.x\' as 'pull.x/': line protocol cannot carry a line break, or a backslash before a separator or at the end"#,
+            "wrote the tag 'my host\n2' as 'my host 2': line protocol cannot carry a control character, or a backslash before a separator or at the end",
+            #"wrote the tag 'pull.x\' as 'pull.x/': line protocol cannot carry a control character, or a backslash before a separator or at the end"#,
         ])
+    }
+
+    /// Rewritten, `pull.x\` is `pull.x/`: the server would keep one of the two points.
+    func testANameRewrittenIntoAnothersSeriesIsLeftOut() throws {
+        var rewritten = ratio
+        rewritten.name = "pull.x\\"
+        var other = ratio
+        other.name = "pull.x/"
+        other.value = 2
+        let exported = try render(.influx, report(figures: [other, rewritten]))
+        XCTAssertEqual(exported.text.split(separator: "\n").count, 1)
+        XCTAssertTrue(exported.text.contains(" value=2.0,"), exported.text)
+        XCTAssertTrue(exported.notes.contains(#"left out pull.x\ in pull: once rewritten, its series is another value's"#), "\(exported.notes)")
+    }
+
+    /// Readers compare names by their bytes: é and e + U+0301 are two names, both written.
+    func testNamesThatReadAlikeButDifferInBytesAreBothWritten() throws {
+        var composed = ratio
+        composed.name = "pull.caf\u{E9}"
+        var decomposed = ratio
+        decomposed.name = "pull.cafe\u{301}"
+        for format in ExportFormat.allCases where format != .jsonBiggerIsBetter {
+            let exported = try render(format, report(figures: [composed, decomposed]))
+            XCTAssertEqual(exported.notes.filter { $0.contains("second") }, [], "\(format)")
+        }
+    }
+
+    func testAStartPastWhatLineProtocolStampsIsStillTheRunsStartForPrometheus() throws {
+        var late = report(figures: [ratio])
+        late.startedAt = "2300-01-01T00:00:00Z"
+        let influx = try render(.influx, late)
+        XCTAssertTrue(influx.text.hasSuffix(#"git_revision="abc123""# + "\n"), influx.text)
+        XCTAssertEqual(influx.notes, [
+            "left out the timestamps: the report's start 2300-01-01T00:00:00Z is outside the times line protocol stamps (1677 to 2262), so the server stamps the points",
+        ])
+        let prometheus = try render(.prometheus, late)
+        XCTAssertTrue(prometheus.text.contains("segments_bench_report_start_time_seconds 10413792000.0"), prometheus.text)
+        XCTAssertEqual(prometheus.notes, [])
     }
 
     func testALatencyPastLineProtocolsIntegersIsLeftOutNotATrap() throws {
@@ -111,6 +149,9 @@ final class ReportExportTests: XCTestCase {
         let exported = try render(.csv, report(figures: [], latencies: [old]))
         XCTAssertFalse(exported.text.contains(",min,"), exported.text)
         XCTAssertEqual(exported.notes, ["left out pull.old min: the report's recorded histogram holds 0 of its 5 samples"])
+        XCTAssertFalse(try render(.prometheus, report(figures: [], latencies: [old])).text.contains("latency_min_seconds{"))
+        XCTAssertEqual(try render(.jsonBiggerIsBetter, report(figures: [rate], latencies: [old])).notes, [],
+                       "a file without latencies says nothing of their minima")
     }
 
     func testInfluxPointsHaveNoTimestampWhenTheStartDoesNotReadAsADate() throws {
@@ -157,6 +198,7 @@ final class ReportExportTests: XCTestCase {
             #"segments_bench_report_latency_seconds_sum{scenario="pull",latency="cache-hit"} \#(latency.mean * 100 / 1e9)"#,
             #"segments_bench_report_latency_seconds_count{scenario="pull",latency="cache-hit"} 100.0"#,
             #"segments_bench_report_latency_max_seconds{scenario="pull",latency="cache-hit"} \#(Double(latency.max) / 1e9)"#,
+            #"segments_bench_report_latency_min_seconds{scenario="pull",latency="cache-hit"} \#(Double(latency.histogram.min) / 1e9)"#,
             #"segments_bench_report_info{git_revision="abc123",tool_version="1.0",host="ci",cpu_model="EPYC"} 1.0"#,
             "segments_bench_report_start_time_seconds 1795953600.0",
         ]
@@ -178,7 +220,8 @@ final class ReportExportTests: XCTestCase {
             XCTAssertTrue(name.hasPrefix(families.last ?? "-"), "\(name) outside its family: \(families)")
         }
         XCTAssertEqual(families, [
-            "segments_bench_report_figure", "segments_bench_report_latency_seconds", "segments_bench_report_latency_max_seconds",
+            "segments_bench_report_figure", "segments_bench_report_latency_seconds", "segments_bench_report_latency_min_seconds",
+            "segments_bench_report_latency_max_seconds",
             "segments_bench_report_info", "segments_bench_report_start_time_seconds",
         ])
     }

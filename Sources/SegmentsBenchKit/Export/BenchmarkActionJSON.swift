@@ -22,14 +22,15 @@ enum BenchmarkActionJSON {
     static func render(_ values: ExportedValues, direction: WallClockFigure.Direction, notes: inout [String]) throws -> String {
         let run = "git \(values.run.gitRevision) on \(values.run.host), started \(values.run.startedAt)"
         var entries: [Entry] = []
-        var names: Set<String> = []
+        var names: Set<[UInt8]> = []
         func add(_ name: String, _ unit: String, _ value: Double, _ extra: String) {
             guard value.isFinite else {
                 notes.append("left out \(name): its value is \(value), which JSON cannot write")
                 return
             }
-            // The action keys a chart by name alone; a figure named as another scenario's would share it.
-            guard names.insert(name).inserted else {
+            // The action keys a chart by name alone (compared as code units, not as Swift compares
+            // strings); a figure named as another scenario's would share it.
+            guard names.insert(Array(name.utf8)).inserted else {
                 notes.append("left out a second entry named \(name)")
                 return
             }

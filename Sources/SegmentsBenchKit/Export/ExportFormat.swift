@@ -20,7 +20,8 @@ public enum ExportFormat: String, CaseIterable, Sendable {
     public func render(_ report: BenchReport) throws -> ExportedReport {
         let values = ExportedValues(report)
         guard !values.isEmpty else { throw ExportError.nothingToWrite("the report holds no figure and no latency") }
-        var notes = values.notes
+        var notes = values.duplicateNotes
+        if self != .jsonBiggerIsBetter { notes += values.missingMinimumNotes }
         let text: String
         switch self {
         case .influx: text = InfluxLineProtocol.render(values, notes: &notes)

@@ -11,9 +11,23 @@ struct ExportedValues {
         var cpuModel: String
         /// `startedAt` as the report has it (ISO 8601).
         var startedAt: String
-        /// The start in nanoseconds since 1970, `nil` when `startedAt` does not read as an ISO 8601
+        /// The start in seconds since 1970, `nil` when `startedAt` does not read as an ISO 8601
         /// time (with or without fractions of a second).
-        var startNanoseconds: Int64?
+        var startSeconds: Double?
+
+        /// The start in whole nanoseconds since 1970, `nil` without a start or past what an Int64
+        /// holds (before 1677 or after 2262).
+        var startNanoseconds: Int64? {
+            guard let startSeconds else { return nil }
+            // Whole seconds apart from the fraction (a Date keeps about a millisecond of it here):
+            // their product in one Double would lose the nanoseconds' last digits.
+            let whole = startSeconds.rounded(.down)
+            guard let seconds = Int64(exactly: whole) else { return nil }
+            let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            guard !overflow else { return nil }
+            let (stamp, past) = nanoseconds.addingReportingOverflow(Int64(((startSeconds - whole) * 1e6).rounded()) * 1_000)
+            return past ? nil : stamp
+        }
     }
 
     /// One figure.
@@ -65,22 +79,25 @@ struct ExportedValues {
     var run: Run
     var figures: [FigureValue] = []
     var latencies: [LatencyValue] = []
-    /// A line for each value left out: a figure or latency under a name already taken, or a
-    /// latency's minimum that its recorded histogram cannot give.
-    var notes: [String] = []
+    /// A line for each figure or latency left out because its names were already taken.
+    var duplicateNotes: [String] = []
+    /// A line for each latency whose minimum its recorded histogram cannot give, for the formats
+    /// that write latency statistics.
+    var missingMinimumNotes: [String] = []
 
     init(_ report: BenchReport) {
         run = Run(
             host: report.machine.hostname, gitRevision: report.gitRevision, toolVersion: report.toolVersion,
-            cpuModel: report.machine.cpuModel, startedAt: report.startedAt, startNanoseconds: Self.nanoseconds(at: report.startedAt))
+            cpuModel: report.machine.cpuModel, startedAt: report.startedAt, startSeconds: Self.seconds(at: report.startedAt))
         // Each format keys a value by its names; a second value under the same names would be
-        // refused by some readers and silently replace the first in others.
-        var figureNames: Set<[String]> = []
-        var latencyNames: Set<[String]> = []
+        // refused by some readers and silently replace the first in others. Names compare by
+        // their bytes, as the readers compare them (Swift's == takes é and e + U+0301 as one).
+        var figureNames: Set<[[UInt8]]> = []
+        var latencyNames: Set<[[UInt8]]> = []
         for result in report.scenarios {
             for figure in result.figures {
-                guard figureNames.insert([result.scenario, figure.name]).inserted else {
-                    notes.append("left out a second figure named \(figure.name) in \(result.scenario)")
+                guard figureNames.insert([Array(result.scenario.utf8), Array(figure.name.utf8)]).inserted else {
+                    duplicateNotes.append("left out a second figure named \(figure.name) in \(result.scenario)")
                     continue
                 }
                 figures.append(FigureValue(
@@ -89,8 +106,8 @@ struct ExportedValues {
             }
             for latency in result.latencies {
                 let name = ReportFormat.slug(latency.name)
-                guard latencyNames.insert([result.scenario, name]).inserted else {
-                    notes.append("left out a second latency named \(name) (\(latency.name)) in \(result.scenario)")
+                guard latencyNames.insert([Array(result.scenario.utf8), Array(name.utf8)]).inserted else {
+                    duplicateNotes.append("left out a second latency named \(name) (\(latency.name)) in \(result.scenario)")
                     continue
                 }
                 latencies.append(latencyValue(latency, scenario: result.scenario, name: name))
@@ -113,20 +130,15 @@ struct ExportedValues {
         }
     }
 
-    /// `text` as nanoseconds since 1970, read as ISO 8601 with or without fractions of a second.
-    static func nanoseconds(at text: String) -> Int64? {
+    /// `text` as seconds since 1970, read as ISO 8601 with or without fractions of a second.
+    static func seconds(at text: String) -> Double? {
         let formatter = ISO8601DateFormatter()
         var date = formatter.date(from: text)
         if date == nil {
             formatter.formatOptions.insert(.withFractionalSeconds)
             date = formatter.date(from: text)
         }
-        // Past about 2262 (or before 1677) nanoseconds leave Int64, and line protocol's time with it.
-        guard let seconds = date?.timeIntervalSince1970, abs(seconds) < 9e9 else { return nil }
-        // Whole seconds apart from the fraction, which a Date holds to about a microsecond here: a
-        // product of the two in one Double would lose the last digits of the nanoseconds.
-        let whole = seconds.rounded(.down)
-        return Int64(whole) * 1_000_000_000 + Int64(((seconds - whole) * 1e6).rounded()) * 1_000
+        return date?.timeIntervalSince1970
     }
 
     private mutating func latencyValue(_ latency: LatencySummary, scenario: String, name: String) -> LatencyValue {
@@ -137,7 +149,7 @@ struct ExportedValues {
             if latency.histogram.totalCount == latency.count {
                 statistics.append(Statistic(label: "min", quantile: nil, nanoseconds: .whole(latency.histogram.min)))
             } else {
-                notes.append("left out \(scenario).\(name) min: the report's recorded histogram holds \(latency.histogram.totalCount) of its \(latency.count) samples")
+                missingMinimumNotes.append("left out \(scenario).\(name) min: the report's recorded histogram holds \(latency.histogram.totalCount) of its \(latency.count) samples")
             }
             let quantiles = ["p50": "0.5", "p90": "0.9", "p99": "0.99", "p99.9": "0.999", "p99.99": "0.9999"]
             for (label, value, _) in latency.percentiles {
