@@ -376,18 +376,23 @@ def check_influx(report, influx_file, url, database, stderr_file=None):
         if point.get("git_revision") != git:
             fail(f"{label}: git_revision {point.get('git_revision')!r}, report.json {report.git!r} implies {git!r}")
 
-    points = 0
+    def read_points(measurement, what, tags, fields):
+        """Every point of `measurement` by its `tags` (a point read twice or a column other than
+        time, the tags, `fields` and git_revision fails), and how many points were read."""
+        got, read = {}, 0
+        for point in client.query(f'SELECT * FROM "{measurement}"', epoch="ns").get_points():
+            read += 1
+            key = tuple(point.get(tag) for tag in tags)
+            if key in got:
+                fail(f"{what} point {key} read back twice")
+            got[key] = point
+            for column in sorted(set(point) - {"time", "git_revision", *tags, *fields}):
+                if point[column] is not None:
+                    fail(f"{what} point {key}: unexpected column {column} = {point[column]!r}")
+        return got, read
+
     # Figures: one point per finite figure, tags scenario, figure, unit, host (each left out when empty).
-    got = {}
-    for point in client.query(f'SELECT * FROM "{FIGURE_MEASUREMENT}"', epoch="ns").get_points():
-        points += 1
-        key = (point.get("scenario"), point.get("figure"), point.get("unit"), point.get("host"))
-        if key in got:
-            fail(f"figure point {key} read back twice")
-        got[key] = point
-        for column in sorted(set(point) - {"time", "scenario", "figure", "unit", "host", "value", "git_revision"}):
-            if point[column] is not None:
-                fail(f"figure point {key}: unexpected column {column} = {point[column]!r}")
+    got, points = read_points(FIGURE_MEASUREMENT, "figure", ("scenario", "figure", "unit", "host"), ("value",))
     for key in sorted(set(expected_figures) - set(got), key=str):
         fail(f"figure {key[0]!r} / {key[1]!r} (unit tag {key[2]!r}, host {key[3]!r}): no point read back")
     for key in sorted(set(got) - set(expected_figures), key=str):
@@ -400,16 +405,8 @@ def check_influx(report, influx_file, url, database, stderr_file=None):
     figure_points = len(got)
 
     # Latencies: one point per latency, tags scenario, latency (the slug), host.
-    got = {}
-    for point in client.query(f'SELECT * FROM "{LATENCY_MEASUREMENT}"', epoch="ns").get_points():
-        points += 1
-        key = (point.get("scenario"), point.get("latency"), point.get("host"))
-        if key in got:
-            fail(f"latency point {key} read back twice")
-        got[key] = point
-        for column in sorted(set(point) - {"time", "scenario", "latency", "host", "git_revision"} - set(LATENCY_FIELDS)):
-            if point[column] is not None:
-                fail(f"latency point {key}: unexpected column {column} = {point[column]!r}")
+    got, read = read_points(LATENCY_MEASUREMENT, "latency", ("scenario", "latency", "host"), LATENCY_FIELDS)
+    points += read
     for key in sorted(set(expected_latencies) - set(got), key=str):
         fail(f"latency {key[0]!r} / {expected_latencies[key][0]!r} (slug {key[1]}, host {key[2]!r}): no point read back")
     for key in sorted(set(got) - set(expected_latencies), key=str):

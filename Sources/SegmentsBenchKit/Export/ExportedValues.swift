@@ -58,9 +58,12 @@ struct ExportedValues {
     struct Statistic {
         /// `min`, `p50`, `p90`, `p99`, `p99.9`, `p99.99`, `max` or `mean`, as `--threshold` spells it.
         var label: String
-        /// The quantile a percentile stands for (`0.99`), `nil` for the others.
-        var quantile: String?
         var nanoseconds: Amount
+
+        /// The quantile a percentile stands for (`0.99`), `nil` for the others.
+        var quantile: String? { Self.quantiles[label] }
+
+        private static let quantiles = ["p50": "0.5", "p90": "0.9", "p99": "0.99", "p99.9": "0.999", "p99.99": "0.9999"]
     }
 
     /// One latency: its samples and statistics.
@@ -147,16 +150,15 @@ struct ExportedValues {
             // The minimum is the one statistic read from the recorded histogram rather than the
             // summary; a histogram missing or short of the count (an older file) cannot give it.
             if latency.histogram.totalCount == latency.count {
-                statistics.append(Statistic(label: "min", quantile: nil, nanoseconds: .whole(latency.histogram.min)))
+                statistics.append(Statistic(label: "min", nanoseconds: .whole(latency.histogram.min)))
             } else {
                 missingMinimumNotes.append("left out \(scenario).\(name) min: the report's recorded histogram holds \(latency.histogram.totalCount) of its \(latency.count) samples")
             }
-            let quantiles = ["p50": "0.5", "p90": "0.9", "p99": "0.99", "p99.9": "0.999", "p99.99": "0.9999"]
             for (label, value, _) in latency.percentiles {
                 guard let value else { continue }
-                statistics.append(Statistic(label: label, quantile: quantiles[label], nanoseconds: .whole(value)))
+                statistics.append(Statistic(label: label, nanoseconds: .whole(value)))
             }
-            statistics.append(Statistic(label: "mean", quantile: nil, nanoseconds: .fraction(latency.mean)))
+            statistics.append(Statistic(label: "mean", nanoseconds: .fraction(latency.mean)))
         }
         return LatencyValue(
             scenario: scenario, name: name, count: latency.count, sumNanoseconds: latency.mean * Double(latency.count),

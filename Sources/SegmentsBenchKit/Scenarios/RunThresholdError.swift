@@ -2,7 +2,7 @@
 public enum RunThresholdError: Error, Equatable, CustomStringConvertible {
     /// Not `statistic(metric)…`.
     case malformed(String)
-    /// The statistic is not `pN`, `max`, `mean` or `value`.
+    /// The statistic is not `pN`, `med`, `min`, `max`, `mean` (`avg`) or `value`.
     case badStatistic(text: String, statistic: String)
     /// The metric names none of the run's scenarios, and the run has more than one.
     case noScenario(text: String, metric: String, scenarios: [String])
